@@ -1,0 +1,1 @@
+"""The Pulumi program: stack config -> nodewright components. Wiring only."""

@@ -1,0 +1,1 @@
+"""Pulumi ComponentResources over the nodewright core (NodeClass, NodePool, Capacity, OSC)."""

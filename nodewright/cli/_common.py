@@ -1,0 +1,123 @@
+"""Shared CLI plumbing: the ``-o`` option, printing in every format, and the error contract."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
+
+import click
+import yaml
+
+from nodewright.errors import NodewrightError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+log = logging.getLogger("nodewright")
+
+
+class _StderrHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        level = "warning" if record.levelno >= logging.WARNING else "info"
+        click.echo(f"{level}: {record.getMessage()}", err=True)
+
+
+def _setup_logging() -> None:
+    if not any(isinstance(h, _StderrHandler) for h in log.handlers):
+        log.addHandler(_StderrHandler())
+    log.setLevel(logging.WARNING)
+    log.propagate = False
+
+
+def output_option(
+    choices: Sequence[str] = ("table", "json", "yaml"), default: str = "table"
+) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """The ``-o/--output`` option every command takes."""
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Choice(list(choices)),
+        default=default,
+        show_default=True,
+        help="Output format.",
+    )
+
+
+def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """Turn nodewright errors into ``error:`` lines and exit 1; never print a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        _setup_logging()
+        try:
+            return fn(*args, **kwargs)
+        except NodewrightError as exc:
+            for line in exc.lines():
+                click.echo(f"error: {line}", err=True)
+            sys.exit(1)
+        except click.exceptions.Exit:
+            raise
+        except click.ClickException:
+            raise
+        except KeyboardInterrupt:
+            click.echo("error: interrupted", err=True)
+            sys.exit(130)
+        except BrokenPipeError:
+            sys.exit(0)
+        except Exception as exc:  # a bug: still one line, with a pointer to report it
+            click.echo(
+                f"error: internal error ({type(exc).__name__}: {exc}); please report it with the input that caused it",
+                err=True,
+            )
+            sys.exit(1)
+
+    return wrapper
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False)
+
+
+def dump_yaml(data: Any) -> str:
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
+
+
+def emit(
+    data: Any,
+    output: str,
+    *,
+    table: Callable[[], str] | None = None,
+    markdown: Callable[[], str] | None = None,
+) -> None:
+    """Print ``data`` in the chosen format; ``table``/``markdown`` render the human forms."""
+    if output == "json":
+        click.echo(dump_json(data))
+    elif output == "yaml":
+        click.echo(dump_yaml(data), nl=False)
+    elif output == "markdown" and markdown is not None:
+        click.echo(markdown())
+    elif table is not None:
+        click.echo(table())
+    else:
+        click.echo(dump_json(data))
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A plain aligned text table (kubectl style)."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["   ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    return "\n".join(lines)
+
+
+def format_markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    def esc(v: Any) -> str:
+        return ("" if v is None else str(v)).replace("|", "\\|").replace("\n", " ")
+
+    out = ["| " + " | ".join(esc(h) for h in headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)

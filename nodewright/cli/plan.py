@@ -1,0 +1,15 @@
+"""`nodewright plan` (see ../shared/spec/cli.md)."""
+
+from __future__ import annotations
+
+import click
+
+from nodewright.cli._common import handle_errors
+from nodewright.errors import NodewrightError
+
+
+@click.command("plan")
+@handle_errors
+def command() -> None:
+    """Not yet implemented."""
+    raise NodewrightError("nodewright plan is not implemented yet")

@@ -1,0 +1,161 @@
+"""Well-known label, annotation and taint keys: the one place they are spelled.
+
+Mirrors Karpenter's ``pkg/apis/v1/labels.go`` and ``taints.go`` and the AWS provider's labels.
+Nothing else in nodewright writes these keys as literals.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# -- Kubernetes well-known labels --------------------------------------------------------------
+HOSTNAME: Final = "kubernetes.io/hostname"
+ZONE: Final = "topology.kubernetes.io/zone"
+REGION: Final = "topology.kubernetes.io/region"
+INSTANCE_TYPE: Final = "node.kubernetes.io/instance-type"
+ARCH: Final = "kubernetes.io/arch"
+OS: Final = "kubernetes.io/os"
+WINDOWS_BUILD: Final = "node.kubernetes.io/windows-build"
+
+# Deprecated beta keys and what they normalise to (Karpenter's NormalizedLabels).
+NORMALIZED_LABELS: Final[dict[str, str]] = {
+    "failure-domain.beta.kubernetes.io/zone": ZONE,
+    "failure-domain.beta.kubernetes.io/region": REGION,
+    "beta.kubernetes.io/arch": ARCH,
+    "beta.kubernetes.io/os": OS,
+    "beta.kubernetes.io/instance-type": INSTANCE_TYPE,
+}
+
+# -- Karpenter ---------------------------------------------------------------------------------
+GROUP: Final = "karpenter.sh"
+NODEPOOL: Final = "karpenter.sh/nodepool"
+CAPACITY_TYPE: Final = "karpenter.sh/capacity-type"
+NODE_REGISTERED: Final = "karpenter.sh/registered"
+NODE_INITIALIZED: Final = "karpenter.sh/initialized"
+DO_NOT_SYNC_TAINTS: Final = "karpenter.sh/do-not-sync-taints"
+NODECLAIM_MIN_VALUES_RELAXED: Final = "karpenter.sh/nodeclaim-min-values-relaxed"
+DO_NOT_DISRUPT: Final = "karpenter.sh/do-not-disrupt"
+
+CAPACITY_TYPE_SPOT: Final = "spot"
+CAPACITY_TYPE_ON_DEMAND: Final = "on-demand"
+CAPACITY_TYPE_RESERVED: Final = "reserved"
+
+NODEPOOL_HASH: Final = "karpenter.sh/nodepool-hash"
+NODEPOOL_HASH_VERSION: Final = "karpenter.sh/nodepool-hash-version"
+NODEPOOL_HASH_VERSION_VALUE: Final = "v3"
+
+# -- Karpenter AWS provider --------------------------------------------------------------------
+AWS_GROUP: Final = "karpenter.k8s.aws"
+EC2NODECLASS: Final = "karpenter.k8s.aws/ec2nodeclass"
+EC2NODECLASS_HASH: Final = "karpenter.k8s.aws/ec2nodeclass-hash"
+EC2NODECLASS_HASH_VERSION: Final = "karpenter.k8s.aws/ec2nodeclass-hash-version"
+EC2NODECLASS_HASH_VERSION_VALUE: Final = "v5"
+INSTANCE_CATEGORY: Final = "karpenter.k8s.aws/instance-category"
+INSTANCE_FAMILY: Final = "karpenter.k8s.aws/instance-family"
+INSTANCE_GENERATION: Final = "karpenter.k8s.aws/instance-generation"
+INSTANCE_SIZE: Final = "karpenter.k8s.aws/instance-size"
+INSTANCE_CPU: Final = "karpenter.k8s.aws/instance-cpu"
+INSTANCE_CPU_MANUFACTURER: Final = "karpenter.k8s.aws/instance-cpu-manufacturer"
+INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_MHZ: Final = "karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz"
+INSTANCE_MEMORY: Final = "karpenter.k8s.aws/instance-memory"
+INSTANCE_EBS_BANDWIDTH: Final = "karpenter.k8s.aws/instance-ebs-bandwidth"
+INSTANCE_NETWORK_BANDWIDTH: Final = "karpenter.k8s.aws/instance-network-bandwidth"
+INSTANCE_GPU_NAME: Final = "karpenter.k8s.aws/instance-gpu-name"
+INSTANCE_GPU_MANUFACTURER: Final = "karpenter.k8s.aws/instance-gpu-manufacturer"
+INSTANCE_GPU_COUNT: Final = "karpenter.k8s.aws/instance-gpu-count"
+INSTANCE_GPU_MEMORY: Final = "karpenter.k8s.aws/instance-gpu-memory"
+INSTANCE_LOCAL_NVME: Final = "karpenter.k8s.aws/instance-local-nvme"
+INSTANCE_HYPERVISOR: Final = "karpenter.k8s.aws/instance-hypervisor"
+INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED: Final = "karpenter.k8s.aws/instance-encryption-in-transit-supported"
+INSTANCE_CAPABILITY_FLEX: Final = "karpenter.k8s.aws/instance-capability-flex"
+CAPACITY_RESERVATION_ID: Final = "karpenter.k8s.aws/capacity-reservation-id"
+
+# Labels the scheduler may meet on a pod without any NodePool defining them.
+WELL_KNOWN_LABELS: Final[frozenset[str]] = frozenset(
+    {
+        NODEPOOL,
+        ZONE,
+        REGION,
+        INSTANCE_TYPE,
+        ARCH,
+        OS,
+        CAPACITY_TYPE,
+        WINDOWS_BUILD,
+        INSTANCE_CATEGORY,
+        INSTANCE_FAMILY,
+        INSTANCE_GENERATION,
+        INSTANCE_SIZE,
+        INSTANCE_CPU,
+        INSTANCE_CPU_MANUFACTURER,
+        INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_MHZ,
+        INSTANCE_MEMORY,
+        INSTANCE_EBS_BANDWIDTH,
+        INSTANCE_NETWORK_BANDWIDTH,
+        INSTANCE_GPU_NAME,
+        INSTANCE_GPU_MANUFACTURER,
+        INSTANCE_GPU_COUNT,
+        INSTANCE_GPU_MEMORY,
+        INSTANCE_LOCAL_NVME,
+        INSTANCE_HYPERVISOR,
+        INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED,
+        INSTANCE_CAPABILITY_FLEX,
+        CAPACITY_RESERVATION_ID,
+    }
+)
+
+# Labels Karpenter refuses in NodePool requirements/labels and in pod selectors.
+RESTRICTED_LABELS: Final[frozenset[str]] = frozenset({HOSTNAME})
+# Domains whose labels are restricted unless well-known (or a subdomain of them).
+RESTRICTED_LABEL_DOMAINS: Final[frozenset[str]] = frozenset({GROUP, AWS_GROUP})
+# Exceptions within kubernetes.io domains that NodePools may set (k8s kubelet rules).
+LABEL_DOMAIN_EXCEPTIONS: Final[frozenset[str]] = frozenset(
+    {"kops.k8s.io", "node.kubernetes.io", "node-restriction.kubernetes.io"}
+)
+# A label whose domain is, or ends in, one of these is dropped from kubelet --node-labels.
+KUBELET_FORBIDDEN_LABEL_DOMAINS: Final[tuple[str, ...]] = (
+    "node-restriction.kubernetes.io",
+    "kubernetes.io",
+    "k8s.io",
+)
+
+# -- taints ------------------------------------------------------------------------------------
+UNREGISTERED_TAINT_KEY: Final = "karpenter.sh/unregistered"
+DISRUPTED_TAINT_KEY: Final = "karpenter.sh/disrupted"
+TAINT_EFFECTS: Final[frozenset[str]] = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
+# Taints the node lifecycle manages; ignored while a node initialises.
+KNOWN_EPHEMERAL_TAINTS: Final[tuple[tuple[str, str | None, str], ...]] = (
+    ("node.kubernetes.io/not-ready", None, "NoSchedule"),
+    ("node.kubernetes.io/not-ready", None, "NoExecute"),
+    ("node.kubernetes.io/unreachable", None, "NoSchedule"),
+    ("node.cloudprovider.kubernetes.io/uninitialized", "true", "NoSchedule"),
+    (UNREGISTERED_TAINT_KEY, None, "NoExecute"),
+)
+EPHEMERAL_TAINT_KEY_PREFIX: Final = "readiness.k8s.io/"
+
+# -- requirement operators ---------------------------------------------------------------------
+OPERATORS: Final[tuple[str, ...]] = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
+
+
+def normalize(key: str) -> str:
+    """The current spelling of a possibly deprecated label key."""
+    return NORMALIZED_LABELS.get(key, key)
+
+
+def label_domain(key: str) -> str:
+    """The domain (prefix before ``/``) of a label key, or ``""`` when it has none."""
+    return key.split("/", 1)[0] if "/" in key else ""
+
+
+def is_restricted_label(key: str) -> bool:
+    """True when Karpenter rejects ``key`` in NodePool requirements and labels.
+
+    ``kubernetes.io/hostname`` is restricted; so is any key in (a subdomain of) ``karpenter.sh``
+    or ``karpenter.k8s.aws`` unless it is a well-known label.
+    """
+    key = normalize(key)
+    if key in WELL_KNOWN_LABELS:
+        return False
+    if key in RESTRICTED_LABELS:
+        return True
+    domain = label_domain(key)
+    return any(domain == d or domain.endswith("." + d) for d in RESTRICTED_LABEL_DOMAINS)

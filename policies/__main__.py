@@ -1,0 +1,1 @@
+"""The nodewright CrossGuard policy pack (built from nodewright.policy)."""
