@@ -55,12 +55,12 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
     seen: set[Any] = set()
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node, deep=deep)
         if key in seen:
             raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         seen.add(key)
     loader.flatten_mapping(node)
-    return dict(loader.construct_pairs(node, deep=deep))  # type: ignore[no-untyped-call]
+    return dict(loader.construct_pairs(node, deep=deep))
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
