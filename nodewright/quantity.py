@@ -57,11 +57,14 @@ _EXPECTED: Final = "expected a number with an optional suffix (m, Ki, Mi, Gi, k,
 class QuantityError(NodewrightError, ValueError):
     """A string that is not a Kubernetes quantity; the message says why and the valid form."""
 
-    def __init__(self, value: object, reason: str = "") -> None:
+    def __init__(self, value: object, reason: str = "", *, resource: str | None = None) -> None:
         self.value = value
+        self.reason = reason
+        self.resource = resource
         shown = value if isinstance(value, str) else repr(value)
         prefix = f"{reason}; " if reason else ""
-        super().__init__(f'invalid quantity "{shown}": {prefix}{_EXPECTED}')
+        where = f"{resource}: " if resource else ""
+        super().__init__(f'{where}invalid quantity "{shown}": {prefix}{_EXPECTED}')
 
 
 def _round_nano(v: Fraction) -> Fraction:
