@@ -103,13 +103,28 @@ WELL_KNOWN_LABELS: Final[frozenset[str]] = frozenset(
     }
 )
 
-# Labels Karpenter refuses in NodePool requirements/labels and in pod selectors.
+# Karpenter's CRD rules for label keys (NodePool labels and requirements, NodeClaim requirements).
+K8S_WELL_KNOWN_LABELS: Final[frozenset[str]] = frozenset(
+    {
+        "beta.kubernetes.io/instance-type",
+        "failure-domain.beta.kubernetes.io/region",
+        "beta.kubernetes.io/os",
+        "beta.kubernetes.io/arch",
+        "failure-domain.beta.kubernetes.io/zone",
+        ZONE,
+        REGION,
+        INSTANCE_TYPE,
+        ARCH,
+        OS,
+        WINDOWS_BUILD,
+    }
+)
 RESTRICTED_LABELS: Final[frozenset[str]] = frozenset({HOSTNAME})
-# Domains whose labels are restricted unless well-known (or a subdomain of them).
-RESTRICTED_LABEL_DOMAINS: Final[frozenset[str]] = frozenset({GROUP, AWS_GROUP})
-# Exceptions within kubernetes.io domains that NodePools may set (k8s kubelet rules).
-LABEL_DOMAIN_EXCEPTIONS: Final[frozenset[str]] = frozenset(
-    {"kops.k8s.io", "node.kubernetes.io", "node-restriction.kubernetes.io"}
+KARPENTER_LABELS_ALLOWED: Final[frozenset[str]] = frozenset({CAPACITY_TYPE, NODEPOOL})
+AWS_LABELS_ALLOWED: Final[frozenset[str]] = frozenset(
+    k for k in WELL_KNOWN_LABELS if k.startswith(AWS_GROUP + "/")
+) | frozenset(
+    {EC2NODECLASS, "karpenter.k8s.aws/instance-tenancy", "karpenter.k8s.aws/capacity-reservation-type"}
 )
 # A label whose domain is, or ends in, one of these is dropped from kubelet --node-labels.
 KUBELET_FORBIDDEN_LABEL_DOMAINS: Final[tuple[str, ...]] = (
@@ -146,16 +161,34 @@ def label_domain(key: str) -> str:
     return key.split("/", 1)[0] if "/" in key else ""
 
 
-def is_restricted_label(key: str) -> bool:
-    """True when Karpenter rejects ``key`` in NodePool requirements and labels.
+def restricted_label_reason(key: str, *, nodepool_label_forbidden: bool = True) -> str | None:
+    """Why Karpenter's CRD rejects ``key`` as a NodePool label or requirement key, else None.
 
-    ``kubernetes.io/hostname`` is restricted; so is any key in (a subdomain of) ``karpenter.sh``
-    or ``karpenter.k8s.aws`` unless it is a well-known label.
+    Mirrors the CEL rules Karpenter (and its AWS provider) put on NodePool labels and
+    requirement keys; the message is the CRD's own (``label domain "karpenter.sh" is restricted``).
+    ``karpenter.sh/nodepool`` is refused in NodePools (Karpenter sets it) but allowed elsewhere.
     """
-    key = normalize(key)
-    if key in WELL_KNOWN_LABELS:
-        return False
-    if key in RESTRICTED_LABELS:
-        return True
     domain = label_domain(key)
-    return any(domain == d or domain.endswith("." + d) for d in RESTRICTED_LABEL_DOMAINS)
+    if key == HOSTNAME:
+        return f'label "{HOSTNAME}" is restricted'
+    if nodepool_label_forbidden and key == NODEPOOL:
+        return f'label "{NODEPOOL}" is restricted'
+    if (
+        key not in K8S_WELL_KNOWN_LABELS
+        and domain.endswith("kubernetes.io")
+        and not domain.endswith("node.kubernetes.io")
+        and not domain.endswith("node-restriction.kubernetes.io")
+    ):
+        return 'label domain "kubernetes.io" is restricted'
+    if domain.endswith("k8s.io") and not domain.endswith("kops.k8s.io"):
+        return 'label domain "k8s.io" is restricted'
+    if key not in KARPENTER_LABELS_ALLOWED and domain.endswith(GROUP):
+        return f'label domain "{GROUP}" is restricted'
+    if key not in AWS_LABELS_ALLOWED and domain.endswith(AWS_GROUP):
+        return f'label domain "{AWS_GROUP}" is restricted'
+    return None
+
+
+def is_restricted_label(key: str) -> bool:
+    """True when Karpenter's CRD rejects ``key`` in NodePool labels or requirements."""
+    return restricted_label_reason(key) is not None

@@ -1,0 +1,63 @@
+"""Pydantic base classes shared by every API model.
+
+Kubernetes objects are camelCase on the wire and snake_case here. Karpenter's CRD types are
+strict (``extra="forbid"``: a misspelt field is an error, as the API server's schema makes it);
+objects read from ``kubectl get -o json`` carry many fields nodewright does not model, so those
+ignore extras. Every model is frozen: computations derive new values, never mutate inputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+from pydantic.alias_generators import to_camel
+
+
+class KubeModel(BaseModel):
+    """A lenient Kubernetes model: unknown fields ignored (kubectl output is much richer)."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        extra="ignore",
+        str_strip_whitespace=False,
+    )
+
+    def to_k8s(self) -> dict[str, Any]:
+        """The object as Kubernetes would serialise it: camelCase, unset fields omitted."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+class StrictModel(KubeModel):
+    """A CRD model: unknown fields are errors, as Karpenter's CRD schema makes them."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        extra="forbid",
+    )
+
+
+class TopLevel(KubeModel):
+    """A top-level object that remembers where it was read from (for error messages)."""
+
+    _file: str = PrivateAttr(default="<input>")
+    _path: str = PrivateAttr(default="")
+
+    def set_origin(self, file: str, path: str) -> None:
+        self._file = file
+        self._path = path
+
+    @property
+    def origin_file(self) -> str:
+        return self._file
+
+    def origin_path(self, sub: str = "") -> str:
+        if not sub:
+            return self._path
+        if not self._path:
+            return sub
+        return f"{self._path}{sub}" if sub.startswith("[") else f"{self._path}.{sub}"

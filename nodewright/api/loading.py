@@ -1,0 +1,285 @@
+"""Turning user files into validated API objects, reporting every problem with file and path.
+
+``load_objects(paths)`` reads YAML/JSON (multi-document, ``kind: List`` unpacked), builds the
+pydantic model for every known kind, runs Karpenter's validation rules, and raises one
+:class:`~nodewright.errors.InputErrors` listing every problem. Unknown kinds are skipped with a
+warning; kinds other parts of nodewright read themselves (OperatingSystemConfig, Secret,
+InstanceTypeCatalog) are skipped quietly.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from nodewright.api import validation
+from nodewright.api.base import TopLevel
+from nodewright.api.core import (
+    CSINode,
+    DaemonSet,
+    Node,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    Secret,
+    StorageClass,
+)
+from nodewright.api.documents import Document, load_documents
+from nodewright.api.ec2nodeclass import EC2NodeClass
+from nodewright.api.karpenter import NodeClaim, NodePool
+from nodewright.errors import Collector, InputError, InputErrors, Problem
+
+log = logging.getLogger("nodewright")
+
+T = TypeVar("T", bound=TopLevel)
+
+# kind -> (accepted apiVersions, model, validator)
+_Validator = Callable[[Any, Collector], None]
+KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
+    "NodePool": (("karpenter.sh/v1",), NodePool, validation.validate_nodepool),
+    "NodeClaim": (("karpenter.sh/v1",), NodeClaim, None),
+    "EC2NodeClass": (("karpenter.k8s.aws/v1",), EC2NodeClass, validation.validate_ec2nodeclass),
+    "Pod": (("v1",), Pod, validation.validate_pod),
+    "Node": (("v1",), Node, None),
+    "DaemonSet": (("apps/v1",), DaemonSet, None),
+    "PersistentVolumeClaim": (("v1",), PersistentVolumeClaim, None),
+    "PersistentVolume": (("v1",), PersistentVolume, None),
+    "StorageClass": (("storage.k8s.io/v1",), StorageClass, None),
+    "CSINode": (("storage.k8s.io/v1",), CSINode, None),
+    "Secret": (("v1",), Secret, None),
+}
+# Read by other modules from the raw documents; not an error, not a warning.
+QUIET_KINDS = frozenset({"OperatingSystemConfig", "InstanceTypeCatalog", "ConfigMap", "Namespace"})
+MIGRATION_HINT = {
+    "karpenter.sh/v1beta1": "nodewright reads karpenter.sh/v1; migrate with Karpenter's v1 upgrade guide",
+    "karpenter.k8s.aws/v1beta1": "nodewright reads karpenter.k8s.aws/v1; migrate with Karpenter's v1 upgrade guide",
+}
+
+
+@dataclass
+class Objects:
+    """Every object read, by kind, in file order."""
+
+    nodepools: list[NodePool] = field(default_factory=list)
+    nodeclasses: list[EC2NodeClass] = field(default_factory=list)
+    nodeclaims: list[NodeClaim] = field(default_factory=list)
+    pods: list[Pod] = field(default_factory=list)
+    nodes: list[Node] = field(default_factory=list)
+    daemonsets: list[DaemonSet] = field(default_factory=list)
+    pvcs: list[PersistentVolumeClaim] = field(default_factory=list)
+    pvs: list[PersistentVolume] = field(default_factory=list)
+    storageclasses: list[StorageClass] = field(default_factory=list)
+    csinodes: list[CSINode] = field(default_factory=list)
+    secrets: list[Secret] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+
+    def nodeclass(self, name: str) -> EC2NodeClass | None:
+        for nc in self.nodeclasses:
+            if nc.name == name:
+                return nc
+        return None
+
+
+_BUCKET = {
+    "NodePool": "nodepools",
+    "EC2NodeClass": "nodeclasses",
+    "NodeClaim": "nodeclaims",
+    "Pod": "pods",
+    "Node": "nodes",
+    "DaemonSet": "daemonsets",
+    "PersistentVolumeClaim": "pvcs",
+    "PersistentVolume": "pvs",
+    "StorageClass": "storageclasses",
+    "CSINode": "csinodes",
+    "Secret": "secrets",
+}
+
+
+def _json_path(base: str, loc: Sequence[int | str]) -> str:
+    out = base
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif out:
+            out += f".{part}"
+        else:
+            out = str(part)
+    return out
+
+
+def _field_names(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
+    """The wire names of the fields valid at ``loc`` (for typo hints on unknown fields)."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int) or current is None:
+            continue
+        fields = getattr(current, "model_fields", None)
+        if not fields:
+            return []
+        nxt = None
+        for name, info in fields.items():
+            if part in (name, info.alias):
+                nxt = info.annotation
+                break
+        current = _unwrap_model(nxt)
+    fields = getattr(current, "model_fields", None) or {}
+    return [info.alias or name for name, info in fields.items()]
+
+
+def _unwrap_model(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _unwrap_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _problems_from(exc: ValidationError, *, model: type[BaseModel], doc: Document) -> list[Problem]:
+    problems: list[Problem] = []
+    for err in exc.errors():
+        loc = list(err["loc"])
+        kind = err["type"]
+        if kind == "extra_forbidden":
+            name = str(loc[-1])
+            known = _field_names(model, loc[:-1])
+            msg = f'unknown field "{name}"{validation.hint(name, known)}; Karpenter\'s CRD has no such field'
+        elif kind == "missing":
+            msg = f'required field "{loc[-1]}" is missing'
+        elif kind == "literal_error":
+            msg = f"unsupported value {err.get('input')!r}: {err['msg']}"
+        else:
+            msg = f"{err['msg']} (got {err.get('input')!r})" if "input" in err else str(err["msg"])
+        problems.append(Problem(file=doc.file, path=_json_path(doc.path, loc), message=msg))
+    return problems
+
+
+def build(doc: Document, model: type[T]) -> T:
+    """One document as ``model``; raises InputErrors naming file and path on a bad shape."""
+    obj, problems = _build_lenient(doc, model)
+    if problems or obj is None:
+        raise InputErrors(problems)
+    return obj
+
+
+def _strip(body: Any, loc: Sequence[int | str]) -> None:
+    """Remove the value at ``loc`` from a nested dict/list (for retrying past unknown fields)."""
+    cur = body
+    for part in loc[:-1]:
+        try:
+            cur = cur[part]
+        except (KeyError, IndexError, TypeError):
+            return
+    if isinstance(cur, dict):
+        cur.pop(loc[-1], None)
+
+
+def _build_lenient(doc: Document, model: type[T]) -> tuple[T | None, list[Problem]]:
+    """Build ``model``; on unknown fields only, report them and build without them anyway so the
+    semantic rules can still report everything else in the same pass."""
+    try:
+        obj = model.model_validate(doc.body)
+    except ValidationError as exc:
+        problems = _problems_from(exc, model=model, doc=doc)
+        errors = exc.errors()
+        if any(e["type"] != "extra_forbidden" for e in errors):
+            return None, problems
+        body = copy.deepcopy(dict(doc.body))
+        for e in errors:
+            _strip(body, list(e["loc"]))
+        try:
+            obj = model.model_validate(body)
+        except ValidationError:
+            return None, problems
+        obj.set_origin(doc.file, doc.path)
+        return obj, problems
+    obj.set_origin(doc.file, doc.path)
+    return obj, []
+
+
+def objects_from_documents(docs: Iterable[Document]) -> Objects:
+    """Build and validate every known object; collect every problem before raising."""
+    out = Objects()
+    problems: list[Problem] = []
+    seen: dict[tuple[str, str, str], Document] = {}
+    for doc in docs:
+        out.documents.append(doc)
+        kind = doc.kind
+        if not kind:
+            problems.append(
+                Problem(
+                    file=doc.file,
+                    path=doc.at("kind"),
+                    message="missing kind; every object needs apiVersion and kind",
+                )
+            )
+            continue
+        if kind not in KINDS:
+            if kind not in QUIET_KINDS:
+                log.warning(
+                    "%s:%s: ignoring unknown kind %s %r", doc.file, doc.path or "<root>", kind, doc.name
+                )
+            continue
+        versions, model, validator = KINDS[kind]
+        if doc.api_version not in versions:
+            hint = MIGRATION_HINT.get(doc.api_version, f"use apiVersion {versions[0]}")
+            problems.append(
+                Problem(
+                    file=doc.file,
+                    path=doc.at("apiVersion"),
+                    message=f'unsupported apiVersion "{doc.api_version}" for {kind}; {hint}',
+                )
+            )
+            continue
+        obj, shape_problems = _build_lenient(doc, model)
+        problems.extend(shape_problems)
+        if obj is None:
+            continue
+        if validator is not None:
+            c = Collector(doc.file)
+            validator(obj, c)
+            problems.extend(c.problems)
+        meta = getattr(obj, "metadata", None)
+        ident = (kind, getattr(meta, "namespace", None) or "", getattr(meta, "name", "") or "")
+        if ident[2] and ident in seen and kind in ("NodePool", "EC2NodeClass", "NodeClaim", "Node"):
+            first = seen[ident]
+            problems.append(
+                Problem(
+                    file=doc.file,
+                    path=doc.at("metadata.name"),
+                    message=f'duplicate {kind} "{ident[2]}" (first at {first.file}:{first.path or "<root>"}); names must be unique',
+                )
+            )
+            continue
+        seen[ident] = doc
+        getattr(out, _BUCKET[kind]).append(obj)
+    if problems:
+        if len(problems) == 1:
+            p = problems[0]
+            raise InputError(p.message, file=p.file, path=p.path)
+        raise InputErrors(problems)
+    return out
+
+
+def load_objects(paths: Iterable[str | Path]) -> Objects:
+    """Read, build and validate every object in ``paths`` (see module docstring)."""
+    return objects_from_documents(load_documents(paths))
+
+
+def load_nodepools(paths: Iterable[str | Path]) -> Objects:
+    """Like :func:`load_objects`, but an input without any NodePool is an error."""
+    paths = list(paths)
+    objs = load_objects(paths)
+    if not objs.nodepools:
+        names = ", ".join(str(p) for p in paths)
+        raise InputError(
+            "no NodePool (apiVersion karpenter.sh/v1, kind NodePool) found", file=names or "<input>"
+        )
+    return objs
