@@ -1,0 +1,345 @@
+"""Regenerates stacks/cluster.json, the example cluster state (kubectl get ... -A -o json).
+
+Deterministic: running it again gives the same file. A realistic mid-size picture: two Karpenter
+nodes already running, three daemonsets, and ~50 pending pods of varied shapes (spread, anti-
+affinity, spot-only, GPU, preferences, and two that cannot schedule, to show the reasons).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+T0 = "2026-11-20T09:00:00Z"
+
+
+def meta(
+    name: str, ns: str | None = "default", labels: dict[str, str] | None = None, **extra: Any
+) -> dict[str, Any]:
+    m: dict[str, Any] = {"name": name, "uid": f"uid-{ns or 'cluster'}-{name}", "creationTimestamp": T0}
+    if ns:
+        m["namespace"] = ns
+    if labels:
+        m["labels"] = labels
+    m.update(extra)
+    return m
+
+
+def container(
+    cpu: str, memory: str, *, gpu: int = 0, name: str = "app", port: int | None = None
+) -> dict[str, Any]:
+    req: dict[str, Any] = {"cpu": cpu, "memory": memory}
+    res: dict[str, Any] = {"requests": req}
+    if gpu:
+        req["nvidia.com/gpu"] = str(gpu)
+        res["limits"] = {"nvidia.com/gpu": str(gpu)}
+    c: dict[str, Any] = {"name": name, "image": f"registry.example.com/{name}:1.0", "resources": res}
+    if port:
+        c["ports"] = [{"containerPort": port, "hostPort": port, "protocol": "TCP"}]
+    return c
+
+
+PENDING_STATUS = {
+    "phase": "Pending",
+    "conditions": [
+        {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": "Unschedulable",
+            "message": "0/2 nodes are available: 2 Insufficient cpu.",
+            "lastTransitionTime": T0,
+        }
+    ],
+}
+
+
+def pod(
+    name: str, labels: dict[str, str], spec: dict[str, Any], *, ns: str = "default", owner: str | None = None
+) -> dict[str, Any]:
+    md = meta(name, ns, labels)
+    if owner:
+        md["ownerReferences"] = [
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "name": owner,
+                "uid": f"uid-rs-{owner}",
+                "controller": True,
+            }
+        ]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec, "status": PENDING_STATUS}
+
+
+def main() -> None:
+    items: list[dict[str, Any]] = []
+    nodes = [
+        ("ip-10-0-1-17.ec2.internal", "us-east-1a", "m5.xlarge", "default-x7k2p"),
+        ("ip-10-0-2-41.ec2.internal", "us-east-1b", "c5.2xlarge", "default-q9m4t"),
+    ]
+    for name, zone, itype, claim in nodes:
+        cpu, mem = ("4", "15896Mi") if itype == "m5.xlarge" else ("8", "15384Mi")
+        labels = {
+            "kubernetes.io/hostname": name,
+            "kubernetes.io/arch": "amd64",
+            "kubernetes.io/os": "linux",
+            "topology.kubernetes.io/zone": zone,
+            "topology.kubernetes.io/region": "us-east-1",
+            "node.kubernetes.io/instance-type": itype,
+            "karpenter.sh/nodepool": "default",
+            "karpenter.sh/capacity-type": "on-demand",
+            "karpenter.sh/registered": "true",
+            "karpenter.sh/initialized": "true",
+            "karpenter.k8s.aws/ec2nodeclass": "default",
+            "karpenter.k8s.aws/instance-category": itype[0],
+            "karpenter.k8s.aws/instance-generation": "5",
+            "team": "platform",
+            "workload-class": "general",
+        }
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": meta(
+                    name,
+                    None,
+                    labels,
+                    annotations={
+                        "karpenter.sh/nodepool-hash": "0",
+                        "karpenter.sh/nodepool-hash-version": "v3",
+                    },
+                ),
+                "spec": {"providerID": f"aws:///{zone}/i-0{sum(map(ord, name)) * 7919:012d}"},
+                "status": {
+                    "capacity": {"cpu": cpu, "memory": mem, "pods": "58", "ephemeral-storage": "50Gi"},
+                    "allocatable": {
+                        "cpu": str(int(cpu) * 1000 - 180) + "m",
+                        "memory": str(int(mem[:-2]) - 1100) + "Mi",
+                        "pods": "58",
+                        "ephemeral-storage": "45Gi",
+                    },
+                    "conditions": [
+                        {
+                            "type": "Ready",
+                            "status": "True",
+                            "reason": "KubeletReady",
+                            "lastTransitionTime": T0,
+                        }
+                    ],
+                },
+            }
+        )
+        items.append(
+            {
+                "apiVersion": "karpenter.sh/v1",
+                "kind": "NodeClaim",
+                "metadata": meta(
+                    claim,
+                    None,
+                    {k: v for k, v in labels.items() if k != "kubernetes.io/hostname"},
+                    annotations={
+                        "karpenter.sh/nodepool-hash": "0",
+                        "karpenter.sh/nodepool-hash-version": "v3",
+                    },
+                    ownerReferences=[
+                        {
+                            "apiVersion": "karpenter.sh/v1",
+                            "kind": "NodePool",
+                            "name": "default",
+                            "uid": "uid-nodepool-default",
+                            "blockOwnerDeletion": True,
+                        }
+                    ],
+                ),
+                "spec": {
+                    "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                    "requirements": [
+                        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [itype]},
+                        {"key": "karpenter.sh/nodepool", "operator": "In", "values": ["default"]},
+                        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]},
+                        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]},
+                    ],
+                    "resources": {"requests": {"cpu": "2", "memory": "4Gi", "pods": "6"}},
+                    "expireAfter": "720h",
+                },
+                "status": {
+                    "nodeName": name,
+                    "providerID": f"aws:///{zone}/i-0{sum(map(ord, name)) * 7919:012d}",
+                    "capacity": {"cpu": cpu, "memory": mem, "pods": "58"},
+                    "conditions": [
+                        {"type": t, "status": "True", "reason": t, "lastTransitionTime": T0}
+                        for t in ("Launched", "Registered", "Initialized", "Ready")
+                    ],
+                },
+            }
+        )
+    # running pods on the existing nodes
+    for i, (node, *_rest) in enumerate(nodes):
+        for j in range(3):
+            items.append(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "metadata": meta(f"api-running-{i}{j}", "default", {"app": "api"}),
+                    "spec": {"nodeName": node, "containers": [container("500m", "1Gi")]},
+                    "status": {
+                        "phase": "Running",
+                        "conditions": [{"type": "PodScheduled", "status": "True"}],
+                    },
+                }
+            )
+    # daemonsets
+    for name, cpu, mem, tol in (
+        ("aws-node", "25m", "64Mi", True),
+        ("kube-proxy", "100m", "128Mi", True),
+        ("nvidia-device-plugin", "50m", "100Mi", False),
+    ):
+        spec: dict[str, Any] = {
+            "containers": [container(cpu, mem, name=name)],
+            "priorityClassName": "system-node-critical",
+        }
+        if tol:
+            spec["tolerations"] = [{"operator": "Exists"}]
+        else:
+            spec["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+            spec["nodeSelector"] = {"workload-class": "gpu"}
+        items.append(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "DaemonSet",
+                "metadata": meta(name, "kube-system", {"k8s-app": name}),
+                "spec": {
+                    "selector": {"matchLabels": {"k8s-app": name}},
+                    "template": {"metadata": {"labels": {"k8s-app": name}}, "spec": spec},
+                },
+            }
+        )
+    # pending pods
+    for i in range(12):
+        items.append(
+            pod(
+                f"web-{i:02d}",
+                {"app": "web"},
+                {
+                    "containers": [container("500m", "512Mi")],
+                    "topologySpreadConstraints": [
+                        {
+                            "maxSkew": 1,
+                            "topologyKey": "topology.kubernetes.io/zone",
+                            "whenUnsatisfiable": "DoNotSchedule",
+                            "labelSelector": {"matchLabels": {"app": "web"}},
+                        }
+                    ],
+                },
+                owner="web-7d9f",
+            )
+        )
+    for i in range(8):
+        items.append(
+            pod(
+                f"checkout-{i}",
+                {"app": "checkout"},
+                {
+                    "containers": [container("1", "2Gi")],
+                    "affinity": {
+                        "podAntiAffinity": {
+                            "requiredDuringSchedulingIgnoredDuringExecution": [
+                                {
+                                    "labelSelector": {"matchLabels": {"app": "checkout"}},
+                                    "topologyKey": "kubernetes.io/hostname",
+                                }
+                            ]
+                        }
+                    },
+                },
+                ns="shop",
+                owner="checkout-5c8b",
+            )
+        )
+    for i in range(15):
+        items.append(
+            pod(
+                f"batch-{i:02d}",
+                {"app": "batch"},
+                {
+                    "containers": [container("250m", "256Mi")],
+                    "nodeSelector": {"karpenter.sh/capacity-type": "spot"},
+                },
+                ns="jobs",
+                owner="batch-6f2a",
+            )
+        )
+    for i in range(3):
+        items.append(
+            pod(
+                f"cache-{i}",
+                {"app": "cache"},
+                {
+                    "containers": [container("2", "8Gi")],
+                    "affinity": {
+                        "nodeAffinity": {
+                            "preferredDuringSchedulingIgnoredDuringExecution": [
+                                {
+                                    "weight": 50,
+                                    "preference": {
+                                        "matchExpressions": [
+                                            {
+                                                "key": "topology.kubernetes.io/zone",
+                                                "operator": "In",
+                                                "values": ["us-east-1a"],
+                                            }
+                                        ]
+                                    },
+                                }
+                            ]
+                        }
+                    },
+                },
+                owner="cache-1a2b",
+            )
+        )
+    for i in range(4):
+        items.append(
+            pod(
+                f"train-{i}",
+                {"app": "train"},
+                {
+                    "containers": [container("4", "16Gi", gpu=1, name="trainer")],
+                    "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                    "nodeSelector": {"workload-class": "gpu"},
+                },
+                ns="ml",
+                owner="train-9e8d",
+            )
+        )
+    for i in range(4):
+        items.append(
+            pod(
+                f"ingress-{i}",
+                {"app": "ingress"},
+                {"containers": [container("200m", "256Mi", port=8443)]},
+                ns="ingress",
+                owner="ingress-3c4d",
+            )
+        )
+    items.append(
+        pod("sql-export-huge", {"app": "export"}, {"containers": [container("300", "64Gi")]}, ns="data")
+    )
+    items.append(
+        pod(
+            "legacy-arm",
+            {"app": "legacy"},
+            {"containers": [container("1", "1Gi")], "nodeSelector": {"kubernetes.io/arch": "arm64"}},
+            ns="data",
+        )
+    )
+    doc = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
+    out = Path(__file__).resolve().parent.parent / "cluster.json"
+    out.write_text(json.dumps(doc, indent=2) + "\n")
+    print(
+        f"wrote {out} ({sum(1 for i in items if i['kind'] == 'Pod' and 'nodeName' not in i['spec'])} pending pods)"
+    )
+
+
+if __name__ == "__main__":
+    main()
