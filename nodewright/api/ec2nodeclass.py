@@ -60,8 +60,8 @@ class KubeletConfiguration(StrictModel):
     cluster_dns: list[str] | None = Field(default=None, alias="clusterDNS")
     max_pods: int | None = None
     pods_per_core: int | None = None
-    system_reserved: dict[str, str] | None = None
-    kube_reserved: dict[str, str] | None = None
+    system_reserved: dict[str, str | int | float] | None = None
+    kube_reserved: dict[str, str | int | float] | None = None
     eviction_hard: dict[str, str] | None = None
     eviction_soft: dict[str, str] | None = None
     eviction_soft_grace_period: dict[str, str] | None = None

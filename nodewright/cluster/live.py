@@ -77,7 +77,11 @@ def _list(api: Any, path: str, limit: int = 500) -> list[dict[str, Any]]:
 
 
 def load_live(
-    *, kubeconfig: str | None = None, context: str | None = None, api_factory: Callable[[], Any] | None = None
+    *,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    api_factory: Callable[[], Any] | None = None,
+    page_size: int = 500,
 ) -> ClusterState:
     """Read the cluster the kubeconfig (or ``api_factory``) points at."""
     api = api_factory() if api_factory is not None else _client(kubeconfig, context)
@@ -87,7 +91,7 @@ def load_live(
     source = f"live:{context or 'current-context'}"
     for kind, api_version, path in KINDS:
         try:
-            items = _list(api, path)
+            items = _list(api, path, page_size)
         except ApiException as exc:
             if kind in OPTIONAL and exc.status in (403, 404):
                 log.warning("%s: cannot list %s (HTTP %s); continuing without them", source, kind, exc.status)

@@ -1,0 +1,34 @@
+"""`nodewright validate`: check NodePools, EC2NodeClasses and cluster files the way Karpenter would.
+
+Every problem in every file is reported (one ``error:`` line each) and the exit code is 1 when
+there is any; with none it prints what it read. Useful as a fast pre-commit or CI gate.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import click
+
+from nodewright.api.loading import load_objects
+from nodewright.cli._common import emit, format_table, handle_errors, output_option
+
+
+@click.command("validate")
+@click.option(
+    "-f",
+    "--filename",
+    "files",
+    multiple=True,
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="YAML or JSON file (repeatable).",
+)
+@output_option()
+@handle_errors
+def command(files: tuple[str, ...], output: str) -> None:
+    """Validate files against Karpenter's rules; exit 1 on any problem."""
+    objs = load_objects(files)
+    counts = Counter(doc.kind for doc in objs.documents)
+    data = {"valid": True, "files": list(files), "objects": dict(sorted(counts.items()))}
+    emit(data, output, table=lambda: format_table(["KIND", "COUNT"], sorted(counts.items())))
