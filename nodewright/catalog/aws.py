@@ -1,0 +1,475 @@
+"""``aws:<region>``: the EC2 instance-type catalog through boto3, with Karpenter's AWS math.
+
+Calls ``DescribeInstanceTypes`` (hvm, x86_64/arm64, paginated), ``DescribeAvailabilityZones``,
+``DescribeInstanceTypeOfferings`` (LocationType availability-zone) and
+``DescribeSpotPriceHistory``; on-demand prices come from the shipped table
+(:mod:`.prices`). Requirements follow the AWS provider's ``computeRequirements``; capacity and
+overhead follow ``computeCapacity``/``kubeReservedResources``/``evictionThreshold`` via
+:mod:`.overhead`.
+
+Without AWS credentials in the environment the *same* boto3 calls are answered in-process by
+moto (``moto.mock_aws``) with fake credentials set only on that session: the embedded default.
+moto's spot price history is a placeholder (``0.00001`` at 2006-01-02), so in embedded mode spot
+offerings are priced like Karpenter before its first spot refresh: at the on-demand price.
+
+Boundary: EC2 facts -> :class:`~nodewright.catalog.model.InstanceType`. Caching is :mod:`.cache`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Final
+
+from nodewright import labels
+from nodewright.catalog import overhead as oh
+from nodewright.catalog.model import Ec2Facts, InstanceType, Offering, Overhead, RequirementSpec
+from nodewright.catalog.prices import on_demand_prices
+from nodewright.errors import CatalogError
+
+# Keys not (yet) in nodewright.labels; private to the catalog.
+ZONE_ID: Final = "topology.k8s.aws/zone-id"
+INSTANCE_ACCELERATOR_NAME: Final = "karpenter.k8s.aws/instance-accelerator-name"
+INSTANCE_ACCELERATOR_MANUFACTURER: Final = "karpenter.k8s.aws/instance-accelerator-manufacturer"
+INSTANCE_ACCELERATOR_COUNT: Final = "karpenter.k8s.aws/instance-accelerator-count"
+
+SOURCE_ENV: Final = "NODEWRIGHT_CATALOG_SOURCE"  # "aws" or "embedded" overrides detection
+_ARCH: Final = {"x86_64": "amd64", "arm64": "arm64"}
+_FAMILY_SCHEME: Final = re.compile(r"(^[a-z]+)(\-[0-9]+tb)?([0-9]+).*\.")
+_WINDOWS_BUILD: Final = {
+    "Windows2019": "10.0.17763",
+    "Windows2022": "10.0.20348",
+    "Windows2025": "10.0.26100",
+}
+_CAPACITY_TYPES: Final = (labels.CAPACITY_TYPE_ON_DEMAND, labels.CAPACITY_TYPE_SPOT)
+PRIVATE_IPV4: Final = "vpc.amazonaws.com/PrivateIPv4Address"
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaseType:
+    """The family-independent part of one instance type (what the disk cache stores)."""
+
+    name: str
+    facts: Ec2Facts
+    specs: tuple[RequirementSpec, ...]  # every requirement except OS and windows-build
+    offerings: tuple[Offering, ...]
+
+
+def has_aws_credentials(environ: Mapping[str, str] | None = None) -> bool:
+    """True when the environment names AWS credentials (keys, profile, container or web identity).
+
+    Never probes the instance metadata service; set ``NODEWRIGHT_CATALOG_SOURCE=aws`` to force real
+    AWS (e.g. on an instance with a role) or ``embedded`` to force the moto-backed default.
+    """
+    env = os.environ if environ is None else environ
+    forced = env.get(SOURCE_ENV, "").strip().lower()
+    if forced in ("aws", "embedded"):
+        return forced == "aws"
+    keys = (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_PROFILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+    )
+    if any(env.get(k) for k in keys):
+        return True
+    creds = env.get("AWS_SHARED_CREDENTIALS_FILE") or str(Path.home() / ".aws" / "credentials")
+    return Path(creds).is_file()
+
+
+# -- EC2 calls ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ec2Answers:
+    """What the four EC2 calls answered, reduced to what the catalog needs."""
+
+    region: str
+    instance_types: list[dict[str, Any]]
+    zones: dict[str, str]  # available zone name -> zone id
+    offered: dict[str, set[str]]  # instance type -> zones
+    spot: dict[str, dict[str, float]]  # instance type -> zone -> latest spot price
+
+
+def _paginate(client: Any, op: str, key: str, **kwargs: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for page in client.get_paginator(op).paginate(**kwargs):
+        out.extend(page.get(key, []))
+    return out
+
+
+def _call_ec2(client: Any, region: str, *, trust_spot: bool) -> Ec2Answers:
+    infos = _paginate(
+        client,
+        "describe_instance_types",
+        "InstanceTypes",
+        Filters=[
+            {"Name": "supported-virtualization-type", "Values": ["hvm"]},
+            {"Name": "processor-info.supported-architecture", "Values": ["x86_64", "arm64"]},
+        ],
+    )
+    zones = {
+        z["ZoneName"]: z.get("ZoneId", "")
+        for z in client.describe_availability_zones()["AvailabilityZones"]
+        if z.get("State", "available") == "available"
+        and z.get("ZoneType", "availability-zone") == "availability-zone"
+    }
+    offered: dict[str, set[str]] = {}
+    for o in _paginate(
+        client, "describe_instance_type_offerings", "InstanceTypeOfferings", LocationType="availability-zone"
+    ):
+        offered.setdefault(o["InstanceType"], set()).add(o["Location"])
+    spot: dict[str, dict[str, float]] = {}
+    latest: dict[tuple[str, str], Any] = {}
+    try:
+        history = _paginate(
+            client,
+            "describe_spot_price_history",
+            "SpotPriceHistory",
+            ProductDescriptions=["Linux/UNIX", "Linux/UNIX (Amazon VPC)"],
+            StartTime=dt.datetime.now(dt.UTC),
+        )
+    except Exception:  # spot prices are optional: Karpenter then prices spot at on-demand
+        history = []
+    if trust_spot:
+        for h in history:
+            k = (h["InstanceType"], h["AvailabilityZone"])
+            ts = h.get("Timestamp")
+            if k not in latest or (ts is not None and ts > latest[k]):
+                latest[k] = ts
+                spot.setdefault(k[0], {})[k[1]] = float(h["SpotPrice"])
+    return Ec2Answers(region=region, instance_types=infos, zones=zones, offered=offered, spot=spot)
+
+
+def fetch(region: str, *, embedded: bool | None = None) -> tuple[Ec2Answers, str]:
+    """Ask EC2 (or moto, without credentials); returns the answers and ``"aws"``/``"embedded"``."""
+    import boto3
+    import botocore.exceptions
+
+    use_moto = (not has_aws_credentials()) if embedded is None else embedded
+    try:
+        if not use_moto:
+            client = boto3.Session(region_name=region).client("ec2")
+            return _call_ec2(client, region, trust_spot=True), "aws"
+        from moto import mock_aws
+
+        with mock_aws():
+            session = boto3.Session(
+                aws_access_key_id="nodewright-embedded",
+                aws_secret_access_key="nodewright-embedded",
+                region_name=region,
+            )
+            return _call_ec2(session.client("ec2"), region, trust_spot=False), "embedded"
+    except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as exc:
+        raise CatalogError(f"cannot read the EC2 catalog of {region}: {exc}") from exc
+
+
+# -- requirements and facts ------------------------------------------------------------------
+
+
+def _kebab(s: str) -> str:
+    return s.replace(" ", "-").lower()
+
+
+def _arch(info: Mapping[str, Any]) -> str:
+    archs = info.get("ProcessorInfo", {}).get("SupportedArchitectures", [])
+    for a in archs:
+        if a in _ARCH:
+            return _ARCH[a]
+    return str(archs)
+
+
+def _count(items: Iterable[Mapping[str, Any]], manufacturer: str) -> int:
+    return sum(int(g.get("Count", 0)) for g in items if g.get("Manufacturer") == manufacturer)
+
+
+def facts_of(info: Mapping[str, Any]) -> Ec2Facts:
+    net = info.get("NetworkInfo", {})
+    cards = net.get("NetworkCards") or []
+    default_idx = int(net.get("DefaultNetworkCardIndex", 0))
+    card = next((c for c in cards if int(c.get("NetworkCardIndex", -1)) == default_idx), None)
+    max_if = int(card["MaximumNetworkInterfaces"]) if card else int(net.get("MaximumNetworkInterfaces", 0))
+    archs = info.get("ProcessorInfo", {}).get("SupportedArchitectures", [])
+    gpus = (info.get("GpuInfo") or {}).get("Gpus") or []
+    neuron = (info.get("NeuronInfo") or {}).get("NeuronDevices") or []
+    extended = {
+        oh.NVIDIA_GPU: _count(gpus, "NVIDIA"),
+        oh.AMD_GPU: _count(gpus, "AMD"),
+        oh.HABANA_GAUDI: _count(gpus, "Habana"),
+        oh.AWS_NEURON: sum(int(d.get("Count", 0)) for d in neuron),
+        oh.AWS_NEURON_CORE: (
+            int(neuron[0].get("Count", 0)) * int(neuron[0].get("CoreInfo", {}).get("Count", 0))
+        )
+        if neuron
+        else 0,
+        oh.EFA: int((net.get("EfaInfo") or {}).get("MaximumEfaInterfaces", 0)),
+    }
+    storage = info.get("InstanceStorageInfo") or {}
+    return Ec2Facts(
+        vcpus=int(info["VCpuInfo"]["DefaultVCpus"]),
+        memory_mib=int(info["MemoryInfo"]["SizeInMiB"]),
+        arm64=bool(archs) and archs[0] == "arm64",
+        max_interfaces=max_if,
+        ipv4_per_interface=int(net.get("Ipv4AddressesPerInterface", 0)),
+        instance_storage_gb=int(storage["TotalSizeInGB"]) if "TotalSizeInGB" in storage else None,
+        extended={k: v for k, v in extended.items() if v},
+    )
+
+
+def _req(key: str, *values: str) -> RequirementSpec:
+    return RequirementSpec(key, "In", tuple(values))
+
+
+def _absent(key: str) -> RequirementSpec:
+    return RequirementSpec(key, "DoesNotExist")
+
+
+def base_requirements(
+    info: Mapping[str, Any], *, region: str, offerings: Iterable[Offering]
+) -> list[RequirementSpec]:
+    """``computeRequirements`` minus the family-dependent OS and windows-build requirements."""
+    name = str(info["InstanceType"])
+    avail = [o for o in offerings if o.available]
+    zones = sorted({o.zone for o in avail})
+    zone_ids = sorted({o.zone_id for o in avail if o.zone_id})
+    cts = [ct for ct in _CAPACITY_TYPES if any(o.capacity_type == ct for o in avail)]
+    proc = info.get("ProcessorInfo") or {}
+    net = info.get("NetworkInfo") or {}
+    vals: dict[str, str] = {}
+    m = _FAMILY_SCHEME.match(name)
+    if m:
+        vals[labels.INSTANCE_CATEGORY] = m.group(1)
+        vals[labels.INSTANCE_GENERATION] = m.group(3)
+    parts = name.split(".")
+    if len(parts) == 2:
+        vals[labels.INSTANCE_FAMILY] = parts[0]
+        vals[labels.INSTANCE_SIZE] = parts[1]
+    storage = info.get("InstanceStorageInfo")
+    if storage and storage.get("NvmeSupport") != "unsupported" and "TotalSizeInGB" in storage:
+        vals[labels.INSTANCE_LOCAL_NVME] = str(storage["TotalSizeInGB"])
+    vals[labels.INSTANCE_CAPABILITY_FLEX] = "true" if "-flex" in parts[0] else "false"
+    bandwidth = sum(float(c.get("BaselineBandwidthInGbps", 0.0)) for c in net.get("NetworkCards") or [])
+    if bandwidth > 0:
+        vals[labels.INSTANCE_NETWORK_BANDWIDTH] = str(round(bandwidth * 1000))
+    gpus = (info.get("GpuInfo") or {}).get("Gpus") or []
+    if len(gpus) == 1:
+        g = gpus[0]
+        vals[labels.INSTANCE_GPU_NAME] = _kebab(str(g.get("Name", "")))
+        vals[labels.INSTANCE_GPU_MANUFACTURER] = _kebab(str(g.get("Manufacturer", "")))
+        vals[labels.INSTANCE_GPU_COUNT] = str(g.get("Count", 0))
+        vals[labels.INSTANCE_GPU_MEMORY] = str((g.get("MemoryInfo") or {}).get("SizeInMiB", 0))
+    accels = (info.get("InferenceAcceleratorInfo") or {}).get("Accelerators") or []
+    neuron = (info.get("NeuronInfo") or {}).get("NeuronDevices") or []
+    if len(accels) == 1 and not info.get("NeuronInfo"):
+        a = accels[0]
+        vals[INSTANCE_ACCELERATOR_NAME] = _kebab(str(a.get("Name", "")))
+        vals[INSTANCE_ACCELERATOR_MANUFACTURER] = _kebab(str(a.get("Manufacturer", "")))
+        vals[INSTANCE_ACCELERATOR_COUNT] = str(a.get("Count", 0))
+    if len(neuron) == 1:
+        d = neuron[0]
+        vals[INSTANCE_ACCELERATOR_NAME] = _kebab(str(d.get("Name", "")))
+        vals[INSTANCE_ACCELERATOR_MANUFACTURER] = "aws"
+        vals[INSTANCE_ACCELERATOR_COUNT] = str(d.get("Count", 0))
+    if proc:
+        vals[labels.INSTANCE_CPU_MANUFACTURER] = _kebab(str(proc.get("Manufacturer", "")))
+        ghz = float(proc.get("SustainedClockSpeedInGhz") or 0.0)
+        vals[labels.INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_MHZ] = str(math.floor(ghz * 1000 + 0.5))
+    ebs = info.get("EbsInfo") or {}
+    if ebs.get("EbsOptimizedInfo") and ebs.get("EbsOptimizedSupport") == "default":
+        vals[labels.INSTANCE_EBS_BANDWIDTH] = str(ebs["EbsOptimizedInfo"].get("MaximumBandwidthInMbps", 0))
+    optional = (
+        labels.INSTANCE_CPU_MANUFACTURER,
+        labels.INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_MHZ,
+        labels.INSTANCE_EBS_BANDWIDTH,
+        labels.INSTANCE_NETWORK_BANDWIDTH,
+        labels.INSTANCE_CATEGORY,
+        labels.INSTANCE_CAPABILITY_FLEX,
+        labels.INSTANCE_FAMILY,
+        labels.INSTANCE_GENERATION,
+        labels.INSTANCE_LOCAL_NVME,
+        labels.INSTANCE_SIZE,
+        labels.INSTANCE_GPU_NAME,
+        labels.INSTANCE_GPU_MANUFACTURER,
+        labels.INSTANCE_GPU_COUNT,
+        labels.INSTANCE_GPU_MEMORY,
+        INSTANCE_ACCELERATOR_NAME,
+        INSTANCE_ACCELERATOR_MANUFACTURER,
+        INSTANCE_ACCELERATOR_COUNT,
+    )
+    specs = [
+        _req(labels.INSTANCE_TYPE, name),
+        _req(labels.ARCH, _arch(info)),
+        _req(labels.ZONE, *zones),
+        _req(labels.REGION, region),
+        _req(labels.CAPACITY_TYPE, *cts),
+        _req(labels.INSTANCE_CPU, str(info["VCpuInfo"]["DefaultVCpus"])),
+        _req(labels.INSTANCE_MEMORY, str(info["MemoryInfo"]["SizeInMiB"])),
+        _req(labels.INSTANCE_HYPERVISOR, str(info.get("Hypervisor", ""))),
+        _req(
+            labels.INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED,
+            "true" if net.get("EncryptionInTransitSupported") else "false",
+        ),
+    ]
+    specs += [_req(k, vals[k]) if k in vals else _absent(k) for k in optional]
+    if zone_ids:
+        specs.append(_req(ZONE_ID, *zone_ids))
+    specs.append(_absent(labels.CAPACITY_RESERVATION_ID))
+    return specs
+
+
+def family_requirements(arch: str, family: str) -> list[RequirementSpec]:
+    """OS and windows-build requirements, which depend on the AMI family."""
+    if family.startswith("Windows"):
+        os_values: tuple[str, ...] = ("windows",) if arch == "amd64" else ()
+        return [
+            RequirementSpec(labels.OS, "In", os_values),
+            _req(labels.WINDOWS_BUILD, _WINDOWS_BUILD[family]),
+        ]
+    return [_req(labels.OS, "linux"), _absent(labels.WINDOWS_BUILD)]
+
+
+def make_offerings(
+    name: str, info: Mapping[str, Any], *, answers: Ec2Answers, od_prices: Mapping[str, float]
+) -> tuple[Offering, ...]:
+    """One offering per (offered zone, supported usage class), sorted by zone then capacity type."""
+    classes = set(info.get("SupportedUsageClasses") or [])
+    od = od_prices.get(name)
+    spot_known = bool(answers.spot)
+    out: list[Offering] = []
+    for zone in sorted(answers.offered.get(name, set()) & set(answers.zones)):
+        for ct in _CAPACITY_TYPES:
+            if ct not in classes:
+                continue
+            if ct == labels.CAPACITY_TYPE_ON_DEMAND:
+                price = od
+            else:
+                price = answers.spot.get(name, {}).get(zone) if spot_known else od
+            out.append(
+                Offering(
+                    zone=zone,
+                    capacity_type=ct,
+                    price=price if price is not None else 0.0,
+                    available=price is not None,
+                    zone_id=answers.zones.get(zone) or None,
+                )
+            )
+    return tuple(out)
+
+
+def base_types(answers: Ec2Answers) -> list[BaseType]:
+    """Every instance type EC2 offers in a zone of the region, sorted by name."""
+    od_prices = on_demand_prices(answers.region)
+    out: list[BaseType] = []
+    for info in sorted(answers.instance_types, key=lambda i: str(i["InstanceType"])):
+        name = str(info["InstanceType"])
+        offerings = make_offerings(name, info, answers=answers, od_prices=od_prices)
+        if not offerings:
+            continue
+        specs = base_requirements(info, region=answers.region, offerings=offerings)
+        out.append(BaseType(name=name, facts=facts_of(info), specs=tuple(specs), offerings=offerings))
+    return out
+
+
+# -- capacity and overhead ---------------------------------------------------------------------
+
+
+def compute(base: BaseType, options: oh.NodeClassOptions) -> InstanceType:
+    """The instance type as Karpenter's ``NewInstanceType`` builds it for this NodeClass."""
+    f = base.facts
+    family = options.family
+    kubelet = options.kubelet
+    eni_pods = oh.eni_limited_pods(
+        f.max_interfaces,
+        f.ipv4_per_interface,
+        reserved_enis=options.reserved_enis + options.efa_only_interfaces,
+    )
+    pods = oh.max_pods(vcpus=f.vcpus, eni_pods=eni_pods, family=family, kubelet=kubelet)
+    memory = oh.memory_capacity(
+        f.memory_mib, arm64=f.arm64, overhead_percent=options.vm_memory_overhead_percent
+    )
+    storage = oh.ephemeral_storage(instance_storage_gb=f.instance_storage_gb, options=options)
+    capacity = {
+        oh.CPU: f.vcpus * oh.MILLI,
+        oh.MEMORY: memory,
+        oh.EPHEMERAL_STORAGE: storage,
+        oh.PODS: pods * oh.MILLI,
+        **{k: v * oh.MILLI for k, v in f.extended.items()},
+    }
+    _, _, eni_memory = oh.family_traits(family)
+    reserved_pods = (
+        oh.eni_limited_pods(f.max_interfaces, f.ipv4_per_interface, reserved_enis=options.efa_only_interfaces)
+        if eni_memory
+        else pods
+    )
+    arch = next((s.values[0] for s in base.specs if s.key == labels.ARCH and s.values), "amd64")
+    specs = list(base.specs)
+    specs[2:2] = family_requirements(arch, family)  # after instance-type and arch, like upstream
+    if family.startswith("Windows") and arch == "amd64" and f.ipv4_per_interface > 0:
+        capacity[PRIVATE_IPV4] = (f.ipv4_per_interface - 1) * oh.MILLI
+    return InstanceType(
+        name=base.name,
+        capacity=capacity,
+        overhead=Overhead(
+            kube_reserved=oh.kube_reserved(
+                cpu_milli=f.vcpus * oh.MILLI, pods=reserved_pods, overrides=kubelet.kube_reserved
+            ),
+            system_reserved=oh.system_reserved(kubelet.system_reserved),
+            eviction_threshold=oh.eviction_threshold(
+                memory_milli=memory, storage_milli=storage, eviction_hard=kubelet.eviction_hard
+            ),
+        ),
+        requirement_specs=tuple(specs),
+        offerings=base.offerings,
+        facts=f,
+        nodeclass=options,
+    )
+
+
+def base_of(it: InstanceType) -> BaseType | None:
+    """The family-independent part of an AWS-computed type (None for types from a file)."""
+    if it.facts is None:
+        return None
+    specs = tuple(s for s in it.requirement_specs if s.key not in (labels.OS, labels.WINDOWS_BUILD))
+    return BaseType(name=it.name, facts=it.facts, specs=specs, offerings=it.offerings)
+
+
+def with_options(it: InstanceType, options: oh.NodeClassOptions) -> InstanceType:
+    """Recompute an AWS type for other NodeClass options; file types get the generic overrides."""
+    base = base_of(it)
+    if base is not None:
+        return compute(base, options)
+    return _override_generic(it, options.kubelet)
+
+
+def _override_generic(it: InstanceType, kubelet: oh.KubeletOptions) -> InstanceType:
+    """For types without EC2 facts: maxPods/podsPerCore cap pods, reserved/eviction keys override."""
+    capacity = dict(it.capacity)
+    if kubelet.max_pods is not None:
+        capacity[oh.PODS] = kubelet.max_pods * oh.MILLI
+    if kubelet.pods_per_core and kubelet.pods_per_core > 0 and oh.CPU in capacity:
+        per_core = kubelet.pods_per_core * -(-capacity[oh.CPU] // oh.MILLI) * oh.MILLI
+        capacity[oh.PODS] = min(capacity.get(oh.PODS, per_core), per_core)
+    kube = dict(it.overhead.kube_reserved)
+    kube.update({k: oh.parse_milli(v) for k, v in kubelet.kube_reserved.items()})
+    system = dict(it.overhead.system_reserved)
+    system.update({k: oh.parse_milli(v) for k, v in kubelet.system_reserved.items()})
+    evict = dict(it.overhead.eviction_threshold)
+    if oh.MEMORY_AVAILABLE in kubelet.eviction_hard:
+        evict[oh.MEMORY] = oh.eviction_signal(
+            capacity.get(oh.MEMORY, 0), kubelet.eviction_hard[oh.MEMORY_AVAILABLE]
+        )
+    if oh.NODEFS_AVAILABLE in kubelet.eviction_hard:
+        evict[oh.EPHEMERAL_STORAGE] = oh.eviction_signal(
+            capacity.get(oh.EPHEMERAL_STORAGE, 0), kubelet.eviction_hard[oh.NODEFS_AVAILABLE]
+        )
+    return replace(
+        it,
+        capacity=capacity,
+        overhead=Overhead(kube_reserved=kube, system_reserved=system, eviction_threshold=evict),
+    )

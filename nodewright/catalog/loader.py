@@ -1,0 +1,230 @@
+"""``load_catalog``: a catalog from a file or ``aws:<region>``, shaped by an EC2NodeClass.
+
+``load_catalog("aws:us-east-1")`` asks EC2 (or moto) once per machine (disk cache, see
+:mod:`.cache`) and once per process and NodeClass options (memory cache). ``apply_kubelet``
+recomputes capacity and overhead for the EC2NodeClass kubelet settings and AMI family, so the
+capacity the scheduler assumes is the capacity the node gets.
+
+Boundary: orchestration; the math is :mod:`.overhead`/:mod:`.aws`, the format :mod:`.fileformat`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any, Final, TypeVar, overload
+
+from nodewright.catalog import aws, cache
+from nodewright.catalog.fileformat import load_catalog_file
+from nodewright.catalog.model import Catalog, InstanceType
+from nodewright.catalog.overhead import (
+    AMI_FAMILIES,
+    DEFAULT_AMI_FAMILY,
+    BlockDevice,
+    KubeletOptions,
+    NodeClassOptions,
+    parse_milli,
+)
+from nodewright.catalog.prices import price_table_version
+from nodewright.errors import CatalogError, InputError
+
+AWS_PREFIX: Final = "aws:"
+DEFAULT_SPEC: Final = "aws:us-east-1"
+_ALIAS_FAMILIES: Final = {f.lower(): f for f in AMI_FAMILIES if f != "Custom"}
+
+_lock = threading.Lock()
+_base_memo: dict[tuple[str, str], list[aws.BaseType]] = {}
+_catalog_memo: dict[tuple[str, str], Catalog] = {}
+
+T = TypeVar("T", Catalog, InstanceType)
+
+
+def _get(obj: Any, key: str) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def _as_mapping(nodeclass: Any) -> Mapping[str, Any]:
+    if isinstance(nodeclass, Mapping):
+        return nodeclass
+    dump = getattr(nodeclass, "model_dump", None)
+    if callable(dump):
+        result = dump(by_alias=True, exclude_none=True)
+        if isinstance(result, Mapping):
+            return result
+    raise TypeError(f"expected an EC2NodeClass (mapping or model), got {type(nodeclass).__name__}")
+
+
+def _str_map(raw: Any) -> dict[str, str]:
+    if not isinstance(raw, Mapping):
+        return {}
+    return {str(k): str(v) for k, v in raw.items()}
+
+
+def kubelet_options(raw: Any) -> KubeletOptions:
+    """EC2NodeClass ``spec.kubelet`` (a mapping, camelCase) as :class:`KubeletOptions`."""
+    if raw is None:
+        return KubeletOptions()
+    m = raw if isinstance(raw, Mapping) else _as_mapping(raw)
+    max_pods, per_core = m.get("maxPods"), m.get("podsPerCore")
+    return KubeletOptions(
+        max_pods=int(max_pods) if max_pods is not None else None,
+        pods_per_core=int(per_core) if per_core is not None else None,
+        kube_reserved=_str_map(m.get("kubeReserved")),
+        system_reserved=_str_map(m.get("systemReserved")),
+        eviction_hard=_str_map(m.get("evictionHard")),
+    )
+
+
+def ami_family(spec: Mapping[str, Any]) -> str:
+    """Karpenter's ``AMIFamily()``: spec.amiFamily, else the alias term's family, else Custom."""
+    fam = spec.get("amiFamily")
+    if fam:
+        return str(fam)
+    for term in spec.get("amiSelectorTerms") or []:
+        alias = _get(term, "alias")
+        if alias:
+            return _ALIAS_FAMILIES.get(str(alias).split("@", 1)[0].lower(), "Custom")
+    return "Custom" if spec.get("amiSelectorTerms") else DEFAULT_AMI_FAMILY
+
+
+def nodeclass_options(nodeclass: Any) -> NodeClassOptions:
+    """The capacity-relevant settings of an EC2NodeClass (raw mapping or api model)."""
+    if nodeclass is None:
+        return NodeClassOptions()
+    if isinstance(nodeclass, NodeClassOptions):
+        return nodeclass
+    body = _as_mapping(nodeclass)
+    spec = body.get("spec", body)
+    if not isinstance(spec, Mapping):
+        spec = {}
+    devices = []
+    for bdm in spec.get("blockDeviceMappings") or []:
+        ebs = _get(bdm, "ebs") or {}
+        size = _get(ebs, "volumeSize")
+        devices.append(
+            BlockDevice(
+                device_name=str(_get(bdm, "deviceName") or ""),
+                volume_size=parse_milli(str(size)) // 1000 if size is not None else None,
+                root_volume=bool(_get(bdm, "rootVolume")),
+            )
+        )
+    efa_only = sum(
+        1
+        for ni in spec.get("networkInterfaces") or []
+        if _get(ni, "interfaceType") == "efa-only" and int(_get(ni, "networkCardIndex") or 0) == 0
+    )
+    return NodeClassOptions(
+        family=ami_family(spec),
+        kubelet=kubelet_options(spec.get("kubelet")),
+        block_devices=tuple(devices),
+        instance_store_raid0=spec.get("instanceStorePolicy") == "RAID0",
+        efa_only_interfaces=efa_only,
+    )
+
+
+def _source_inputs(region: str, embedded: bool) -> dict[str, Any]:
+    if embedded:
+        from importlib.metadata import version
+
+        source = f"moto-{version('moto')}"
+    else:
+        source = "aws"
+    return {"region": region, "source": source, "prices": price_table_version(region)}
+
+
+def aws_base_types(region: str) -> list[aws.BaseType]:
+    """The family-independent EC2 catalog of ``region``: memory cache, disk cache, then EC2."""
+    embedded = not aws.has_aws_credentials()
+    inputs = _source_inputs(region, embedded)
+    memo_key = (region, repr(sorted(inputs.items())))
+    with _lock:
+        if memo_key in _base_memo:
+            return _base_memo[memo_key]
+    path = cache.cache_path(region, inputs)
+    types = cache.read(path, ttl_seconds=None if embedded else cache.AWS_TTL_SECONDS)
+    if types is None:
+        answers, _ = aws.fetch(region, embedded=embedded)
+        types = aws.base_types(answers)
+        if not types:
+            raise CatalogError(f"EC2 lists no instance types offered in {region}; check the region name")
+        cache.write(path, types, meta=inputs)
+    with _lock:
+        _base_memo[memo_key] = types
+    return types
+
+
+def load_aws_catalog(region: str, *, options: NodeClassOptions | None = None) -> Catalog:
+    opts = options or NodeClassOptions()
+    key = (region, opts.cache_key())
+    with _lock:
+        if key in _catalog_memo:
+            return _catalog_memo[key]
+    bases = aws_base_types(region)
+    catalog = Catalog([aws.compute(b, opts) for b in bases], source=f"{AWS_PREFIX}{region}")
+    with _lock:
+        _catalog_memo[key] = catalog
+    return catalog
+
+
+def load_catalog(spec: str = DEFAULT_SPEC, *, nodeclass: Any = None) -> Catalog:
+    """A catalog from an ``InstanceTypeCatalog`` file or ``aws:<region>``.
+
+    ``nodeclass`` (an EC2NodeClass model or mapping, or :class:`NodeClassOptions`) shapes capacity
+    and overhead: kubelet maxPods/podsPerCore/kubeReserved/systemReserved/evictionHard, AMI family,
+    block device mappings. For a file catalog only the kubelet overrides apply.
+    """
+    options = nodeclass_options(nodeclass)
+    if spec.startswith(AWS_PREFIX):
+        region = spec[len(AWS_PREFIX) :].strip()
+        if not region or not all(ch.isalnum() or ch == "-" for ch in region):
+            raise InputError(
+                f'invalid catalog "{spec}"; expected aws:<region> such as aws:us-east-1', file=spec
+            )
+        return load_aws_catalog(region, options=options)
+    catalog = load_catalog_file(spec)
+    if nodeclass is None:
+        return catalog
+    return apply_kubelet(catalog, options.kubelet, options.family)
+
+
+@overload
+def apply_kubelet(target: Catalog, kubelet: Any, family: str | None = None) -> Catalog: ...
+@overload
+def apply_kubelet(target: InstanceType, kubelet: Any, family: str | None = None) -> InstanceType: ...
+def apply_kubelet(
+    target: Catalog | InstanceType, kubelet: Any, family: str | None = None
+) -> Catalog | InstanceType:
+    """Recompute capacity/overhead for an EC2NodeClass kubelet (mapping, model or KubeletOptions).
+
+    AWS types are recomputed from their EC2 facts with Karpenter's math for ``family`` (default:
+    the family they were computed for, else AL2023); file types get the generic overrides.
+    """
+    k = kubelet if isinstance(kubelet, KubeletOptions) else kubelet_options(kubelet)
+
+    def one(it: InstanceType) -> InstanceType:
+        prev = it.nodeclass or NodeClassOptions()
+        fam = family or prev.family
+        opts = NodeClassOptions(
+            family=fam,
+            kubelet=k,
+            block_devices=prev.block_devices,
+            instance_store_raid0=prev.instance_store_raid0,
+            efa_only_interfaces=prev.efa_only_interfaces,
+            reserved_enis=prev.reserved_enis,
+            vm_memory_overhead_percent=prev.vm_memory_overhead_percent,
+        )
+        return aws.with_options(it, opts)
+
+    if isinstance(target, InstanceType):
+        return one(target)
+    return Catalog([one(it) for it in target], source=target.source)
+
+
+def clear_memory_cache() -> None:
+    with _lock:
+        _base_memo.clear()
+        _catalog_memo.clear()
