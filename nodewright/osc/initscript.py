@@ -24,6 +24,8 @@ from nodewright.osc.plan import BOOTSTRAP_TOKEN, MACHINE_NAME, NodePlan, Planned
 
 INIT_DIR: Final = "/var/lib/nodewright-osc"
 INIT_UNIT: Final = "nodewright-osc-init.service"
+INIT_MARKER: Final = f"{INIT_DIR}/init-applied"
+"""Run-once marker of the init user data (the full config keeps Gardener's own marker)."""
 RESULT_NAMESPACE: Final = "kube-system"
 FULL_CONFIG_KEY: Final = "full_config"
 NODE_AGENT_CONFIG: Final = "/var/lib/gardener-node-agent/config.yaml"
@@ -75,7 +77,7 @@ def _q(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
-def init_script(url: str) -> str:
+def init_script(url: str, *, directory: str = INIT_DIR) -> str:
     """The node-side fetch-and-apply script (no literal placeholder inside: MCM would replace it)."""
     return f"""\
 #!/bin/bash
@@ -83,7 +85,7 @@ def init_script(url: str) -> str:
 set -o errexit
 set -o nounset
 set -o pipefail
-dir={_q(INIT_DIR)}
+dir={_q(directory)}
 url={_q(url)}
 umask 077
 token="$(cat "$dir/bootstrap-token")"
@@ -157,5 +159,10 @@ def init_plan(full: NodePlan, options: InitOptions) -> NodePlan:
         file_paths=(f"{INIT_DIR}/init.sh",),
     )
     return NodePlan(
-        name=full.name, namespace=full.namespace, purpose="provision", files=tuple(files), units=(unit,)
+        name=full.name,
+        namespace=full.namespace,
+        purpose="provision",
+        files=tuple(files),
+        units=(unit,),
+        marker=INIT_MARKER,
     )

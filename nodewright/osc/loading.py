@@ -236,6 +236,46 @@ def _check_containerd(containerd: Any, collector: Collector, at: Any) -> None:
             )
 
 
+def find_secret(secrets: Iterable[Secret], name: str, namespace: str | None) -> Secret | None:
+    """The Secret called ``name``: same namespace first, then one without a namespace."""
+    candidates = [s for s in secrets if s.name == name]
+    for s in candidates:
+        if s.namespace == namespace or namespace is None:
+            return s
+    for s in candidates:
+        if s.namespace is None:
+            return s
+    return None
+
+
+def check_secret_refs(
+    osc: OperatingSystemConfig, secrets: Iterable[Secret], collector: Collector, *, base: str = ""
+) -> None:
+    """Every ``secretRef`` names a given Secret and one of its keys (values never shown)."""
+    pool = list(secrets)
+    groups = (
+        ("spec.files", osc.spec.files),
+        ("status.extensionFiles", osc.status.extension_files if osc.status else ()),
+    )
+    for prefix, files in groups:
+        for i, f in enumerate(files):
+            ref = f.content.secret_ref
+            if ref is None:
+                continue
+            where = _join(base, f"{prefix}[{i}].content.secretRef")
+            secret = find_secret(pool, ref.name, osc.metadata.namespace)
+            if secret is None:
+                collector.add(
+                    f"{where}.name",
+                    f"Secret {ref.name!r} not found; add a v1 Secret document with that name to the input files",
+                )
+            elif ref.data_key not in secret.values:
+                keys = ", ".join(repr(k) for k in secret.key_names()) or "none"
+                collector.add(
+                    f"{where}.dataKey", f"Secret {ref.name!r} has no key {ref.data_key!r} (keys: {keys})"
+                )
+
+
 def _is_http_url(value: str) -> bool:
     parts = urlsplit(value)
     return parts.scheme in ("http", "https") and bool(parts.netloc) and not _CONTROL.search(value)
@@ -269,6 +309,8 @@ def load_osc_documents(docs: Iterable[Document]) -> list[LoadedOSC]:
         else:
             where = f"{doc.file}:{doc.path}" if doc.path else doc.file
             log.warning("%s: ignoring kind %r (not an OperatingSystemConfig or v1 Secret)", where, doc.kind)
+    for osc, doc in oscs:
+        check_secret_refs(osc, secrets, collector_for(doc.file), base=doc.path)
     problems = [p for c in by_file.values() for p in c.problems]
     if problems:
         merged = Collector("<input>")

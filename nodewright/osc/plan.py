@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from nodewright.errors import Collector
-from nodewright.osc.loading import LoadedOSC
-from nodewright.osc.models import File, RegistryConfig, Secret, Unit
+from nodewright.osc.loading import LoadedOSC, find_secret
+from nodewright.osc.models import File, RegistryConfig, Unit
 
 log = logging.getLogger("nodewright")
 
@@ -32,6 +32,8 @@ DEFAULT_FILE_MODE: Final = 0o600
 UNIT_FILE_MODE: Final = 0o644
 SYSTEMD_DIR: Final = "/etc/systemd/system"
 CERTS_DIR: Final = "/etc/containerd/certs.d"
+PROVISION_MARKER: Final = "/var/lib/osc/provision-osc-applied"
+"""Gardener's run-once marker of provision user data."""
 PLACEHOLDER: Final = re.compile(r"<<[A-Z][A-Z0-9_]*>>")
 BOOTSTRAP_TOKEN: Final = "<<BOOTSTRAP_TOKEN>>"
 MACHINE_NAME: Final = "<<MACHINE_NAME>>"
@@ -97,6 +99,8 @@ class NodePlan:
     purpose: Literal["provision", "reconcile"]
     files: tuple[PlannedFile, ...]
     units: tuple[PlannedUnit, ...]
+    marker: str | None = None
+    """Run-once marker file: present -> the rendering exits at once; touched at the end."""
 
     def placeholders(self) -> list[str]:
         """Every placeholder in the plan, sorted."""
@@ -141,17 +145,6 @@ def _clear(data: bytes, *, prefer: bool, where: str, collector: Collector) -> bo
             )
         return clear_ok
     return prefer and clear_ok
-
-
-def find_secret(secrets: tuple[Secret, ...], name: str, namespace: str | None) -> Secret | None:
-    """The Secret called ``name``: same namespace first, then one without a namespace."""
-    for s in secrets:
-        if s.name == name and (s.namespace == namespace or namespace is None):
-            return s
-    for s in secrets:
-        if s.name == name and s.namespace is None:
-            return s
-    return None
 
 
 def _plan_file(f: File, loaded: LoadedOSC, where: str, collector: Collector) -> PlannedFile | None:
@@ -271,4 +264,5 @@ def plan(loaded: LoadedOSC, *, host_name: str | None = None) -> NodePlan:
         purpose=osc.spec.purpose,
         files=tuple(files),
         units=tuple(units),
+        marker=PROVISION_MARKER if osc.spec.purpose == "provision" else None,
     )

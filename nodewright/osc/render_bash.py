@@ -1,7 +1,7 @@
 """Render a :class:`~nodewright.osc.plan.NodePlan` as a bash script (Gardener's oneshot shape).
 
 Shape (reference section 2a, made safe): ``#!/bin/bash``, errexit/nounset/pipefail, the run-once
-marker ``/var/lib/osc/provision-osc-applied`` for purpose ``provision``, then every file and unit
+marker (Gardener's ``/var/lib/osc/provision-osc-applied`` for purpose ``provision``), then every file and unit
 written atomically (temp file in the target directory, chmod, ``mv -f``), ``systemctl
 daemon-reload``, then per unit ``enable``/``disable`` and ``restart --no-block``/``stop``.
 Contents travel in *quoted* heredocs (``<< 'NODEWRIGHT_EOF'``: no ``$``/backtick expansion) whose
@@ -13,13 +13,12 @@ one for the heredoc, removed again with ``truncate -s -1``. Pure function, no I/
 from __future__ import annotations
 
 import base64
+import posixpath
 import re
 from typing import Final
 
 from nodewright.osc.plan import UNIT_FILE_MODE, NodePlan, PlannedUnit
 
-MARKER_DIR: Final = "/var/lib/osc"
-MARKER: Final = f"{MARKER_DIR}/provision-osc-applied"
 DELIMITER: Final = "NODEWRIGHT_EOF"
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -94,9 +93,12 @@ def render_bash(plan: NodePlan) -> str:
         f"# OperatingSystemConfig {_comment(plan.name)} (purpose {plan.purpose}), rendered by nodewright.\n",
         "set -o errexit\nset -o nounset\nset -o pipefail\n",
     ]
-    if plan.purpose == "provision":
+    if plan.marker is not None:
         out.append(
-            f'if [ -f "{MARKER}" ]; then\n  echo "Provision OSC already applied, exiting..."\n  exit 0\nfi\n'
+            f"if [ -f {quote(plan.marker)} ]; then\n"
+            '  echo "Provision OSC already applied, exiting..."\n'
+            "  exit 0\n"
+            "fi\n"
         )
     out.append("\n" + _PRELUDE + "\n")
     for f in plan.files:
@@ -111,6 +113,6 @@ def render_bash(plan: NodePlan) -> str:
             out.append(write_command(path, d.content.encode("utf-8"), mode=UNIT_FILE_MODE, clear=d.clear))
     out.append("\nsystemctl daemon-reload\n")
     out.extend(unit_commands(u) for u in plan.units)
-    if plan.purpose == "provision":
-        out.append(f"\nmkdir -p {MARKER_DIR}\ntouch {MARKER}\n")
+    if plan.marker is not None:
+        out.append(f"\nmkdir -p {quote(posixpath.dirname(plan.marker))}\ntouch {quote(plan.marker)}\n")
     return "".join(out)

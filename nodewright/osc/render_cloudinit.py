@@ -11,6 +11,7 @@ as YAML literal blocks (or quoted scalars) with unlimited line width, so a place
 from __future__ import annotations
 
 import base64
+import posixpath
 from typing import Any, Final
 
 import yaml
@@ -18,8 +19,6 @@ import yaml
 from nodewright.osc.plan import UNIT_FILE_MODE, NodePlan, PlannedUnit
 
 HEADER: Final = "#cloud-config\n"
-MARKER_DIR: Final = "/var/lib/osc"
-MARKER: Final = f"{MARKER_DIR}/provision-osc-applied"
 
 
 class _Text(str):
@@ -82,8 +81,11 @@ def cloud_config(plan: NodePlan) -> dict[str, Any]:
     runcmd: list[_Command] = [_Command(["systemctl", "daemon-reload"])]
     for u in plan.units:
         runcmd.extend(_commands(u))
-    if plan.purpose == "provision":
-        runcmd += [_Command(["mkdir", "-p", MARKER_DIR]), _Command(["touch", MARKER])]
+    if plan.marker is not None:
+        runcmd += [
+            _Command(["mkdir", "-p", posixpath.dirname(plan.marker)]),
+            _Command(["touch", plan.marker]),
+        ]
     config: dict[str, Any] = {}
     if files:
         config["write_files"] = files
