@@ -1,0 +1,511 @@
+"""Topology spread, pod affinity and pod anti-affinity for one scheduling round (Karpenter's ``Topology``).
+
+Built from the cluster state (nodes, bound pods), the NodePools' domain universe
+(:class:`~nodewright.scheduling.topologydomains.DomainSource`) and the batch of pods being
+scheduled. The Solve loop asks :meth:`Topology.add_requirements` which domains a pod may take on
+a candidate node (raising :class:`TopologyError` with Karpenter's text when none), then
+:meth:`Topology.register` / :meth:`Topology.record` once the pod is placed, and
+:meth:`Topology.update` after a preference was relaxed.
+
+Semantics (``topology.go``):
+
+* groups come from each pod's topology spread constraints (``matchLabelKeys`` appended as ``In``
+  expressions) and pod (anti-)affinity terms (required, and preferred unless preferences are
+  ignored; maxSkew ``MaxInt32``); identical groups are shared, each with its set of owner pods;
+* required anti-affinity terms of bound cluster pods and of batch pods are also tracked
+  *inversely*: they keep a pod that such a term selects out of the domains holding its owner;
+* a new group counts the existing cluster pods it selects (scheduled, not terminal, not
+  terminating, not in the batch) on nodes that carry the key (hostname falls back to the node
+  name) and pass the group's node filter, and starts with the domain universe of its key plus the
+  key's values on existing nodes that pass the filter;
+* recording a placement: spread and affinity groups count the domain only when the requirement
+  collapsed to one value; anti-affinity groups and the pod's inverse groups count every domain the
+  pod could still land in.
+
+Determinism: groups are evaluated in creation order (the first failing one names the error) and
+ties between domains go to the lexicographically smallest (Go uses map order).
+
+Boundary: no instance types, no resources; requirements algebra from
+:mod:`nodewright.scheduling.requirements`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+from nodewright.errors import SchedulingError
+from nodewright.labels import HOSTNAME
+from nodewright.scheduling.requirements import Requirement, Requirements
+from nodewright.scheduling.topologydomains import DomainSource, DomainUniverse
+from nodewright.scheduling.topologyfilter import IGNORE, TopologyNodeFilter
+from nodewright.scheduling.topologygroup import (
+    MAX_INT32,
+    GroupKey,
+    TopologyGroup,
+    TopologyType,
+    group_key,
+)
+from nodewright.scheduling.topologyselector import EVERYTHING, Expression, RawSelector, selector_for_matching
+
+if TYPE_CHECKING:
+    from nodewright.api.core import LabelSelector, Node, Pod, PodAffinityTerm
+    from nodewright.scheduling.topologyfilter import Taint
+
+__all__ = ["DomainSource", "Topology", "TopologyError", "TopologyGroup", "TopologyType", "pretty_map"]
+
+_log = logging.getLogger("nodewright")
+
+RESPECT: Final = "Respect"
+_NAMESPACE_NAME_LABEL: Final = "kubernetes.io/metadata.name"
+_DO_NOT_SCHEDULE: Final = "DoNotSchedule"
+_HONOR: Final = "Honor"
+
+
+def pretty_map(values: Mapping[str, int], max_items: int) -> str:
+    """Karpenter's ``pretty.Map``: sorted ``k: v`` pairs, cut after ``max_items``."""
+    keys = sorted(values)
+    shown = keys[:max_items]
+    text = ", ".join(f"{k}: {values[k]}" for k in shown)
+    if len(shown) < len(values):
+        text += f" and {len(values) - len(shown)} other(s)"
+    return text
+
+
+class TopologyError(SchedulingError):
+    """No domain satisfies a topology group; ``str()`` is Karpenter's text (rendered lazily).
+
+    Upstream formats the counts when the error is printed, not when it is raised, and the message
+    has no closing parenthesis; both are kept.
+    """
+
+    def __init__(self, group: TopologyGroup, pod_domains: Requirement, node_domains: Requirement) -> None:
+        super().__init__()
+        self.group = group
+        self.pod_domains = pod_domains
+        self.node_domains = node_domains
+
+    def __str__(self) -> str:
+        group = self.group
+        return (
+            f"unsatisfiable topology constraint for {group.type}, key={group.key} "
+            f"(counts = {pretty_map(group.counts, 25)}, podDomains = {self.pod_domains}, "
+            f"nodeDomains = {self.node_domains}"
+        )
+
+
+@dataclass(slots=True)
+class _PodInfo:
+    key: str
+    namespace: str
+    labels: Mapping[str, str]
+    owned: list[TopologyGroup] = field(default_factory=list)
+    inverse_owned: list[TopologyGroup] = field(default_factory=list)
+    selecting: list[TopologyGroup] | None = None  # forward groups selecting the pod, at ``selecting_version``
+    selecting_version: int = -1
+    inverse_selecting: list[TopologyGroup] | None = None
+    inverse_version: int = -1
+
+
+@dataclass(slots=True)
+class _Node:
+    name: str
+    labels: Mapping[str, str]
+    taints: Sequence[Taint]
+    _requirements: Requirements | None = None
+
+    @property
+    def requirements(self) -> Requirements:
+        if self._requirements is None:
+            self._requirements = Requirements.from_labels(self.labels)
+        return self._requirements
+
+
+@dataclass(frozen=True, slots=True)
+class _CountedPod:
+    labels: Mapping[str, str]
+    node: _Node
+
+
+def _namespace(pod: Pod) -> str:
+    return pod.metadata.namespace or "default"
+
+
+def _raw(selector: LabelSelector | None) -> RawSelector | None:
+    if selector is None:
+        return None
+    return RawSelector.of(selector.match_labels, selector.match_expressions)
+
+
+def _countable(pod: Pod) -> bool:
+    """Not ``IgnoredForTopology``: scheduled, not terminal, not terminating."""
+    return (
+        bool(pod.spec.node_name)
+        and pod.status.phase not in ("Failed", "Succeeded")
+        and pod.metadata.deletion_timestamp is None
+    )
+
+
+class Topology:
+    """Topology groups and their counts for one scheduling round (see module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        domain_sources: Iterable[DomainSource],
+        nodes: Iterable[Node] = (),
+        cluster_pods: Iterable[Pod] = (),
+        batch_pods: Iterable[Pod] = (),
+        preference_policy: str = RESPECT,
+        namespace_labels: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
+        self._respect = preference_policy == RESPECT
+        self._universe = DomainUniverse(domain_sources)
+        self._groups: dict[GroupKey, TopologyGroup] = {}
+        self._inverse: dict[GroupKey, TopologyGroup] = {}
+        self._by_key: dict[str, list[TopologyGroup]] = {}
+        self._seq = 0
+        self._groups_version = 0
+        self._inverse_version = 0
+        self._pods: dict[str, _PodInfo] = {}
+
+        batch = list(batch_pods)
+        self._excluded = {pod.key for pod in batch}
+        self._nodes: dict[str, _Node] = {}
+        for node in nodes:
+            self._nodes[node.metadata.name] = _Node(
+                node.metadata.name, node.metadata.labels, node.spec.taints
+            )
+
+        cluster = list(cluster_pods)
+        known_namespaces = {_namespace(p) for p in cluster} | {_namespace(p) for p in batch}
+        self._namespace_labels: dict[str, Mapping[str, str]] = {
+            ns: {_NAMESPACE_NAME_LABEL: ns} for ns in sorted(known_namespaces)
+        }
+        for ns, labels in (namespace_labels or {}).items():
+            self._namespace_labels[ns] = {_NAMESPACE_NAME_LABEL: ns, **labels}
+
+        self._counted: dict[str, list[_CountedPod]] = {}
+        inverse_candidates: list[tuple[Pod, _Node]] = []
+        for pod in cluster:
+            if pod.key in self._excluded:
+                continue
+            bound = self._nodes.get(pod.spec.node_name or "")
+            if bound is None:
+                continue  # unscheduled, or its node is gone (upstream skips NotFound nodes)
+            if _countable(pod):
+                self._counted.setdefault(_namespace(pod), []).append(_CountedPod(pod.metadata.labels, bound))
+            if pod.status.phase not in ("Failed", "Succeeded") and _required_anti_affinity(pod):
+                inverse_candidates.append((pod, bound))
+
+        for pod, bound in inverse_candidates:
+            self._update_inverse_anti_affinity(pod, bound.labels)
+        for pod in batch:
+            self.update(pod)
+
+    # -- public API ------------------------------------------------------------------------------
+    def update(self, pod: Pod) -> None:
+        """Re-derive the groups ``pod`` owns (after a relaxation or a failed attempt)."""
+        info = self._info(pod)
+        for group in info.owned:
+            group.owners.discard(info.key)
+        # upstream gates on HasPodAntiAffinity / HasRequiredPodAntiAffinity, then walks required terms only
+        self._update_inverse_anti_affinity(pod, None)
+        owned: dict[GroupKey, TopologyGroup] = {}
+        for spec in self._specs_for(pod):
+            hash_key = group_key(
+                topology_type=spec.topology_type,
+                key=spec.key,
+                namespaces=spec.namespaces,
+                raw_selector=spec.raw_selector,
+                max_skew=spec.max_skew,
+                node_filter=spec.node_filter,
+            )
+            existing = self._groups.get(hash_key)
+            if existing is None:
+                existing = self._new_group(spec, pod)
+                self._count_domains(existing)
+                self._groups[hash_key] = existing
+                self._index(existing)
+                self._groups_version += 1
+            existing.owners.add(info.key)
+            owned[hash_key] = existing
+        info.owned = sorted(owned.values(), key=lambda g: g.seq)
+
+    def has_groups_for(self, pod: Pod) -> bool:
+        """True when some group owns ``pod`` or inversely selects it (else topology is a no-op)."""
+        info = self._info(pod)
+        return bool(info.owned) or bool(self._inverse_selecting(info))
+
+    def add_requirements(
+        self,
+        pod: Pod,
+        *,
+        taints: Sequence[Taint],
+        strict_requirements: Requirements,
+        nodeclaim_requirements: Requirements,
+        allow_undefined: frozenset[str] = frozenset(),
+    ) -> Requirements:
+        """``AddRequirements``: ``nodeclaim_requirements`` narrowed by every group that applies.
+
+        Returns ``nodeclaim_requirements`` itself when no group owns or inversely selects the pod.
+        ``taints`` and ``allow_undefined`` are accepted for parity with upstream; the inverse
+        groups they would filter are anti-affinity groups, whose node filter passes every node.
+        """
+        del taints, allow_undefined
+        info = self._info(pod)
+        inverse = self._inverse_selecting(info)
+        if not info.owned and not inverse:
+            return nodeclaim_requirements
+        result = nodeclaim_requirements.copy()
+        key = info.key
+        for group in (*info.owned, *inverse):
+            pod_domains = strict_requirements.get(group.key)
+            node_domains = nodeclaim_requirements.get(group.key)
+            selects = group.selects(key, info.namespace, info.labels)
+            domains = group.get(selects, pod_domains, node_domains)
+            if len(domains) == 0:
+                raise TopologyError(group, pod_domains, node_domains)
+            result.add(domains)
+        return result
+
+    def register(self, key: str, domain: str) -> None:
+        """Make ``domain`` of ``key`` known to every group of that key (count 0 if new)."""
+        for group in self._by_key.get(key, ()):
+            group.register(domain)
+
+    def unregister(self, key: str, domain: str) -> None:
+        for group in self._by_key.get(key, ()):
+            group.unregister(domain)
+
+    def record(
+        self,
+        pod: Pod,
+        *,
+        taints: Sequence[Taint],
+        requirements: Requirements,
+        allow_undefined: frozenset[str] = frozenset(),
+    ) -> None:
+        """``Record``: count ``pod`` placed on a node with ``requirements`` and ``taints``."""
+        del allow_undefined  # upstream's node filter does not pass the options on either
+        info = self._info(pod)
+        for group in self._selecting(info):
+            node_filter = group.node_filter
+            if not node_filter.passes_everything and not node_filter.matches(taints, requirements):
+                continue
+            domains = requirements.get(group.key)
+            # anti-affinity blocks every domain the pod may land in; spread and affinity count
+            # only a collapsed domain
+            if group.type is TopologyType.POD_ANTI_AFFINITY or len(domains) == 1:
+                group.record(*domains.values)
+        for group in info.inverse_owned:
+            group.record(*requirements.get(group.key).values)
+
+    def groups(self) -> list[TopologyGroup]:
+        """Forward groups in creation order (diagnostics and tests)."""
+        return sorted(self._groups.values(), key=lambda g: g.seq)
+
+    def inverse_groups(self) -> list[TopologyGroup]:
+        return sorted(self._inverse.values(), key=lambda g: g.seq)
+
+    # -- internals -------------------------------------------------------------------------------
+    def _info(self, pod: Pod) -> _PodInfo:
+        key = pod.key
+        info = self._pods.get(key)
+        if info is None:
+            info = _PodInfo(key, _namespace(pod), pod.metadata.labels)
+            self._pods[key] = info
+        return info
+
+    def _selecting(self, info: _PodInfo) -> list[TopologyGroup]:
+        if info.selecting is None or info.selecting_version != self._groups_version:
+            info.selecting = [g for g in self.groups() if g.selects(info.key, info.namespace, info.labels)]
+            info.selecting_version = self._groups_version
+        return info.selecting
+
+    def _inverse_selecting(self, info: _PodInfo) -> list[TopologyGroup]:
+        if info.inverse_selecting is None or info.inverse_version != self._inverse_version:
+            info.inverse_selecting = [
+                g for g in self.inverse_groups() if g.selects(info.key, info.namespace, info.labels)
+            ]
+            info.inverse_version = self._inverse_version
+        return info.inverse_selecting
+
+    def _index(self, group: TopologyGroup) -> None:
+        self._by_key.setdefault(group.key, []).append(group)
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def _new_group(self, spec: _GroupSpec, pod: Pod) -> TopologyGroup:
+        honor_taints = spec.node_filter.taint_policy != IGNORE
+        domains = self._universe.eligible(
+            spec.key, tolerations=pod.spec.tolerations, honor_taints=honor_taints
+        )
+        return TopologyGroup(
+            topology_type=spec.topology_type,
+            key=spec.key,
+            namespaces=spec.namespaces,
+            raw_selector=spec.raw_selector,
+            max_skew=spec.max_skew,
+            min_domains=spec.min_domains,
+            node_filter=spec.node_filter,
+            domains=domains,
+            seq=self._next_seq(),
+        )
+
+    def _count_domains(self, group: TopologyGroup) -> None:
+        """``countDomains``: domains of existing nodes, then the existing pods the group counts."""
+        node_filter = group.node_filter
+        everything = node_filter.passes_everything
+        key = group.key
+        for node in self._nodes.values():
+            domain = node.labels.get(key)
+            if domain is None:
+                continue
+            if everything or node_filter.matches(node.taints, node.requirements):
+                group.register(domain)
+        selector = group.list_selector
+        for namespace in sorted(group.namespaces):
+            for counted in self._counted.get(namespace, ()):
+                if selector is not EVERYTHING and not selector.matches(counted.labels):
+                    continue
+                node = counted.node
+                domain = node.labels.get(key)
+                if domain is None:
+                    if key != HOSTNAME:
+                        continue
+                    domain = node.name
+                if not everything and not node_filter.matches(node.taints, node.requirements):
+                    continue
+                group.record(domain)
+
+    def _update_inverse_anti_affinity(self, pod: Pod, node_labels: Mapping[str, str] | None) -> None:
+        info = self._info(pod)
+        owned = {id(g) for g in info.inverse_owned}
+        for term in _required_anti_affinity(pod):
+            spec = _GroupSpec(
+                topology_type=TopologyType.POD_ANTI_AFFINITY,
+                key=term.topology_key,
+                namespaces=self._namespaces_for(pod, term),
+                raw_selector=_raw(term.label_selector),
+                max_skew=MAX_INT32,
+                min_domains=None,
+                node_filter=TopologyNodeFilter(),
+            )
+            hash_key = group_key(
+                topology_type=spec.topology_type,
+                key=spec.key,
+                namespaces=spec.namespaces,
+                raw_selector=spec.raw_selector,
+                max_skew=spec.max_skew,
+                node_filter=spec.node_filter,
+            )
+            group = self._inverse.get(hash_key)
+            if group is None:
+                group = self._new_group(spec, pod)
+                self._inverse[hash_key] = group
+                self._index(group)
+                self._inverse_version += 1
+            if node_labels is not None and group.key in node_labels:
+                group.record(node_labels[group.key])
+            group.owners.add(info.key)
+            if id(group) not in owned:
+                owned.add(id(group))
+                info.inverse_owned.append(group)
+
+    def _namespaces_for(self, pod: Pod, term: PodAffinityTerm) -> frozenset[str]:
+        """``buildNamespaceList``; namespace labels are known only as ``kubernetes.io/metadata.name``
+        (plus any given to the constructor), since cluster files carry no Namespace objects."""
+        if not term.namespaces and term.namespace_selector is None:
+            return frozenset({_namespace(pod)})
+        if term.namespace_selector is None:
+            return frozenset(term.namespaces)
+        selector = selector_for_matching(_raw(term.namespace_selector))
+        if selector.nothing and (
+            term.namespace_selector.match_labels or term.namespace_selector.match_expressions
+        ):
+            _log.warning(
+                "pod %s: invalid namespaceSelector in a pod (anti-)affinity term; it selects no namespace",
+                pod.key,
+            )
+        selected = {ns for ns, labels in self._namespace_labels.items() if selector.matches(labels)}
+        return frozenset(selected | set(term.namespaces))
+
+    def _specs_for(self, pod: Pod) -> list[_GroupSpec]:
+        """``newForTopologies`` then ``newForAffinities`` (affinity terms, then anti-affinity)."""
+        specs: list[_GroupSpec] = []
+        namespace = _namespace(pod)
+        labels = pod.metadata.labels
+        for tsc in pod.spec.topology_spread_constraints:
+            if not self._respect and tsc.when_unsatisfiable != _DO_NOT_SCHEDULE:
+                continue
+            raw = _raw(tsc.label_selector)
+            if raw is not None and tsc.match_label_keys:
+                raw = raw.with_expressions(
+                    Expression(k, "In", (labels[k],)) for k in tsc.match_label_keys if k in labels
+                )
+            node_filter = TopologyNodeFilter.for_pod(
+                pod,
+                taint_policy=tsc.node_taints_policy or IGNORE,
+                affinity_policy=tsc.node_affinity_policy or _HONOR,
+            )
+            specs.append(
+                _GroupSpec(
+                    topology_type=TopologyType.SPREAD,
+                    key=tsc.topology_key,
+                    namespaces=frozenset({namespace}),
+                    raw_selector=raw,
+                    max_skew=tsc.max_skew,
+                    min_domains=tsc.min_domains,
+                    node_filter=node_filter,
+                )
+            )
+        affinity = pod.spec.affinity
+        if affinity is None:
+            return specs
+        for topology_type, rules in (
+            (TopologyType.POD_AFFINITY, affinity.pod_affinity),
+            (TopologyType.POD_ANTI_AFFINITY, affinity.pod_anti_affinity),
+        ):
+            if rules is None:
+                continue
+            terms = list(rules.required_during_scheduling_ignored_during_execution)
+            if self._respect:
+                terms.extend(
+                    w.pod_affinity_term for w in rules.preferred_during_scheduling_ignored_during_execution
+                )
+            for term in terms:
+                specs.append(
+                    _GroupSpec(
+                        topology_type=topology_type,
+                        key=term.topology_key,
+                        namespaces=self._namespaces_for(pod, term),
+                        raw_selector=_raw(term.label_selector),
+                        max_skew=MAX_INT32,
+                        min_domains=None,
+                        node_filter=TopologyNodeFilter(),
+                    )
+                )
+        return specs
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _GroupSpec:
+    topology_type: TopologyType
+    key: str
+    namespaces: frozenset[str]
+    raw_selector: RawSelector | None
+    max_skew: int
+    min_domains: int | None
+    node_filter: TopologyNodeFilter
+
+
+def _required_anti_affinity(pod: Pod) -> list[PodAffinityTerm]:
+    affinity = pod.spec.affinity
+    if affinity is None or affinity.pod_anti_affinity is None:
+        return []
+    return list(affinity.pod_anti_affinity.required_during_scheduling_ignored_during_execution)
