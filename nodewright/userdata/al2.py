@@ -26,8 +26,7 @@ from nodewright.userdata.gomime import (
 from nodewright.userdata.options import RAID0, Options, UserDataError
 
 BOOTSTRAP_HEAD: Final = (
-    "#!/bin/bash -xe\n"
-    "exec > >(tee /var/log/user-data.log|logger -t user-data -s 2>/dev/console) 2>&1\n"
+    "#!/bin/bash -xe\nexec > >(tee /var/log/user-data.log|logger -t user-data -s 2>/dev/console) 2>&1\n"
 )
 MIME_ERROR_PREFIX: Final = "parsing custom user data input "
 MIME_HINT: Final = (
@@ -79,7 +78,10 @@ def kubelet_extra_args(options: Options) -> list[str]:
 def bootstrap_script(options: Options) -> str:
     """Karpenter's ``eksBootstrapScript()``: no trailing newline (the MIME close adds it)."""
     ca = f"--b64-cluster-ca '{options.ca_bundle}'" if options.ca_bundle is not None else ""
-    out = [BOOTSTRAP_HEAD, f"/etc/eks/bootstrap.sh '{options.cluster_name}' --apiserver-endpoint '{options.cluster_endpoint}' {ca}"]
+    out = [
+        BOOTSTRAP_HEAD,
+        f"/etc/eks/bootstrap.sh '{options.cluster_name}' --apiserver-endpoint '{options.cluster_endpoint}' {ca}",
+    ]
     k = options.kubelet
     if options.is_ipv6():
         out.append(" \\\n--ip-family ipv6")

@@ -41,7 +41,14 @@ class _GoYAMLDumper(yaml.SafeDumper):
 
 
 def _dump(data: Any) -> str:
-    return yaml.dump(data, Dumper=_GoYAMLDumper, sort_keys=True, default_flow_style=False, width=1 << 30, allow_unicode=True)
+    return yaml.dump(
+        data,
+        Dumper=_GoYAMLDumper,
+        sort_keys=True,
+        default_flow_style=False,
+        width=1 << 30,
+        allow_unicode=True,
+    )
 
 
 def node_config(options: Options) -> dict[str, Any]:
@@ -70,7 +77,8 @@ def node_config(options: Options) -> dict[str, Any]:
     kubelet_config: dict[str, Any] = options.kubelet.to_json() if options.kubelet else {}
     if options.taints:
         kubelet_config["registerWithTaints"] = [
-            {"effect": t.effect, "key": t.key, **({"value": t.value} if t.value else {})} for t in options.taints
+            {"effect": t.effect, "key": t.key, **({"value": t.value} if t.value else {})}
+            for t in options.taints
         ]
     kubelet: dict[str, Any] = {}
     if kubelet_config:
@@ -155,9 +163,13 @@ def user_entries(user_data: str | None) -> list[Part]:
         try:
             parts = read_multipart(user_data)
         except MediaTypeError as exc:
-            raise UserDataError(f"parsing custom UserData, archive doesn't have Content-Type header, {exc}") from None
+            raise UserDataError(
+                f"parsing custom UserData, archive doesn't have Content-Type header, {exc}"
+            ) from None
         except NotMultipartError:
-            raise UserDataError("parsing custom UserData, archive is not in multipart format (use multipart/mixed)") from None
+            raise UserDataError(
+                "parsing custom UserData, archive is not in multipart format (use multipart/mixed)"
+            ) from None
         except MessageError as exc:
             raise UserDataError(f"parsing custom UserData, {exc}") from None
         except GoMIMEError as exc:

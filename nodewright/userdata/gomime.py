@@ -103,7 +103,9 @@ def go_quote(s: str) -> str:
 
 # -- net/textproto ---------------------------------------------------------------------------
 
-_TOKEN_CHARS: Final = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_TOKEN_CHARS: Final = frozenset(
+    "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
 _COMMON_HEADERS: Final = {"Mime-Version": "MIME-Version", "Content-Id": "Content-ID"}
 
 
@@ -261,7 +263,7 @@ def _consume_value(v: str) -> tuple[str, str]:
         return "", v
     if v[0] != '"':
         return _consume_token(v)
-    out = []
+    out: list[str] = []
     i = 1
     while i < len(v):
         c = v[i]
@@ -481,4 +483,3 @@ def read_multipart(text: str) -> list[Part]:
     if not media.startswith("multipart/"):
         raise NotMultipartError(media)
     return MultipartReader(message.body, params.get("boundary", "")).parts()
-

@@ -46,7 +46,16 @@ class UserDataError(RenderError):
 
 
 # -- Go durations (metav1.Duration) -------------------------------------------------------------
-_UNITS: Final = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
+_UNITS: Final = {
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,
+    "μs": 1_000,
+    "ms": 1_000_000,
+    "s": 10**9,
+    "m": 60 * 10**9,
+    "h": 3600 * 10**9,
+}
 _DURATION: Final = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 
 
@@ -177,7 +186,10 @@ class KubeletConfig:
             try:
                 out[key] = format_go_duration(parse_go_duration(value))
             except ValueError as exc:
-                raise UserDataError(f"{exc}; use a Go duration such as 1m30s", path=f"spec.kubelet.evictionSoftGracePeriod.{key}") from None
+                raise UserDataError(
+                    f"{exc}; use a Go duration such as 1m30s",
+                    path=f"spec.kubelet.evictionSoftGracePeriod.{key}",
+                ) from None
         return out
 
     def to_json(self) -> dict[str, Any]:
