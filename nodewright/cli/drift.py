@@ -1,15 +1,111 @@
-"""`nodewright drift` (see ../shared/spec/cli.md)."""
+"""`nodewright drift` (see ../shared/spec/cli.md): NodeClaims Karpenter would mark Drifted.
+
+Thin: read the files and the cluster state, call :func:`nodewright.drift.drift_impact_files`, print.
+"""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import click
 
-from nodewright.cli._common import handle_errors
-from nodewright.errors import NodewrightError
+from nodewright.cli._common import emit, format_markdown_table, format_table, handle_errors, output_option
+from nodewright.drift import DriftReport, drift_impact_files
+from nodewright.drift.detect import DefaultsMode, parse_time
+from nodewright.errors import InputError
+
+
+def _table(report: DriftReport) -> str:
+    out = [
+        format_table(
+            ["NODECLAIM", "NODEPOOL", "REASON"],
+            [[d.node_claim, d.node_pool, d.reason] for d in report.drifted],
+        )
+        if report.drifted
+        else "No NodeClaim would drift.",
+        "",
+        format_table(
+            ["NODEPOOL", "NODECLAIMS", "REPLACED", "HASH BEFORE", "HASH AFTER"],
+            [[p.name, p.node_claims, p.replaced, p.hash_before or "-", p.hash_after] for p in report.pools],
+        ),
+    ]
+    out += [f"note: {n}" for n in report.notes]
+    return "\n".join(out)
+
+
+def _markdown(report: DriftReport) -> str:
+    total = len(report.drifted)
+    lines = [f"### Drift: {total} node{'s' if total != 1 else ''} would be replaced", ""]
+    lines.append(
+        format_markdown_table(
+            ["NodePool", "NodeClaims", "Replaced", "Reasons", "Hash changed"],
+            [
+                [
+                    p.name,
+                    p.node_claims,
+                    p.replaced,
+                    ", ".join(f"{k}: {v}" for k, v in sorted(p.reasons.items())) or "-",
+                    "yes" if p.hash_changed else "no",
+                ]
+                for p in report.pools
+            ],
+        )
+    )
+    if report.drifted:
+        lines += [
+            "",
+            format_markdown_table(
+                ["NodeClaim", "NodePool", "Reason"],
+                [[d.node_claim, d.node_pool, d.reason] for d in report.drifted],
+            ),
+        ]
+    lines += [f"\n> note: {n}" for n in report.notes]
+    return "\n".join(lines)
 
 
 @click.command("drift")
+@click.option(
+    "-f",
+    "--filename",
+    "files",
+    multiple=True,
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="NodePool / EC2NodeClass YAML or JSON file of the branch (repeatable).",
+)
+@click.option(
+    "--cluster", required=True, type=click.Path(dir_okay=False), help="Cluster state (kubectl List JSON)."
+)
+@click.option(
+    "--catalog",
+    default=None,
+    help="Instance-type catalog (file or aws:<region>) to check InstanceTypeNotFound; skipped when absent.",
+)
+@click.option(
+    "--now", default=None, help="Evaluation time (RFC 3339) for the 1h InstanceTypeNotFound age gate."
+)
+@click.option(
+    "--crd-defaults",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Hash branch NodePools without expireAfter with the CRD default 720h: auto = when the live copy shows it.",
+)
+@output_option(("table", "json", "yaml", "markdown"))
 @handle_errors
-def command() -> None:
-    """Not yet implemented."""
-    raise NodewrightError("nodewright drift is not implemented yet")
+def command(
+    files: tuple[str, ...], cluster: str, catalog: str | None, now: str | None, crd_defaults: str, output: str
+) -> None:
+    """List NodeClaims Karpenter would mark Drifted once these NodePools are applied, and nodes replaced per NodePool."""
+    when: datetime | None = None
+    if now is not None:
+        when = parse_time(now)
+        if when is None:
+            raise InputError(
+                f"--now {now!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
+            )
+    mode: DefaultsMode = (
+        "always" if crd_defaults == "always" else "never" if crd_defaults == "never" else "auto"
+    )
+    report = drift_impact_files(files, cluster, catalog, now=when, defaults=mode)
+    emit(report.as_dict(), output, table=lambda: _table(report), markdown=lambda: _markdown(report))

@@ -1,1 +1,54 @@
-"""nodewright.drift."""
+"""Drift: Karpenter-compatible NodePool/EC2NodeClass hashes and drift detection.
+
+Public API:
+
+* :func:`nodepool_hash` / :func:`hash_nodepool` / :func:`template_hash` - ``NodePool.Hash()`` v3,
+  the ``karpenter.sh/nodepool-hash`` value, bit for bit (hashstructure v2.0.2 port);
+* :func:`nodeclass_hash` - ``EC2NodeClass.Hash()`` over the v5 hashed fields;
+* :func:`hash_documents` - ``nodewright hash`` over files;
+* :func:`drift_impact` - which NodeClaims of a cluster state Karpenter would mark ``Drifted``
+  once the given NodePools (and EC2NodeClasses) are applied, with a per-NodePool replacement count;
+* :mod:`nodewright.drift.hashstructure` - the generic hashing algorithm and Go type model.
+
+Boundary: pure functions over raw mappings / the api models / a cluster state; no I/O except the
+file readers in :mod:`nodewright.drift.inputs`.
+"""
+
+from __future__ import annotations
+
+from nodewright.drift.detect import (
+    DriftedNodeClaim,
+    DriftReport,
+    PoolImpact,
+    drift_impact,
+    drift_impact_files,
+)
+from nodewright.drift.goduration import DurationError, format_duration, parse_duration
+from nodewright.drift.inputs import hash_documents
+from nodewright.drift.nodeclass_hash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
+from nodewright.drift.nodepool_hash import (
+    NODEPOOL_HASH_VERSION,
+    NodePoolHash,
+    hash_nodepool,
+    nodepool_hash,
+    template_hash,
+)
+
+__all__ = [
+    "EC2NODECLASS_HASH_VERSION",
+    "NODEPOOL_HASH_VERSION",
+    "DriftReport",
+    "DriftedNodeClaim",
+    "DurationError",
+    "NodePoolHash",
+    "PoolImpact",
+    "drift_impact",
+    "drift_impact_files",
+    "format_duration",
+    "hash_documents",
+    "hash_nodepool",
+    "nodeclass_hash",
+    "nodepool_hash",
+    "parse_duration",
+    "template_hash",
+]

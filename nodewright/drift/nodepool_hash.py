@@ -79,12 +79,10 @@ def as_mapping(obj: Any) -> tuple[Mapping[str, Any], Origin]:
     dump = getattr(obj, "model_dump", None)
     if callable(dump):
         raw = dump(by_alias=True, exclude_unset=True, mode="json")
-        origin = getattr(obj, "origin", None) or getattr(obj, "document", None)
-        if origin is not None:
-            return raw, Origin(
-                file=str(getattr(origin, "file", "<input>")), path=str(getattr(origin, "path", ""))
-            )
-        return raw, Origin()
+        file = getattr(obj, "origin_file", None)
+        path_fn = getattr(obj, "origin_path", None)
+        path = path_fn() if callable(path_fn) else ""
+        return raw, Origin(file=file if isinstance(file, str) else "<input>", path=str(path or ""))
     raise TypeError(f"cannot read a NodePool from {type(obj).__name__}")
 
 

@@ -1,0 +1,581 @@
+"""Drift detection: which NodeClaims Karpenter marks ``Drifted`` once NodePools/NodeClasses change.
+
+Boundary: pure evaluation over a cluster state (its NodeClaims, live NodePools and, when listed,
+live EC2NodeClasses), the NodePools/EC2NodeClasses of a branch, and optionally an instance-type
+catalog. It simulates, in order, what Karpenter's controllers do after the branch is applied:
+
+1. the NodePool hash controller (``nodepool.hash``): the NodePool gets ``nodepool-hash`` =
+   ``NodePool.Hash()`` and version ``v3``; when the live NodePool's version was not ``v3``, every
+   NodeClaim of the pool whose version differs is re-stamped to ``v3`` and, unless it already has a
+   ``Drifted`` condition, gets the new hash (a version bump alone drifts nothing; drifted stays
+   drifted). The AWS provider does the same for ``ec2nodeclass-hash`` (``v5``).
+2. the drift sub-reconciler, only for NodeClaims with ``Launched=True``, first reason wins:
+   ``NodePoolDrifted`` (four annotations present, versions equal, hashes differ),
+   ``RequirementsDrifted`` (the NodeClaim's labels are not compatible with the NodePool's
+   requirements), ``InstanceTypeNotFound`` (with a catalog, NodeClaims older than 1h: the instance
+   type is gone or has no compatible offering; reserved NodeClaims also match on-demand),
+   ``NodeClassDrift`` (EC2NodeClass hash, same rule as NodePoolDrifted).
+
+Behavioural fields (disruption, limits, weight, replicas) are not in the hash: they never drift.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from nodewright import labels
+from nodewright.drift.nodeclass_hash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
+from nodewright.drift.nodepool_hash import (
+    NODEPOOL_HASH_VERSION,
+    Origin,
+    as_mapping,
+    nodepool_template,
+    template_hash,
+)
+from nodewright.errors import InputError
+
+log = logging.getLogger("nodewright")
+
+NODEPOOL_DRIFTED: Final = "NodePoolDrifted"
+REQUIREMENTS_DRIFTED: Final = "RequirementsDrifted"
+INSTANCE_TYPE_NOT_FOUND: Final = "InstanceTypeNotFound"
+NODECLASS_DRIFT: Final = "NodeClassDrift"
+REASONS: Final = (NODEPOOL_DRIFTED, REQUIREMENTS_DRIFTED, INSTANCE_TYPE_NOT_FOUND, NODECLASS_DRIFT)
+INSTANCE_TYPE_CHECK_MIN_AGE: Final = timedelta(hours=1)
+
+CONDITION_LAUNCHED: Final = "Launched"
+CONDITION_DRIFTED: Final = "Drifted"
+
+DefaultsMode = Literal["auto", "always", "never"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DriftedNodeClaim:
+    """One NodeClaim Karpenter would mark ``Drifted=True`` with ``reason``."""
+
+    node_claim: str
+    node_pool: str
+    reason: str
+    message: str = ""
+    already_drifted: bool = False
+
+    def as_dict(self) -> dict[str, str]:
+        return {"nodeClaim": self.node_claim, "nodePool": self.node_pool, "reason": self.reason}
+
+
+@dataclass(frozen=True, kw_only=True)
+class PoolImpact:
+    """What the change does to one NodePool: its hash before/after and how many nodes get replaced."""
+
+    name: str
+    source: str  # "files" (a NodePool of the branch) or "cluster" (only live)
+    node_claims: int
+    replaced: int
+    reasons: Mapping[str, int]
+    hash_before: str | None
+    hash_after: str
+    version: str = NODEPOOL_HASH_VERSION
+
+    @property
+    def hash_changed(self) -> bool:
+        return self.hash_before is not None and self.hash_before != self.hash_after
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "source": self.source,
+            "nodeClaims": self.node_claims,
+            "replaced": self.replaced,
+            "reasons": dict(self.reasons),
+            "hash": {"before": self.hash_before, "after": self.hash_after, "version": self.version},
+            "hashChanged": self.hash_changed,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class DriftReport:
+    """The answer of :func:`drift_impact`."""
+
+    drifted: tuple[DriftedNodeClaim, ...]
+    pools: tuple[PoolImpact, ...]
+    node_claims: int = 0
+    skipped: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def replaced(self) -> int:
+        return len(self.drifted)
+
+    def by_pool(self) -> dict[str, int]:
+        return {p.name: p.replaced for p in self.pools}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "drifted": [d.as_dict() for d in self.drifted],
+            "nodePools": [p.as_dict() for p in self.pools],
+            "details": [
+                {
+                    "nodeClaim": d.node_claim,
+                    "nodePool": d.node_pool,
+                    "reason": d.reason,
+                    "message": d.message,
+                    "alreadyDrifted": d.already_drifted,
+                }
+                for d in self.drifted
+            ],
+            "skipped": [{"nodeClaim": n, "why": w} for n, w in self.skipped],
+            "notes": list(self.notes),
+            "summary": {
+                "nodeClaims": self.node_claims,
+                "drifted": len(self.drifted),
+                "replacedByNodePool": self.by_pool(),
+            },
+        }
+
+
+# -- inputs ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Claim:
+    name: str
+    pool: str
+    labels: Mapping[str, str]
+    annotations: dict[str, str]
+    conditions: Mapping[str, Mapping[str, Any]]
+    created: datetime | None
+    nodeclass: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Req:
+    """A NodeSelectorRequirement shaped for :meth:`Requirements.from_node_selector_requirements`."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+    min_values: int | None = None
+
+
+def _meta(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    m = body.get("metadata")
+    return m if isinstance(m, Mapping) else {}
+
+
+def _str_map(v: Any) -> dict[str, str]:
+    return {str(k): str(x) for k, x in v.items()} if isinstance(v, Mapping) else {}
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An RFC 3339 timestamp as an aware datetime (``None`` when absent or unreadable)."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+def _claim(obj: Any) -> _Claim:
+    body, _ = as_mapping(obj)
+    meta = _meta(body)
+    lbls = _str_map(meta.get("labels"))
+    status = body.get("status") if isinstance(body.get("status"), Mapping) else {}
+    conds: dict[str, Mapping[str, Any]] = {}
+    for c in (status or {}).get("conditions") or []:
+        if isinstance(c, Mapping) and isinstance(c.get("type"), str):
+            conds[c["type"]] = c
+    spec = body.get("spec") if isinstance(body.get("spec"), Mapping) else {}
+    ref = (spec or {}).get("nodeClassRef")
+    nodeclass = None
+    if isinstance(ref, Mapping) and (
+        ref.get("group") == labels.AWS_GROUP or ref.get("kind") == "EC2NodeClass"
+    ):
+        nodeclass = str(ref.get("name", ""))
+    return _Claim(
+        name=str(meta.get("name", "")),
+        pool=lbls.get(labels.NODEPOOL, ""),
+        labels=lbls,
+        annotations=_str_map(meta.get("annotations")),
+        conditions=conds,
+        created=parse_time(meta.get("creationTimestamp")),
+        nodeclass=nodeclass,
+    )
+
+
+def _requirements(template: Mapping[str, Any], origin: Origin) -> Any:
+    from nodewright.scheduling.requirements import RequirementError, Requirements
+
+    spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
+    raw = (spec or {}).get("requirements") or []
+    reqs: list[_Req] = []
+    for i, r in enumerate(raw if isinstance(raw, list) else []):
+        where = origin.at(f"spec.template.spec.requirements[{i}]")
+        if not isinstance(r, Mapping) or not isinstance(r.get("key"), str):
+            raise InputError("a requirement needs key, operator and values", file=origin.file, path=where)
+        values = r.get("values") or []
+        reqs.append(
+            _Req(
+                key=r["key"],
+                operator=str(r.get("operator", "")),
+                values=tuple(str(v) for v in values),
+                min_values=r.get("minValues"),
+            )
+        )
+    try:
+        return Requirements.from_node_selector_requirements(reqs)
+    except RequirementError as exc:
+        raise InputError(
+            str(exc), file=origin.file, path=origin.at("spec.template.spec.requirements")
+        ) from exc
+
+
+@dataclass(kw_only=True)
+class _Pool:
+    name: str
+    source: str
+    template: Mapping[str, Any]
+    origin: Origin
+    hash_after: str
+    hash_before: str | None
+    live_version: str | None
+    requirements: Any = None
+    claims: list[_Claim] = field(default_factory=list)
+
+
+def _template_has_expire(template: Any) -> bool:
+    spec = template.get("spec") if isinstance(template, Mapping) else None
+    return isinstance(spec, Mapping) and spec.get("expireAfter") is not None
+
+
+def _pools(nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode) -> dict[str, _Pool]:
+    live_by_name: dict[str, tuple[Mapping[str, Any], Any, Origin]] = {}
+    for obj in live:
+        body, origin = as_mapping(obj)
+        live_by_name[str(_meta(body).get("name", ""))] = (body, obj, origin)
+    pools: dict[str, _Pool] = {}
+    for obj in nodepools:
+        body, _ = as_mapping(obj)
+        name = str(_meta(body).get("name", ""))
+        template, origin = nodepool_template(obj)
+        live_entry = live_by_name.get(name)
+        live_ann = _str_map(_meta(live_entry[0]).get("annotations")) if live_entry else {}
+        apply_defaults = defaults == "always"
+        if defaults == "auto" and live_entry is not None and not _template_has_expire(template):
+            try:
+                live_template, _ = nodepool_template(live_entry[1])
+                apply_defaults = _template_has_expire(live_template)
+            except InputError:
+                apply_defaults = False
+        pools[name] = _Pool(
+            name=name,
+            source="files",
+            template=template,
+            origin=origin,
+            hash_after=template_hash(template, origin=origin, crd_defaults=apply_defaults),
+            hash_before=live_ann.get(labels.NODEPOOL_HASH),
+            live_version=live_ann.get(labels.NODEPOOL_HASH_VERSION),
+        )
+    for name, (body, obj, _) in live_by_name.items():
+        if name in pools:
+            continue
+        template, origin = nodepool_template(obj)
+        ann = _str_map(_meta(body).get("annotations"))
+        current = ann.get(labels.NODEPOOL_HASH)
+        version = ann.get(labels.NODEPOOL_HASH_VERSION)
+        after = (
+            current
+            if current is not None and version == NODEPOOL_HASH_VERSION
+            else template_hash(template, origin=origin)
+        )
+        pools[name] = _Pool(
+            name=name,
+            source="cluster",
+            template=template,
+            origin=origin,
+            hash_after=after,
+            hash_before=current,
+            live_version=version,
+        )
+    return pools
+
+
+@dataclass(frozen=True, kw_only=True)
+class _ClassHash:
+    hash: str
+    live_version: str | None
+
+
+def _nodeclass_hashes(branch: Iterable[Any], live: Iterable[Any]) -> tuple[dict[str, _ClassHash], list[str]]:
+    notes: list[str] = []
+    live_by_name: dict[str, tuple[Mapping[str, Any], Any]] = {}
+    for obj in live:
+        body, _ = as_mapping(obj)
+        live_by_name[str(_meta(body).get("name", ""))] = (body, obj)
+    out: dict[str, _ClassHash] = {}
+    branch_names = set()
+    for obj in branch:
+        body, _ = as_mapping(obj)
+        name = str(_meta(body).get("name", ""))
+        branch_names.add(name)
+        mine = nodeclass_hash(obj)
+        entry = live_by_name.get(name)
+        if entry is None:
+            notes.append(
+                f"EC2NodeClass {name}: the cluster state does not list it, so NodeClassDrift is not evaluated "
+                "(add `ec2nodeclasses.karpenter.k8s.aws` to the kubectl get)"
+            )
+            continue
+        ann = _str_map(_meta(entry[0]).get("annotations"))
+        live_hash = ann.get(labels.EC2NODECLASS_HASH)
+        if live_hash is None:
+            continue
+        unchanged = nodeclass_hash(entry[1]) == mine
+        out[name] = _ClassHash(
+            hash=live_hash if unchanged else mine, live_version=ann.get(labels.EC2NODECLASS_HASH_VERSION)
+        )
+    for name, (body, _) in live_by_name.items():
+        if name in branch_names:
+            continue
+        ann = _str_map(_meta(body).get("annotations"))
+        if labels.EC2NODECLASS_HASH in ann:
+            out[name] = _ClassHash(
+                hash=ann[labels.EC2NODECLASS_HASH], live_version=ann.get(labels.EC2NODECLASS_HASH_VERSION)
+            )
+    return out, notes
+
+
+# -- the controllers -------------------------------------------------------------------------
+
+
+def _restamp(
+    claim: _Claim,
+    *,
+    hash_key: str,
+    version_key: str,
+    current_version: str,
+    live_version: str | None,
+    new_hash: str,
+) -> None:
+    """The hash controllers' re-stamp on a hash-version change (drifted stays drifted)."""
+    if live_version == current_version:
+        return
+    if claim.annotations.get(version_key) == current_version:
+        return
+    claim.annotations[version_key] = current_version
+    if CONDITION_DRIFTED not in claim.conditions:
+        claim.annotations[hash_key] = new_hash
+
+
+def _static_drift(
+    claim: _Claim, *, hash_key: str, version_key: str, owner_hash: str, owner_version: str
+) -> bool:
+    h, v = claim.annotations.get(hash_key), claim.annotations.get(version_key)
+    if h is None or v is None or v != owner_version:
+        return False
+    return h != owner_hash
+
+
+def _instance_type_drift(claim: _Claim, catalog: Any, now: datetime) -> str | None:
+    from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
+
+    if claim.created is not None and now - claim.created <= INSTANCE_TYPE_CHECK_MIN_AGE:
+        return None
+    name = claim.labels.get(labels.INSTANCE_TYPE)
+    it = catalog.get(name) if name else None
+    if it is None:
+        return f"instance type {name!r} is not in the catalog"
+    lbls = dict(claim.labels)
+    ct = lbls.get(labels.CAPACITY_TYPE)
+    extra = []
+    if ct == labels.CAPACITY_TYPE_RESERVED:
+        del lbls[labels.CAPACITY_TYPE]
+        extra.append(
+            Requirement.new(
+                labels.CAPACITY_TYPE, "In", (labels.CAPACITY_TYPE_RESERVED, labels.CAPACITY_TYPE_ON_DEMAND)
+            )
+        )
+    reqs = Requirements.from_labels(lbls)
+    reqs.add(*extra)
+    for o in it.offerings:
+        if reqs.is_compatible(o.requirements, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN):
+            return None
+    return f"instance type {name!r} has no offering compatible with the NodeClaim's zone and capacity type"
+
+
+def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any]]:
+    """(nodeclaims, nodepools, nodeclasses) of a ClusterState-like object or a file path."""
+    if isinstance(cluster, str | Path):
+        from nodewright.api.loading import load_objects
+
+        objs = load_objects([cluster])
+        return list(objs.nodeclaims), list(objs.nodepools), list(objs.nodeclasses)
+    return (
+        list(getattr(cluster, "nodeclaims", ()) or ()),
+        list(getattr(cluster, "nodepools", ()) or ()),
+        list(getattr(cluster, "nodeclasses", ()) or ()),
+    )
+
+
+def drift_impact(
+    nodepools: Iterable[Any],
+    cluster: Any,
+    catalog: Any = None,
+    *,
+    nodeclasses: Iterable[Any] = (),
+    now: datetime | None = None,
+    defaults: DefaultsMode = "auto",
+) -> DriftReport:
+    """Which NodeClaims of ``cluster`` Karpenter marks Drifted once ``nodepools`` are applied.
+
+    ``nodepools``/``nodeclasses``: the branch's NodePools/EC2NodeClasses (raw mappings, Documents
+    or api models). ``cluster``: a :class:`~nodewright.cluster.ClusterState` (or anything with
+    ``nodeclaims``/``nodepools``/optional ``nodeclasses``) or a path to a ``kubectl get -o json``
+    List. ``catalog``: a :class:`~nodewright.catalog.Catalog`, a catalog spec string, or ``None``
+    to skip the InstanceTypeNotFound check. Live NodePools absent from ``nodepools`` keep their
+    live hash. ``defaults``: ``"auto"`` hashes a branch NodePool without ``expireAfter`` with the
+    CRD default (720h) when the live copy shows the API server defaulted it; ``"always"``/``"never"``.
+    """
+    now = now or datetime.now(UTC)
+    if isinstance(catalog, str):
+        from nodewright.catalog.loader import load_catalog
+
+        catalog = load_catalog(catalog)
+    claims_raw, live_pools, live_classes = _load_cluster(cluster)
+    pools = _pools(list(nodepools), live_pools, defaults)
+    class_hashes, notes = _nodeclass_hashes(list(nodeclasses), live_classes)
+    drifted: list[DriftedNodeClaim] = []
+    skipped: list[tuple[str, str]] = []
+    for obj in claims_raw:
+        claim = _claim(obj)
+        pool = pools.get(claim.pool)
+        if pool is None:
+            skipped.append((claim.name, f"NodePool {claim.pool or '<none>'} not found"))
+            continue
+        pool.claims.append(claim)
+        _restamp(
+            claim,
+            hash_key=labels.NODEPOOL_HASH,
+            version_key=labels.NODEPOOL_HASH_VERSION,
+            current_version=NODEPOOL_HASH_VERSION,
+            live_version=pool.live_version,
+            new_hash=pool.hash_after,
+        )
+        cls = class_hashes.get(claim.nodeclass or "")
+        if cls is not None:
+            _restamp(
+                claim,
+                hash_key=labels.EC2NODECLASS_HASH,
+                version_key=labels.EC2NODECLASS_HASH_VERSION,
+                current_version=EC2NODECLASS_HASH_VERSION,
+                live_version=cls.live_version,
+                new_hash=cls.hash,
+            )
+        launched = claim.conditions.get(CONDITION_LAUNCHED)
+        if launched is None or launched.get("status") != "True":
+            skipped.append(
+                (claim.name, "not Launched=True: Karpenter evaluates drift only for launched NodeClaims")
+            )
+            continue
+        reason, message = _first_reason(claim, pool, cls, catalog, now)
+        if reason:
+            drifted.append(
+                DriftedNodeClaim(
+                    node_claim=claim.name,
+                    node_pool=pool.name,
+                    reason=reason,
+                    message=message,
+                    already_drifted=claim.conditions.get(CONDITION_DRIFTED, {}).get("status") == "True",
+                )
+            )
+    drifted.sort(key=lambda d: (d.node_pool, d.node_claim, d.reason))
+    impacts = []
+    for name in sorted(pools):
+        p = pools[name]
+        mine = [d for d in drifted if d.node_pool == name]
+        reasons: dict[str, int] = {}
+        for d in mine:
+            reasons[d.reason] = reasons.get(d.reason, 0) + 1
+        impacts.append(
+            PoolImpact(
+                name=name,
+                source=p.source,
+                node_claims=len(p.claims),
+                replaced=len(mine),
+                reasons=reasons,
+                hash_before=p.hash_before,
+                hash_after=p.hash_after,
+            )
+        )
+    return DriftReport(
+        drifted=tuple(drifted),
+        pools=tuple(impacts),
+        node_claims=len(claims_raw),
+        skipped=tuple(sorted(skipped)),
+        notes=tuple(notes),
+    )
+
+
+def _first_reason(
+    claim: _Claim, pool: _Pool, cls: _ClassHash | None, catalog: Any, now: datetime
+) -> tuple[str, str]:
+    if _static_drift(
+        claim,
+        hash_key=labels.NODEPOOL_HASH,
+        version_key=labels.NODEPOOL_HASH_VERSION,
+        owner_hash=pool.hash_after,
+        owner_version=NODEPOOL_HASH_VERSION,
+    ):
+        return NODEPOOL_DRIFTED, (
+            f"nodepool-hash {claim.annotations.get(labels.NODEPOOL_HASH)} != NodePool's {pool.hash_after}"
+        )
+    from nodewright.scheduling.requirements import Requirements
+
+    if pool.requirements is None:
+        pool.requirements = _requirements(pool.template, pool.origin)
+    err = Requirements.from_labels(claim.labels).compatible(pool.requirements)
+    if err is not None:
+        return REQUIREMENTS_DRIFTED, err
+    if catalog is not None:
+        msg = _instance_type_drift(claim, catalog, now)
+        if msg is not None:
+            return INSTANCE_TYPE_NOT_FOUND, msg
+    if cls is not None and _static_drift(
+        claim,
+        hash_key=labels.EC2NODECLASS_HASH,
+        version_key=labels.EC2NODECLASS_HASH_VERSION,
+        owner_hash=cls.hash,
+        owner_version=EC2NODECLASS_HASH_VERSION,
+    ):
+        return NODECLASS_DRIFT, (
+            f"ec2nodeclass-hash {claim.annotations.get(labels.EC2NODECLASS_HASH)} != EC2NodeClass's {cls.hash}"
+        )
+    return "", ""
+
+
+def drift_impact_files(
+    files: Iterable[str | Path],
+    cluster: str | Path,
+    catalog: Any = None,
+    *,
+    now: datetime | None = None,
+    defaults: DefaultsMode = "auto",
+) -> DriftReport:
+    """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file."""
+    from nodewright.drift.inputs import of_kind, read_documents
+
+    docs = read_documents(files)
+    return drift_impact(
+        of_kind(docs, "NodePool"),
+        cluster,
+        catalog,
+        nodeclasses=of_kind(docs, "EC2NodeClass"),
+        now=now,
+        defaults=defaults,
+    )
