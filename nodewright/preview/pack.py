@@ -1,0 +1,127 @@
+"""The nodewright CrossGuard policies as ``pulumi_policy`` objects.
+
+Boundary: a thin adapter. Each :class:`nodewright.policy.PolicySpec` becomes a
+``ResourceValidationPolicy`` or ``StackValidationPolicy`` whose validator converts the props the
+engine sends (an unknown-checking proxy) to plain JSON and calls the pure rule. Used by
+``policies/__main__.py`` (the pack ``pulumi preview --policy-pack policies`` runs) and by the
+in-process analyzer of ``nodewright preview`` — same code, same messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pulumi_policy import (
+    EnforcementLevel,
+    Policy,
+    PolicyConfigSchema,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from nodewright import __version__
+from nodewright.policy import PACK_NAME, POLICIES, PolicySpec, ResourceView
+
+LEVELS: dict[str, EnforcementLevel] = {
+    "advisory": EnforcementLevel.ADVISORY,
+    "mandatory": EnforcementLevel.MANDATORY,
+    "remediate": EnforcementLevel.REMEDIATE,
+    "disabled": EnforcementLevel.DISABLED,
+}
+
+
+def plain(value: Any) -> Any:
+    """Deep copy of engine props (proxies included) into plain dict/list values."""
+    if isinstance(value, (str, bytes)):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): plain(value[k]) for k in value}
+    if isinstance(value, Sequence):
+        return [plain(value[i]) for i in range(len(value))]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _config(args: ResourceValidationArgs | StackValidationArgs) -> Mapping[str, Any]:
+    cfg = args.get_config()
+    return plain(cfg) if cfg else {}
+
+
+def _resource_validator(spec: PolicySpec) -> Any:
+    check = spec.resource_check
+    assert check is not None
+
+    def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+        view = ResourceView(
+            type=args.resource_type, name=args.name, urn=args.urn or "", props=plain(args.props)
+        )
+        for message in check(view, _config(args)):
+            report_violation(message, None)
+
+    return validate
+
+
+def _stack_validator(spec: PolicySpec) -> Any:
+    check = spec.stack_check
+    assert check is not None
+
+    def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+        views = [
+            ResourceView(type=r.resource_type, name=r.name, urn=r.urn or "", props=plain(r.props))
+            for r in args.resources
+        ]
+        for urn, message in check(views, _config(args)):
+            report_violation(message, urn or None)
+
+    return validate
+
+
+def build_policies() -> list[Policy]:
+    """Every nodewright policy, in catalogue order."""
+    out: list[Policy] = []
+    for spec in POLICIES:
+        schema = (
+            PolicyConfigSchema(properties=dict(spec.config_properties)) if spec.config_properties else None
+        )
+        if spec.resource_check is not None:
+            out.append(
+                ResourceValidationPolicy(
+                    name=spec.name,
+                    description=spec.description,
+                    validate=_resource_validator(spec),
+                    enforcement_level=LEVELS[spec.enforcement],
+                    config_schema=schema,
+                )
+            )
+        else:
+            out.append(
+                StackValidationPolicy(
+                    name=spec.name,
+                    description=spec.description,
+                    validate=_stack_validator(spec),
+                    enforcement_level=LEVELS[spec.enforcement],
+                    config_schema=schema,
+                )
+            )
+    return out
+
+
+def pack_version(project_dir: Path | None = None) -> str:
+    """The pack version from ``policies/PulumiPolicy.yaml`` (the only version source for Python packs)."""
+    if project_dir is not None:
+        f = project_dir / "policies" / "PulumiPolicy.yaml"
+        if f.is_file():
+            doc = yaml.safe_load(f.read_text(encoding="utf-8")) or {}
+            if doc.get("version"):
+                return str(doc["version"])
+    return __version__
+
+
+__all__ = ["LEVELS", "PACK_NAME", "build_policies", "pack_version", "plain"]

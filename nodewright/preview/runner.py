@@ -1,0 +1,190 @@
+"""Run the repository's Pulumi program (``__main__.py``) under Pulumi's mock runtime.
+
+Boundary: no engine, no plugins, no cloud credentials. The program runs in this process exactly as
+the Python language host would run it (project directory as working directory and on
+``sys.path``, stack config from ``stacks/Pulumi.<stack>.yaml`` as ``<namespace>:<key>`` strings),
+with :mod:`nodewright.preview.mocks` answering resources and invokes. Pulumi's runtime state is
+process-global: :func:`run_program` resets it before every run, so several runs in one process
+are independent (the tests rely on it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import runpy
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import yaml
+from pulumi.runtime import settings as pulumi_settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from nodewright.errors import InputError
+from nodewright.preview.mocks import (
+    CapturingMonitor,
+    InvokeRecord,
+    PreviewMocks,
+    Registration,
+    load_ssm_fixture,
+)
+
+SECURE_PLACEHOLDER = "<<secret:{key}>>"
+
+
+@dataclass(frozen=True, kw_only=True)
+class StackConfig:
+    """A stack's name, project, directory and flattened config (``ns:key`` -> string)."""
+
+    project: str
+    stack: str
+    project_dir: Path
+    stack_file: Path | None
+    config: dict[str, str]
+    secret_keys: frozenset[str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutputValue:
+    value: Any
+    secret: bool
+    known: bool
+
+
+@dataclass(kw_only=True)
+class ProgramRun:
+    """Everything the program registered, in a deterministic order."""
+
+    stack: StackConfig
+    registrations: list[Registration]
+    outputs: dict[str, OutputValue]
+    invokes: list[InvokeRecord] = field(default_factory=list)
+
+
+def find_project_dir(start: Path) -> Path:
+    """The nearest directory at or above ``start`` holding ``Pulumi.yaml``."""
+    here = start.resolve()
+    for d in (here, *here.parents):
+        if (d / "Pulumi.yaml").is_file():
+            return d
+    raise InputError(
+        "no Pulumi.yaml here or in any parent directory; run from the repository", file=str(start)
+    )
+
+
+def _flatten_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    return "" if value is None else str(value)
+
+
+def load_stack(
+    *, stack: str | None = None, stack_file: Path | None = None, cwd: Path | None = None
+) -> StackConfig:
+    """Read the project file and the stack config file the way the Pulumi CLI does."""
+    if stack_file is not None:
+        project_dir = find_project_dir(stack_file.parent if stack_file.parent != Path("") else Path("."))
+        name = stack_file.name
+        stack_name = name[len("Pulumi.") : -len(".yaml")] if name.startswith("Pulumi.") else Path(name).stem
+        path: Path | None = stack_file
+    else:
+        project_dir = find_project_dir(cwd or Path.cwd())
+        stack_name = stack or "dev"
+        path = None
+    project_doc = yaml.safe_load((project_dir / "Pulumi.yaml").read_text(encoding="utf-8")) or {}
+    project = str(project_doc.get("name", "project"))
+    if path is None:
+        config_dir = project_dir / str(project_doc.get("stackConfigDir", "."))
+        path = config_dir / f"Pulumi.{stack_name}.yaml"
+        if not path.is_file():
+            raise InputError(
+                f"no stack config for stack {stack_name!r}; create {path} or pass --stack-file",
+                file=str(path),
+            )
+    if not path.is_file():
+        raise InputError("no such stack config file", file=str(path))
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise InputError(f"invalid YAML: {exc}", file=str(path)) from exc
+    raw = doc.get("config") or {}
+    if not isinstance(raw, Mapping):
+        raise InputError(
+            "config must be a mapping of <namespace>:<key> to values", file=str(path), path="config"
+        )
+    config: dict[str, str] = {}
+    secret: set[str] = set()
+    for key, value in raw.items():
+        full = str(key) if ":" in str(key) else f"{project}:{key}"
+        if isinstance(value, Mapping) and set(value) == {"secure"}:
+            config[full] = SECURE_PLACEHOLDER.format(key=full)
+            secret.add(full)
+        else:
+            config[full] = _flatten_value(value)
+    return StackConfig(
+        project=project,
+        stack=stack_name,
+        project_dir=project_dir,
+        stack_file=path.resolve(),
+        config=config,
+        secret_keys=frozenset(secret),
+    )
+
+
+@contextlib.contextmanager
+def _in_project(project_dir: Path) -> Iterator[None]:
+    old_cwd = Path.cwd()
+    root = str(project_dir)
+    added = root not in sys.path
+    if added:
+        sys.path.insert(0, root)
+    os.chdir(project_dir)
+    try:
+        yield
+    finally:
+        os.chdir(old_cwd)
+        if added and root in sys.path:
+            sys.path.remove(root)
+
+
+def _resolve_output(value: Any) -> OutputValue:
+    out = pulumi.Output.from_input(value)
+    known = bool(_sync_await(out.is_known()))
+    secret = bool(_sync_await(out.is_secret()))
+    resolved = _sync_await(out.future()) if known else None
+    return OutputValue(value=resolved, secret=secret, known=known)
+
+
+def run_program(stack: StackConfig, *, ssm_fixture: Path | None = None) -> ProgramRun:
+    """Run ``__main__.py`` of the stack's project under mocks; return what it registered."""
+    fixture_key = f"{stack.project}:ssmFixture"
+    if ssm_fixture is None and stack.config.get(fixture_key):
+        ssm_fixture = stack.project_dir / stack.config[fixture_key]
+    mocks = PreviewMocks(ssm_parameters=load_ssm_fixture(ssm_fixture))
+    monitor = CapturingMonitor(mocks)
+    pulumi_settings.reset_options(project=stack.project, stack=stack.stack, preview=False)
+    pulumi.runtime.set_mocks(mocks, project=stack.project, stack=stack.stack, preview=False, monitor=monitor)
+    pulumi.runtime.set_all_config(dict(stack.config), sorted(stack.secret_keys))
+    pulumi_settings.SETTINGS.rpc_manager.clear()
+    pulumi_settings.SETTINGS.outputs.clear()
+    main = stack.project_dir / "__main__.py"
+    with _in_project(stack.project_dir):
+
+        def program() -> None:
+            runpy.run_path(str(main), run_name="__main__")
+
+        _sync_await(run_pulumi_func(program))
+        root = pulumi_settings.get_root_resource()
+        exported: dict[str, Any] = dict(getattr(root, "outputs", {}) or {})
+        outputs = {k: _resolve_output(v) for k, v in sorted(exported.items())}
+    registrations = sorted(monitor.registrations, key=lambda r: (r.urn, r.type, r.name))
+    invokes = sorted(mocks.invokes, key=lambda i: (i.token, json.dumps(i.args, sort_keys=True)))
+    return ProgramRun(stack=stack, registrations=registrations, outputs=outputs, invokes=invokes)
