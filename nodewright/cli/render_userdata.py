@@ -1,15 +1,146 @@
-"""`nodewright render userdata` (see ../shared/spec/cli.md)."""
+"""`nodewright render userdata` (see ../shared/spec/cli.md): the user data a NodeClass produces.
+
+Thin: load the EC2NodeClass, the NodePool and the cluster facts, find the instance type's pod
+count in the catalog when ``spec.kubelet.maxPods`` is unset, call :func:`nodewright.userdata.render`.
+``-o raw`` prints the user data byte for byte (it contains the CA bundle: that is the point);
+``-o json`` describes it with the CA bundle replaced by ``[secret]``.
+"""
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 import click
 
-from nodewright.cli._common import handle_errors
-from nodewright.errors import NodewrightError
+from nodewright.api import load_objects
+from nodewright.api.documents import parse_text, read_text
+from nodewright.cli._common import emit, handle_errors, output_option
+from nodewright.errors import InputError
+from nodewright.userdata import UserDataError, effective_kubelet, render
+from nodewright.userdata.launch import cluster_info_from_mapping, options_for
+from nodewright.userdata.render import MAX_BYTES, WARN_BYTES
+
+log = logging.getLogger("nodewright")
+FALLBACK_MAX_PODS = 110
+
+
+def _one(kind: str, items: list[Any], file: str, name: str | None) -> Any:
+    if name is not None:
+        items = [i for i in items if i.name == name]
+    if not items:
+        raise InputError(f"no {kind}{f' named {name!r}' if name else ''} found", file=file)
+    if len(items) > 1:
+        names = ", ".join(i.name for i in items)
+        raise InputError(f"several {kind}s ({names}); choose one with --{kind.lower()}-name", file=file)
+    return items[0]
+
+
+def _instance_type_pods(catalog: str, instance_type: str, nodeclass: Any) -> int:
+    from nodewright.catalog import load_catalog
+
+    cat = load_catalog(catalog, nodeclass=nodeclass)
+    it = cat.get(instance_type)
+    if it is None:
+        close = [n for n in cat.names() if n.split(".")[0] == instance_type.split(".")[0]][:5]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise InputError(f'instance type "{instance_type}" is not in the catalog{hint}', file=catalog)
+    return int(it.max_pods)
 
 
 @click.command("userdata")
+@click.option("-f", "--filename", "nodeclass_file", required=True, help="EC2NodeClass YAML/JSON.")
+@click.option("--nodepool", "nodepool_file", required=True, help="NodePool YAML/JSON.")
+@click.option(
+    "--cluster-info",
+    "info_file",
+    required=True,
+    help="clusterName, clusterEndpoint, caBundle, clusterCIDR, clusterDNS.",
+)
+@click.option(
+    "--instance-type", default=None, help="Instance type whose pod capacity sets max-pods (e.g. m5.large)."
+)
+@click.option(
+    "--catalog",
+    default="aws:us-east-1",
+    show_default=True,
+    help="Instance-type catalog: file or aws:<region>.",
+)
+@click.option(
+    "--capacity-type", default=None, help="Capacity type label of the launch (default: from the NodePool)."
+)
+@click.option("--nodeclass-name", default=None, help="Which EC2NodeClass, when the file holds several.")
+@click.option("--nodepool-name", default=None, help="Which NodePool, when the file holds several.")
+@output_option(("raw", "json"), default="raw")
 @handle_errors
-def command() -> None:
-    """Not yet implemented."""
-    raise NodewrightError("nodewright render userdata is not implemented yet")
+def command(
+    nodeclass_file: str,
+    nodepool_file: str,
+    info_file: str,
+    instance_type: str | None,
+    catalog: str,
+    capacity_type: str | None,
+    nodeclass_name: str | None,
+    nodepool_name: str | None,
+    output: str,
+) -> None:
+    """Print the user data (decoded) the NodeClass's AMI family produces for the NodePool."""
+    nodeclass = _one(
+        "EC2NodeClass", load_objects([nodeclass_file]).nodeclasses, nodeclass_file, nodeclass_name
+    )
+    nodepool = _one("NodePool", load_objects([nodepool_file]).nodepools, nodepool_file, nodepool_name)
+    raws = parse_text(read_text(info_file), file=info_file)
+    if len(raws) != 1:
+        raise InputError("expected one YAML document with the cluster facts", file=info_file)
+    info = cluster_info_from_mapping(raws[0], file=info_file)
+
+    kubelet = nodeclass.spec.kubelet
+    pods: int | None = None
+    if kubelet is None or kubelet.max_pods is None:
+        if instance_type is not None:
+            pods = _instance_type_pods(catalog, instance_type, nodeclass)
+        else:
+            log.warning(
+                "no --instance-type and no spec.kubelet.maxPods: max-pods is %d; Karpenter uses the instance "
+                "type's pod capacity (one launch template per value), pass --instance-type to see it",
+                FALLBACK_MAX_PODS,
+            )
+            pods = FALLBACK_MAX_PODS
+    try:
+        family, options = options_for(
+            nodeclass, nodepool, info, instance_type_pods=pods, capacity_type=capacity_type
+        )
+        rendered = render(family, options)
+        facts = effective_kubelet(family=family, kubelet=options.kubelet, user_data=options.custom_user_data)
+    except UserDataError as exc:
+        on_nodeclass = exc.path.startswith("spec.")
+        raise InputError(
+            exc.message,
+            file=nodeclass.origin_file if on_nodeclass else info_file,
+            path=nodeclass.origin_path(exc.path) if on_nodeclass else exc.path,
+        ) from None
+
+    if output == "raw":
+        click.echo(rendered.text, nl=False)
+        return
+    k = options.kubelet
+    data = {
+        "nodeClass": nodeclass.name,
+        "nodePool": nodepool.name,
+        "amiFamily": rendered.family,
+        "instanceType": instance_type,
+        "maxPods": k.max_pods if k else None,
+        "labels": dict(sorted(options.labels.items())),
+        "taints": [t.to_string() for t in options.taints],
+        "size": {"bytes": rendered.size, "limit": MAX_BYTES, "warnAt": WARN_BYTES},
+        "secrets": ["caBundle"] if options.ca_bundle else [],
+        "userData": options.redact(rendered.text),
+        "kubelet": {
+            "maxPods": facts.max_pods,
+            "kubeReserved": dict(facts.kube_reserved),
+            "systemReserved": dict(facts.system_reserved),
+            "evictionHard": dict(facts.eviction_hard),
+            "sources": dict(facts.sources),
+        },
+    }
+    emit(data, output)

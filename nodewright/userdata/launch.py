@@ -1,0 +1,188 @@
+"""From a NodePool, an EC2NodeClass and cluster facts to the :class:`Options` of one launch.
+
+What Karpenter core puts on a NodeClaim (template labels, single-valued ``In`` requirements that
+are not restricted node labels, ``karpenter.sh/nodepool``, ``karpenter.k8s.aws/ec2nodeclass``) and
+the cluster facts file (``INFO.yaml``) validated with every problem collected. Reads models from
+:mod:`nodewright.api`; no I/O beyond what callers pass in, no click.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from collections.abc import Mapping
+from typing import Any, Final
+
+from nodewright import labels as L
+from nodewright.api import EC2NodeClass, NodePool
+from nodewright.errors import Collector
+from nodewright.userdata.options import (
+    ClusterInfo,
+    KubeletConfig,
+    Options,
+    Taint,
+    family_of,
+    resolve_options,
+)
+
+log = logging.getLogger("nodewright")
+
+# Karpenter core's RestrictedLabelDomains (+ the AWS provider's group) and LabelDomainExceptions.
+_RESTRICTED_DOMAINS: Final = ("kubernetes.io", "k8s.io", L.GROUP, L.AWS_GROUP)
+_DOMAIN_EXCEPTIONS: Final = ("kops.k8s.io", "node.kubernetes.io", "node-restriction.kubernetes.io")
+INFO_KEYS: Final = ("clusterName", "clusterEndpoint", "caBundle", "clusterCIDR", "clusterDNS", "ipFamily")
+
+
+def is_restricted_node_label(key: str) -> bool:
+    """Karpenter's ``IsRestrictedNodeLabel``: well-known labels and restricted domains are not copied."""
+    if key in L.WELL_KNOWN_LABELS:
+        return True
+    domain = L.label_domain(key)
+    if any(domain.endswith(d) for d in _DOMAIN_EXCEPTIONS):
+        return False
+    if any(domain.endswith(d) for d in _RESTRICTED_DOMAINS):
+        return True
+    return key in L.RESTRICTED_LABELS
+
+
+def nodeclaim_labels(nodepool: NodePool, nodeclass_name: str) -> dict[str, str]:
+    """The labels Karpenter core puts on a NodeClaim of ``nodepool`` (before the launch adds its own)."""
+    template = nodepool.spec.template
+    out: dict[str, str] = dict(template.metadata.labels)
+    for req in template.spec.requirements:
+        if req.operator == "In" and len(req.values) == 1 and not is_restricted_node_label(req.key):
+            out[req.key] = req.values[0]
+    out[L.NODEPOOL] = nodepool.name
+    out[L.EC2NODECLASS] = nodeclass_name
+    return out
+
+
+def capacity_type_for(nodepool: NodePool) -> str:
+    """The capacity type a launch of ``nodepool`` uses by default: its only value, else on-demand if allowed."""
+    for req in nodepool.spec.template.spec.requirements:
+        if req.key != L.CAPACITY_TYPE:
+            continue
+        if req.operator == "In" and req.values:
+            if L.CAPACITY_TYPE_ON_DEMAND in req.values:
+                return L.CAPACITY_TYPE_ON_DEMAND
+            return sorted(req.values)[0]
+        if req.operator == "NotIn" and L.CAPACITY_TYPE_ON_DEMAND in req.values:
+            return L.CAPACITY_TYPE_SPOT
+    return L.CAPACITY_TYPE_ON_DEMAND
+
+
+def cluster_info_from_mapping(raw: Any, *, file: str) -> ClusterInfo:
+    """``INFO.yaml`` (``clusterName, clusterEndpoint, caBundle, clusterCIDR, clusterDNS``, ``ipFamily``)."""
+    c = Collector(file)
+    if not isinstance(raw, Mapping):
+        c.add("", "expected a mapping with clusterName, clusterEndpoint, caBundle, clusterCIDR, clusterDNS")
+        c.raise_if_any()
+        raise AssertionError
+    for key in ("clusterName", "clusterEndpoint"):
+        if not isinstance(raw.get(key), str) or not raw.get(key):
+            c.add(key, f"{key} is required (a non-empty string)")
+    for key in ("caBundle", "clusterCIDR", "ipFamily"):
+        if raw.get(key) is not None and not isinstance(raw.get(key), str):
+            c.add(key, f"{key} must be a string")
+    dns_raw = raw.get("clusterDNS")
+    dns: list[str] = []
+    if isinstance(dns_raw, str):
+        dns = [dns_raw]
+    elif isinstance(dns_raw, list):
+        dns = [str(d) for d in dns_raw]
+    elif dns_raw is not None:
+        c.add(
+            "clusterDNS",
+            "clusterDNS must be an IP address (the kube-dns Service ClusterIP) or a list of them",
+        )
+    for i, ip in enumerate(dns):
+        try:
+            ipaddress.ip_address(ip)
+        except ValueError:
+            c.add(
+                f"clusterDNS[{i}]" if isinstance(dns_raw, list) else "clusterDNS",
+                f'"{ip}" is not an IP address',
+            )
+    cidr = raw.get("clusterCIDR")
+    if isinstance(cidr, str):
+        try:
+            ipaddress.ip_network(cidr, strict=False)
+        except ValueError:
+            c.add("clusterCIDR", f'"{cidr}" is not a CIDR such as 10.100.0.0/16')
+    family = raw.get("ipFamily")
+    if isinstance(family, str) and family not in ("ipv4", "ipv6"):
+        c.add("ipFamily", f'ipFamily "{family}" must be ipv4 or ipv6')
+    for key in sorted(str(k) for k in raw):
+        if key not in INFO_KEYS:
+            log.warning(
+                "%s:%s: unknown cluster-info key ignored (known: %s)", file, key, ", ".join(INFO_KEYS)
+            )
+    c.raise_if_any()
+    info = ClusterInfo(
+        name=str(raw["clusterName"]),
+        endpoint=str(raw["clusterEndpoint"]),
+        ca_bundle=raw.get("caBundle"),
+        cidr=cidr,
+        dns=tuple(dns),
+        ip_family=family,
+    )
+    if dns and family:
+        is_v6 = ipaddress.ip_address(dns[0]).version == 6
+        if is_v6 != (family == "ipv6"):
+            log.warning(
+                "%s: ipFamily is %s but clusterDNS %s is %s; Karpenter derives the IP family from clusterDNS",
+                file,
+                family,
+                dns[0],
+                "IPv6" if is_v6 else "IPv4",
+            )
+    return info
+
+
+def options_for(
+    nodeclass: EC2NodeClass,
+    nodepool: NodePool,
+    info: ClusterInfo,
+    *,
+    instance_type_pods: int | None,
+    capacity_type: str | None = None,
+) -> tuple[str, Options]:
+    """The family and the bootstrap :class:`Options` for one launch of ``nodepool`` on ``nodeclass``."""
+    family = family_of(nodeclass.ami_family())
+    spec = nodeclass.spec
+    kubelet = (
+        KubeletConfig.from_mapping(spec.kubelet.model_dump(by_alias=True, exclude_none=True))
+        if spec.kubelet is not None
+        else None
+    )
+    template = nodepool.spec.template.spec
+    alias = nodeclass.alias()
+    default_mounts = (
+        alias is not None and alias[0] == "bottlerocket" and _bottlerocket_at_least_1_46(alias[1])
+    )
+    options = resolve_options(
+        family=family,
+        info=info,
+        labels=nodeclaim_labels(nodepool, nodeclass.name),
+        capacity_type=capacity_type or capacity_type_for(nodepool),
+        taints=[Taint(t.key, t.effect, t.value or "") for t in template.taints],
+        startup_taints=[Taint(t.key, t.effect, t.value or "") for t in template.startup_taints],
+        kubelet=kubelet,
+        instance_type_pods=instance_type_pods,
+        instance_store_policy=spec.instance_store_policy,
+        user_data=spec.user_data,
+        bottlerocket_default_mount_paths=default_mounts,
+    )
+    return family, options
+
+
+def _bottlerocket_at_least_1_46(version: str) -> bool:
+    """``version.SupportsDefaultBind``: ``latest`` or v1.46.0 and later."""
+    if version == "latest":
+        return True
+    parts = version.lstrip("v").split(".")
+    try:
+        nums = tuple(int(p) for p in parts[:3])
+    except ValueError:
+        return False
+    return nums >= (1, 46, 0)
