@@ -11,6 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from nodewright.drift import nodepool_hash
+
 T0 = "2026-11-20T09:00:00Z"
 
 
@@ -71,8 +75,33 @@ def pod(
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec, "status": PENDING_STATUS}
 
 
+def live_nodepool() -> dict[str, Any]:
+    """The ``default`` NodePool as it runs in the cluster today: the branch in stacks/ adds the
+    ``workload-class: general`` label, so a preview shows its NodeClaims drifting."""
+    path = Path(__file__).resolve().parent.parent / "nodepools.yaml"
+    pool = next(d for d in yaml.safe_load_all(path.read_text()) if d["metadata"]["name"] == "default")
+    del pool["spec"]["template"]["metadata"]["labels"]["workload-class"]
+    pool["metadata"].update(uid="uid-nodepool-default", generation=3, creationTimestamp=T0)
+    pool["metadata"]["annotations"] = {
+        "karpenter.sh/nodepool-hash": nodepool_hash(pool),
+        "karpenter.sh/nodepool-hash-version": "v3",
+    }
+    pool["status"] = {
+        "conditions": [
+            {"type": t, "status": "True", "reason": t, "lastTransitionTime": T0, "observedGeneration": 3}
+            for t in ("ValidationSucceeded", "NodeClassReady", "NodeRegistrationHealthy", "Ready")
+        ],
+        "nodeClassObservedGeneration": 1,
+        "resources": {"cpu": "12", "memory": "31280Mi", "nodes": "2", "pods": "116"},
+    }
+    return pool
+
+
 def main() -> None:
     items: list[dict[str, Any]] = []
+    pool = live_nodepool()
+    items.append(pool)
+    live_hash = pool["metadata"]["annotations"]["karpenter.sh/nodepool-hash"]
     nodes = [
         ("ip-10-0-1-17.ec2.internal", "us-east-1a", "m5.xlarge", "default-x7k2p"),
         ("ip-10-0-2-41.ec2.internal", "us-east-1b", "c5.2xlarge", "default-q9m4t"),
@@ -94,7 +123,6 @@ def main() -> None:
             "karpenter.k8s.aws/instance-category": itype[0],
             "karpenter.k8s.aws/instance-generation": "5",
             "team": "platform",
-            "workload-class": "general",
         }
         items.append(
             {
@@ -105,7 +133,7 @@ def main() -> None:
                     None,
                     labels,
                     annotations={
-                        "karpenter.sh/nodepool-hash": "0",
+                        "karpenter.sh/nodepool-hash": live_hash,
                         "karpenter.sh/nodepool-hash-version": "v3",
                     },
                 ),
@@ -138,7 +166,7 @@ def main() -> None:
                     None,
                     {k: v for k, v in labels.items() if k != "kubernetes.io/hostname"},
                     annotations={
-                        "karpenter.sh/nodepool-hash": "0",
+                        "karpenter.sh/nodepool-hash": live_hash,
                         "karpenter.sh/nodepool-hash-version": "v3",
                     },
                     ownerReferences=[
