@@ -1,0 +1,247 @@
+"""Existing capacity: cluster state nodes and the scheduler's view of them (Karpenter
+``state/statenode.go``, ``existingnode.go``).
+
+A :class:`StateNode` merges a Node with its NodeClaim, or stands for an in-flight NodeClaim that
+has no Node yet. :class:`ExistingNode` is a state node during one round: remaining resources
+(available minus the part of compatible daemonset requests not yet bound), requirements from its
+labels plus hostname, host ports and volume usage, and the pods placed on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from nodewright import labels
+from nodewright.api.core import Node, Pod, Taint
+from nodewright.api.karpenter import NodeClaim as NodeClaimModel
+from nodewright.resources import ResourceList, add, fits, parse_resource_list, requests_for_pod, subtract
+from nodewright.scheduling import podutil
+from nodewright.scheduling.hostports import CONFLICT, HostPortUsage, host_ports
+from nodewright.scheduling.nodeclaim import Failure
+from nodewright.scheduling.poddata import PodData
+from nodewright.scheduling.requirements import Requirement, Requirements, pod_requirements
+from nodewright.scheduling.tolerations import tolerates
+from nodewright.scheduling.volumes import VolumeUsage
+
+if TYPE_CHECKING:
+    from nodewright.scheduling.topology import Topology
+
+
+def _is_ephemeral_taint(t: Taint) -> bool:
+    if t.key.startswith(labels.EPHEMERAL_TAINT_KEY_PREFIX):
+        return True
+    for key, value, effect in labels.KNOWN_EPHEMERAL_TAINTS:
+        if t.key == key and t.effect == effect and (value is None or t.value == value):
+            return True
+    return False
+
+
+@dataclass(kw_only=True)
+class StateNode:
+    """A Node and/or its NodeClaim, with what is bound to it."""
+
+    name: str
+    node: Node | None
+    nodeclaim: NodeClaimModel | None
+    pods: list[Pod] = field(default_factory=list)
+
+    @property
+    def managed(self) -> bool:
+        return self.nodeclaim is not None or (
+            self.node is not None and labels.NODEPOOL in self.node.metadata.labels
+        )
+
+    def labels(self) -> dict[str, str]:
+        if self.node is not None:
+            return dict(self.node.metadata.labels)
+        assert self.nodeclaim is not None
+        out = Requirements.from_node_selector_requirements(self.nodeclaim.spec.requirements).labels(
+            include_restricted=True
+        )
+        out.update(self.nodeclaim.metadata.labels)
+        return out
+
+    def hostname(self) -> str:
+        if self.node is not None:
+            return self.node.metadata.labels.get(labels.HOSTNAME) or self.name
+        return self.name
+
+    def initialized(self) -> bool:
+        if self.node is None:
+            return False
+        if self.nodeclaim is None and labels.NODEPOOL not in self.node.metadata.labels:
+            return True
+        return self.node.metadata.labels.get(labels.NODE_INITIALIZED) == "true"
+
+    def marked_for_deletion(self) -> bool:
+        if self.node is not None and (
+            self.node.metadata.deletion_timestamp is not None
+            or any(t.key == labels.DISRUPTED_TAINT_KEY for t in self.node.spec.taints)
+        ):
+            return True
+        return self.nodeclaim is not None and self.nodeclaim.metadata.deletion_timestamp is not None
+
+    def taints(self) -> list[Taint]:
+        if self.node is not None:
+            taints = list(self.node.spec.taints)
+        else:
+            assert self.nodeclaim is not None
+            taints = list(self.nodeclaim.spec.taints)
+        if not self.initialized() and self.managed:
+            startup = list(self.nodeclaim.spec.startup_taints) if self.nodeclaim is not None else []
+            taints = [
+                t
+                for t in taints
+                if not _is_ephemeral_taint(t)
+                and not any(s.key == t.key and s.effect == t.effect for s in startup)
+            ]
+        return taints
+
+    def capacity(self) -> ResourceList:
+        if self.node is not None and self.node.status.capacity:
+            return parse_resource_list(self.node.status.capacity)
+        if self.nodeclaim is not None:
+            return parse_resource_list(self.nodeclaim.status.capacity)
+        return {}
+
+    def allocatable(self) -> ResourceList:
+        if self.node is not None and self.node.status.allocatable:
+            return parse_resource_list(self.node.status.allocatable)
+        if self.nodeclaim is not None:
+            return parse_resource_list(self.nodeclaim.status.allocatable)
+        return {}
+
+    def active_pods(self) -> list[Pod]:
+        return [p for p in self.pods if not podutil.is_terminal(p)]
+
+    def available(self) -> ResourceList:
+        used = add({}, *(requests_for_pod(p) for p in self.active_pods()))
+        return subtract(self.allocatable(), used)
+
+    def daemonset_requests(self) -> ResourceList:
+        return add({}, *(requests_for_pod(p) for p in self.active_pods() if podutil.is_owned_by_daemonset(p)))
+
+    def nodepool(self) -> str | None:
+        return self.labels().get(labels.NODEPOOL)
+
+
+def build_state_nodes(
+    nodes: Sequence[Node], nodeclaims: Sequence[NodeClaimModel], pods: Sequence[Pod]
+) -> list[StateNode]:
+    """Merge Nodes with their NodeClaims (by provider ID, then node name); in-flight claims too."""
+    by_provider = {nc.status.provider_id: nc for nc in nodeclaims if nc.status.provider_id}
+    by_node_name = {nc.status.node_name: nc for nc in nodeclaims if nc.status.node_name}
+    used: set[int] = set()
+    out: list[StateNode] = []
+    for node in nodes:
+        nc = by_provider.get(node.spec.provider_id or "") if node.spec.provider_id else None
+        if nc is None:
+            nc = by_node_name.get(node.metadata.name)
+        if nc is not None:
+            used.add(id(nc))
+        out.append(StateNode(name=node.metadata.name, node=node, nodeclaim=nc))
+    for nc in nodeclaims:
+        if id(nc) not in used:
+            out.append(StateNode(name=nc.metadata.name, node=None, nodeclaim=nc))
+    by_name = {s.name: s for s in out if s.node is not None}
+    for p in pods:
+        if p.spec.node_name and p.spec.node_name in by_name:
+            by_name[p.spec.node_name].pods.append(p)
+    return out
+
+
+class ExistingNode:
+    """A state node during one scheduling round."""
+
+    def __init__(
+        self,
+        state: StateNode,
+        *,
+        daemon_requests: ResourceList,
+        volume_usage: VolumeUsage,
+    ) -> None:
+        self.state = state
+        self.name = state.name
+        self.hostname = state.hostname()
+        self.initialized = state.initialized()
+        self.taints = state.taints()
+        bound = state.daemonset_requests()
+        missing = {k: max(0, v) for k, v in subtract(daemon_requests, bound).items()}
+        self.remaining: ResourceList = subtract(state.available(), missing)
+        self.requirements = Requirements.from_labels(state.labels())
+        self.requirements.add(Requirement.new(labels.HOSTNAME, "In", (self.hostname,)))
+        self.ports = HostPortUsage()
+        for p in state.active_pods():
+            self.ports.add(p.key, host_ports(p))
+        self.volumes = volume_usage
+        self.pods: list[PodData] = []
+
+    def can_add(self, pod: PodData, topology: Topology) -> Requirements | Failure:
+        from nodewright.scheduling.topology import TopologyError
+
+        if self.taints:
+            err = tolerates(self.taints, pod.current.spec.tolerations)
+            if err is not None:
+                return Failure(err)
+        vol_err = self.volumes.exceeds_limits(pod.pod)
+        if vol_err is not None:
+            return Failure("checking volume usage, " + vol_err)
+        if pod.ports and self.ports.conflicts(pod.key, pod.ports):
+            return Failure("checking host port usage, " + CONFLICT)
+        if not fits(pod.requests, self.remaining):
+            return Failure("exceeds node resources")
+        err = self.requirements.compatible(pod.requirements)
+        if err is not None:
+            return Failure(err)
+        base = self.requirements.copy()
+        base.add_all(pod.requirements)
+        last: Failure | None = None
+        for vol in pod.volume_requirements or (None,):
+            reqs = base
+            if vol is not None:
+                verr = reqs.compatible(vol)
+                if verr is not None:
+                    last = Failure("incompatible volume requirements, " + verr)
+                    continue
+                reqs = reqs.copy()
+                reqs.add_all(vol)
+            if topology.has_groups_for(pod.current):
+                try:
+                    narrowed = topology.add_requirements(
+                        pod.current,
+                        taints=self.taints,
+                        strict_requirements=pod.strict,
+                        nodeclaim_requirements=reqs,
+                    )
+                except TopologyError as exc:
+                    last = Failure(exc)
+                    continue
+                if narrowed is not reqs:
+                    terr = reqs.compatible(narrowed)
+                    if terr is not None:
+                        last = Failure(terr)
+                        continue
+                    reqs = narrowed
+            return reqs
+        assert last is not None
+        return last
+
+    def add(self, pod: PodData, reqs: Requirements, topology: Topology) -> None:
+        self.pods.append(pod)
+        self.remaining = subtract(self.remaining, pod.requests)
+        self.requirements = reqs
+        topology.record(pod.current, taints=self.taints, requirements=reqs)
+        if pod.ports:
+            self.ports.add(pod.key, pod.ports)
+        self.volumes.add(pod.pod)
+
+
+def daemon_compatible_with_node(pod: Pod, taints: Sequence[Taint], node_labels: dict[str, str]) -> bool:
+    if tolerates(taints, pod.spec.tolerations) is not None:
+        return False
+    return (
+        Requirements.from_labels(node_labels).compatible(pod_requirements(pod, include_preferred=False))
+        is None
+    )

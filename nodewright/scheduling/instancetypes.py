@@ -1,0 +1,324 @@
+"""Instance-type filtering for NodeClaims, fast: bitmask sets over a template's instance types.
+
+Karpenter's ``filterInstanceTypesByRequirements`` keeps an instance type when it is compatible
+with the NodeClaim's requirements, has an available offering compatible with them, and its
+allocatable fits the NodeClaim's requests plus the daemon overhead of its group. Here a set of
+instance types is a Python ``int`` bitmask (bit *i* = the template's *i*-th type):
+
+* resource fit is the AND, over requested resources, of precomputed "allocatable >= x" suffix
+  masks found by bisection (``O(resources * log types)`` instead of a scan of every type);
+* requirement/offering compatibility is memoised per projection of the requirements on the keys
+  instance types and offerings define (a NodeClaim's hostname never splits the memo);
+* NodePool limits use "capacity <= remaining" prefix masks the same way.
+
+The error when nothing remains is :class:`InstanceTypeFilterError` with Karpenter's exact texts.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from nodewright import labels
+from nodewright.catalog.model import InstanceType, Offering
+from nodewright.errors import SchedulingError
+from nodewright.resources import CPU, ResourceList, add, max_resources, min_resources, resource_list_str
+from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
+
+_OFFERING_KEYS: Final = (labels.ZONE, labels.CAPACITY_TYPE, labels.CAPACITY_RESERVATION_ID)
+_ONE_MILLION_CPU_MILLI: Final = 1_000_000_000
+_UNPRICED: Final = float("inf")
+
+
+class ResourceSpace:
+    """A fixed order of resource names; resource lists become tuples of ints in that order."""
+
+    __slots__ = ("index", "names")
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names: tuple[str, ...] = tuple(sorted(set(names)))
+        self.index: dict[str, int] = {n: i for i, n in enumerate(self.names)}
+
+    def vec(self, rl: Mapping[str, int]) -> tuple[int, ...]:
+        out = [0] * len(self.names)
+        idx = self.index
+        for k, v in rl.items():
+            out[idx[k]] = v
+        return tuple(out)
+
+    def to_list(self, vec: Sequence[int]) -> ResourceList:
+        return {n: v for n, v in zip(self.names, vec, strict=True) if v}
+
+
+def vec_add(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(x + y for x, y in zip(a, b, strict=True))
+
+
+def iter_bits(mask: int) -> list[int]:
+    """Indices of the set bits, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class CompatEntry:
+    """Compatibility of every type of a template with one projection of requirements."""
+
+    compat: int  # it.Requirements.Intersects(reqs) == nil
+    offering: int  # has an available offering compatible with reqs
+
+
+@dataclass(slots=True)
+class Launch:
+    """The offering a launch would pick for one instance type under given requirements."""
+
+    price: float
+    offering: Offering | None
+
+
+class TypeIndex:
+    """One template's instance types, with the masks the scheduler filters by."""
+
+    def __init__(self, types: Sequence[InstanceType], space: ResourceSpace) -> None:
+        self.types: tuple[InstanceType, ...] = tuple(types)
+        self.space = space
+        n = len(self.types)
+        self.all: int = (1 << n) - 1
+        self.alloc: list[tuple[int, ...]] = [space.vec(it.allocatable()) for it in self.types]
+        self.capacity: list[tuple[int, ...]] = [space.vec(it.capacity) for it in self.types]
+        self.nonneg: int = 0
+        for i, a in enumerate(self.alloc):
+            if min(a, default=0) >= 0:
+                self.nonneg |= 1 << i
+        self._alloc_sorted, self._alloc_suffix = self._threshold_masks(self.alloc, suffix=True)
+        self._cap_sorted, self._cap_prefix = self._threshold_masks(self.capacity, suffix=False)
+        keys: set[str] = set(_OFFERING_KEYS)
+        for it in self.types:
+            keys.update(it.requirements.keys())
+        self.keys: tuple[str, ...] = tuple(sorted(keys))
+        self._compat: dict[tuple[Requirement | None, ...], CompatEntry] = {}
+        self._launch: dict[tuple[Requirement | None, ...], dict[int, Launch]] = {}
+        self._fit_cache: dict[tuple[int, ...], int] = {}
+
+    @staticmethod
+    def _threshold_masks(
+        vecs: list[tuple[int, ...]], *, suffix: bool
+    ) -> tuple[list[list[int]], list[list[int]]]:
+        dims = len(vecs[0]) if vecs else 0
+        sorted_vals: list[list[int]] = []
+        masks: list[list[int]] = []
+        for d in range(dims):
+            order = sorted(range(len(vecs)), key=lambda i: (vecs[i][d], i))
+            sorted_vals.append([vecs[i][d] for i in order])
+            acc = 0
+            m = [0] * (len(order) + 1)
+            if suffix:  # m[k] = types at sorted positions >= k
+                for k in range(len(order) - 1, -1, -1):
+                    acc |= 1 << order[k]
+                    m[k] = acc
+            else:  # m[k] = types at sorted positions < k
+                for k, i in enumerate(order):
+                    acc |= 1 << i
+                    m[k + 1] = acc
+            masks.append(m)
+        return sorted_vals, masks
+
+    # -- resources -------------------------------------------------------------------------------
+    def fit_mask(self, total: tuple[int, ...]) -> int:
+        """Types whose allocatable fits ``total`` (Karpenter ``resources.Fits``)."""
+        cached = self._fit_cache.get(total)
+        if cached is not None:
+            return cached
+        mask = self.nonneg
+        for d, v in enumerate(total):
+            if v > 0:
+                mask &= self._alloc_suffix[d][bisect.bisect_left(self._alloc_sorted[d], v)]
+                if not mask:
+                    break
+        if len(self._fit_cache) > 200_000:
+            self._fit_cache.clear()
+        self._fit_cache[total] = mask
+        return mask
+
+    def within_limits_mask(self, remaining: Mapping[str, int]) -> int:
+        """Types whose capacity does not exceed ``remaining`` for any limited resource."""
+        mask = self.all
+        for name, rem in remaining.items():
+            d = self.space.index.get(name)
+            if d is None:
+                if rem < 0:
+                    return 0
+                continue
+            mask &= self._cap_prefix[d][bisect.bisect_right(self._cap_sorted[d], rem)]
+        return mask
+
+    def max_capacity(self, mask: int) -> ResourceList:
+        return max_resources(*(self.types[i].capacity for i in iter_bits(mask)))
+
+    # -- requirements ----------------------------------------------------------------------------
+    def project(self, reqs: Requirements) -> tuple[Requirement | None, ...]:
+        return tuple(reqs.get(k) if reqs.has(k) else None for k in self.keys)
+
+    def compat(self, reqs: Requirements) -> CompatEntry:
+        key = self.project(reqs)
+        entry = self._compat.get(key)
+        if entry is None:
+            compat = offering = 0
+            for i, it in enumerate(self.types):
+                if it.requirements.has_intersection(reqs):
+                    compat |= 1 << i
+                for o in it.offerings:
+                    if o.available and reqs.is_compatible(
+                        o.requirements, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN
+                    ):
+                        offering |= 1 << i
+                        break
+            entry = CompatEntry(compat=compat, offering=offering)
+            self._compat[key] = entry
+        return entry
+
+    def launches(self, reqs: Requirements) -> dict[int, Launch]:
+        """Per type index: the cheapest available offering compatible with ``reqs`` (memoised)."""
+        key = self.project(reqs)
+        table = self._launch.get(key)
+        if table is None:
+            table = {}
+            self._launch[key] = table
+        return table
+
+    def launch(self, i: int, reqs: Requirements, table: dict[int, Launch]) -> Launch:
+        got = table.get(i)
+        if got is None:
+            best: Offering | None = None
+            for o in self.types[i].offerings:
+                if not o.available:
+                    continue
+                if not reqs.is_compatible(o.requirements, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN):
+                    continue
+                if best is None or (o.price, o.zone, o.capacity_type) < (
+                    best.price,
+                    best.zone,
+                    best.capacity_type,
+                ):
+                    best = o
+            got = Launch(price=best.price if best is not None else _UNPRICED, offering=best)
+            table[i] = got
+        return got
+
+    def order_by_price(self, mask: int, reqs: Requirements) -> list[int]:
+        """Karpenter ``OrderByPrice``: cheapest compatible available offering first, ties by name."""
+        table = self.launches(reqs)
+        idx = iter_bits(mask)
+        return sorted(idx, key=lambda i: (self.launch(i, reqs, table).price, self.types[i].name))
+
+
+# -- minValues -------------------------------------------------------------------------------------
+def satisfies_min_values(
+    reqs: Requirements, types: Sequence[InstanceType]
+) -> tuple[int, dict[str, int], str | None]:
+    """Karpenter ``InstanceTypes.SatisfiesMinValues`` over ``types`` in order."""
+    keys = [r.key for r in reqs.values() if r.min_values is not None]
+    if not keys:
+        return 0, {}, None
+    values: dict[str, set[str]] = {k: set() for k in keys}
+    incompatible: dict[str, int] = {}
+    for n, it in enumerate(types, 1):
+        for k in keys:
+            r = it.requirements.get(k)
+            if not r.complement:
+                values[k].update(r.values)
+        incompatible = {}
+        for k in keys:
+            need = reqs.get(k).min_values or 0
+            if len(values[k]) < need:
+                incompatible[k] = len(values[k])
+        if not incompatible:
+            return n, {}, None
+    if not types:
+        incompatible = {k: 0 for k in keys if (reqs.get(k).min_values or 0) > 0}
+        if not incompatible:
+            return 0, {}, None
+    names = " ".join(sorted(incompatible))
+    return len(types), incompatible, f"minValues requirement is not met for label(s) (label(s)=[{names}])"
+
+
+# -- the error -------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class InstanceTypeFilterError:
+    """Why every instance type was filtered out; ``str()`` is Karpenter's text (built lazily)."""
+
+    requirements: Requirements
+    pod_requests: ResourceList
+    requirements_met: bool = False
+    fits: bool = False
+    has_offering: bool = False
+    requirements_and_fits: bool = False
+    requirements_and_offering: bool = False
+    fits_and_offering: bool = False
+    min_values_error: str | None = None
+    min_daemon: ResourceList = field(default_factory=dict)
+    max_daemon: ResourceList = field(default_factory=dict)
+
+    def track_daemon_overhead(self, overhead: ResourceList) -> None:
+        if not self.max_daemon:
+            self.min_daemon = overhead
+            self.max_daemon = overhead
+            return
+        self.min_daemon = min_resources(self.min_daemon, overhead)
+        self.max_daemon = max_resources(self.max_daemon, overhead)
+
+    def _resources(self) -> str:
+        if not self.min_daemon:
+            return resource_list_str(self.pod_requests)
+        lo = resource_list_str(add(self.min_daemon, self.pod_requests))
+        hi = resource_list_str(add(self.max_daemon, self.pod_requests))
+        return lo if lo == hi else f"min={lo}, max={hi}"
+
+    def __str__(self) -> str:
+        suffix = f", requirements={self.requirements}, resources={self._resources()}"
+        if self.min_values_error is not None:
+            return self.min_values_error + suffix
+        r, f, o = self.requirements_met, self.fits, self.has_offering
+        if not r and not f and not o:
+            msg = "no instance type met the scheduling requirements or had enough resources or had a required offering"
+        elif not r and not f:
+            msg = "no instance type met the scheduling requirements or had enough resources"
+        elif not r and not o:
+            msg = "no instance type met the scheduling requirements or had a required offering"
+        elif not f and not o:
+            msg = "no instance type had enough resources or had a required offering"
+        elif not r:
+            msg = "no instance type met all requirements"
+        elif not f:
+            text = "no instance type has enough resources" + suffix
+            if self.pod_requests.get(CPU, 0) >= _ONE_MILLION_CPU_MILLI:
+                text += " (CPU request >= 1 Million, m vs M typo?)"
+            return text
+        elif not o:
+            msg = "no instance type has the required offering"
+        elif self.requirements_and_fits:
+            msg = "no instance type which met the scheduling requirements and had enough resources, had a required offering"
+        elif self.fits_and_offering:
+            msg = "no instance type which had enough resources and the required offering met the scheduling requirements"
+        elif self.requirements_and_offering:
+            msg = "no instance type which met the scheduling requirements and the required offering had the required resources"
+        else:
+            msg = "no instance type met the requirements/resources/offering tuple"
+        return msg + suffix
+
+
+class PlacementError(SchedulingError):
+    """One candidate rejected the pod; ``str()`` is Karpenter's text."""
+
+    def __init__(self, message: object) -> None:
+        self.detail = message
+        super().__init__("")
+
+    def __str__(self) -> str:
+        return str(self.detail)

@@ -1,0 +1,327 @@
+"""``plan``: one simulated Karpenter provisioning round from NodePools, cluster state and catalog.
+
+Selects the pending pods (``IsProvisionable``) and the reschedulable pods of deleting nodes,
+validates them (Karpenter's texts), orders and filters the NodePools (managed, not static, Ready,
+not deleting; weight descending then name descending), builds topology and runs the
+:class:`~.scheduler.Scheduler`. The result is the ``nodewright plan -o json`` document
+(``../shared/spec/cli.md``): NodeClaims with instance types cheapest first (truncated to
+``max_instance_types``), launch choice, labels, requests and pods; existing nodes that receive
+pods; per-pod errors; a summary. Deterministic byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from nodewright import labels
+from nodewright.api.core import Affinity, NodeAffinity, ObjectMeta, Pod, PodSpec
+from nodewright.api.karpenter import NodePool
+from nodewright.catalog.model import InstanceType, Offering
+from nodewright.cluster.state import ClusterState
+from nodewright.resources import format_resource_list
+from nodewright.scheduling import podutil
+from nodewright.scheduling.existingnode import build_state_nodes
+from nodewright.scheduling.instancetypes import ResourceSpace, satisfies_min_values
+from nodewright.scheduling.nodeclaim import NodeClaim
+from nodewright.scheduling.poddata import PodData
+from nodewright.scheduling.requirements import RequirementError, Requirements
+from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler, SchedulerOptions, SolveResult
+from nodewright.scheduling.topology import Topology
+from nodewright.scheduling.topologydomains import DomainSource
+from nodewright.scheduling.validation import managed_label_does_not_exist, validate_pod
+from nodewright.scheduling.volumes import VolumeIndex
+
+MAX_INSTANCE_TYPES: Final = 600
+FAILED: Final = "Failed to schedule pod, "
+_NAME_ALPHABET: Final = "bcdfghjklmnpqrstvwxz2456789"
+_OUTPUT_LABEL_SKIP: Final = frozenset({labels.NODE_REGISTERED, labels.NODE_INITIALIZED, labels.HOSTNAME})
+
+CatalogFor = Callable[[NodePool], Sequence[InstanceType]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanOptions:
+    max_instance_types: int = MAX_INSTANCE_TYPES
+    preference_policy: str = "Respect"
+    min_values_policy: str = "Strict"
+    reserved_fallback: bool = True
+
+
+def order_nodepools(nodepools: Sequence[NodePool]) -> list[NodePool]:
+    """Managed, dynamic, Ready, not deleting; weight descending, then name descending."""
+    usable = [np for np in nodepools if np.spec.replicas is None and np.is_ready() and not np.is_deleting()]
+    by_name = sorted(usable, key=lambda np: np.name, reverse=True)
+    return sorted(by_name, key=lambda np: -(np.spec.weight or 0))
+
+
+def daemonset_pods(cluster: ClusterState) -> list[Pod]:
+    """One pod per DaemonSet: its newest pod if any, else its template; required node affinity
+    always from the DaemonSet spec (the daemonset controller overrides it)."""
+    out: list[Pod] = []
+    for ds in cluster.daemonsets:
+        ns = ds.metadata.namespace or "default"
+        owned = [
+            p
+            for p in cluster.pods
+            if (p.metadata.namespace or "default") == ns
+            and any(o.kind == "DaemonSet" and o.name == ds.metadata.name for o in p.metadata.owner_references)
+        ]
+        tmpl_spec = ds.spec.template.spec
+        if owned:
+            pod = max(owned, key=lambda p: (p.metadata.creation_timestamp or "", p.metadata.name))
+        else:
+            pod = Pod(
+                metadata=ObjectMeta(
+                    name=ds.metadata.name, namespace=ns, labels=ds.spec.template.metadata.labels
+                ),
+                spec=tmpl_spec,
+            )
+        req = (
+            tmpl_spec.affinity.node_affinity.required_during_scheduling_ignored_during_execution
+            if tmpl_spec.affinity is not None and tmpl_spec.affinity.node_affinity is not None
+            else None
+        )
+        if req is not None:
+            aff = pod.spec.affinity or Affinity()
+            na = aff.node_affinity or NodeAffinity()
+            na = na.model_copy(update={"required_during_scheduling_ignored_during_execution": req})
+            spec: PodSpec = pod.spec.model_copy(
+                update={"affinity": aff.model_copy(update={"node_affinity": na})}
+            )
+            pod = pod.model_copy(update={"spec": spec})
+        # the group key is the DaemonSet, whatever pod stands for it
+        pod = pod.model_copy(
+            update={"metadata": pod.metadata.model_copy(update={"name": ds.metadata.name, "namespace": ns})}
+        )
+        out.append(pod)
+    return out
+
+
+def _claim_name(pool: str, seed: str, taken: set[str]) -> str:
+    n = 0
+    while True:
+        digest = hashlib.sha256(f"{pool}\x00{seed}\x00{n}".encode()).digest()
+        suffix = "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:5])
+        name = f"{pool}-{suffix}"
+        if name not in taken:
+            taken.add(name)
+            return name
+        n += 1
+
+
+def _round_price(p: float) -> float:
+    return round(p, 4)
+
+
+@dataclass(kw_only=True)
+class _ClaimView:
+    claim: NodeClaim
+    names: list[str]
+    launch: Offering | None
+    launch_type: str
+    reqs: Requirements
+
+
+def _truncate(claim: NodeClaim, max_types: int, policy: str) -> tuple[list[int], str | None]:
+    idx = claim.template.types
+    ordered = idx.order_by_price(claim.options, claim.requirements)[:max_types]
+    if claim.requirements.has_min_values() and policy != BEST_EFFORT:
+        _, _, err = satisfies_min_values(claim.requirements, [idx.types[i] for i in ordered])
+        if err is not None:
+            return ordered, err
+    return ordered, None
+
+
+def _view(claim: NodeClaim, ordered: list[int]) -> _ClaimView:
+    idx = claim.template.types
+    reqs = claim.requirements
+    table = idx.launches(reqs)
+    best: tuple[float, int, str, str] | None = None
+    launch: Offering | None = None
+    launch_type = ""
+    for pos, i in enumerate(ordered):
+        got = idx.launch(i, reqs, table)
+        if got.offering is None:
+            continue
+        key = (got.price, pos, got.offering.zone, got.offering.capacity_type)
+        if best is None or key < best:
+            best, launch, launch_type = key, got.offering, idx.types[i].name
+    return _ClaimView(
+        claim=claim,
+        names=[idx.types[i].name for i in ordered],
+        launch=launch,
+        launch_type=launch_type,
+        reqs=reqs,
+    )
+
+
+def _labels(view: _ClaimView) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in view.reqs.labels(include_restricted=True).items():
+        if key not in _OUTPUT_LABEL_SKIP:
+            out[key] = value
+    if view.launch is not None:
+        out[labels.INSTANCE_TYPE] = view.launch_type
+        out[labels.ZONE] = view.launch.zone
+        out[labels.CAPACITY_TYPE] = view.launch.capacity_type
+    return dict(sorted(out.items()))
+
+
+def plan(
+    *,
+    nodepools: Sequence[NodePool],
+    cluster: ClusterState,
+    catalog_for: CatalogFor,
+    options: PlanOptions = PlanOptions(),
+) -> dict[str, Any]:
+    """Simulate one provisioning round; returns the ``plan -o json`` document."""
+    state_nodes = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
+    deleting = [s for s in state_nodes if s.marked_for_deletion()]
+    active = [s for s in state_nodes if not s.marked_for_deletion()]
+
+    pending = [p for p in cluster.pods if podutil.is_provisionable(p)]
+    rescheduled = [p for s in deleting for p in s.pods if podutil.is_reschedulable(p)]
+    errors: dict[str, str] = {}
+    batch: list[Pod] = []
+    for p in pending:
+        ignored = managed_label_does_not_exist(p)
+        if ignored is not None:
+            errors[p.key] = "ignoring pod, " + ignored
+            continue
+        problems = validate_pod(p)
+        if problems:
+            errors[p.key] = FAILED + "; ".join(problems)
+            continue
+        batch.append(p)
+    batch.extend(rescheduled)
+
+    pools = order_nodepools(nodepools)
+    types_by_pool: dict[str, Sequence[InstanceType]] = {np.name: catalog_for(np) for np in pools}
+    volumes = None
+    if cluster.pvcs or cluster.csinodes:
+        volumes = VolumeIndex.build(cluster.pvcs, cluster.pvs, cluster.storageclasses, cluster.csinodes)
+    datas: list[PodData] = []
+    names: set[str] = set()
+    for types in types_by_pool.values():
+        for it in types:
+            names.update(it.capacity)
+            names.update(it.allocatable())
+    ds_pods = daemonset_pods(cluster)
+    from nodewright.resources import requests_for_pod
+
+    requests = {}
+    for p in [*batch, *ds_pods]:
+        requests[id(p)] = requests_for_pod(p)
+        names.update(requests[id(p)])
+    for np in pools:
+        names.update(k for k in np.spec.limits if k != "nodes")
+    space = ResourceSpace(sorted(names))
+    for p in batch:
+        try:
+            vol_reqs = volumes.topology(p) if volumes is not None else []
+            datas.append(
+                PodData(
+                    p,
+                    space=space,
+                    ignore_preferences=options.preference_policy == "Ignore",
+                    requests=requests[id(p)],
+                    volume_requirements=vol_reqs,
+                )
+            )
+        except RequirementError as exc:
+            errors[p.key] = FAILED + str(exc)
+
+    topology = Topology(
+        domain_sources=[
+            DomainSource.from_nodepool(np, [it.requirements for it in types_by_pool[np.name]]) for np in pools
+        ],
+        nodes=[s.node for s in active if s.node is not None],
+        cluster_pods=cluster.pods,
+        batch_pods=[d.pod for d in datas],
+        preference_policy=options.preference_policy,
+    )
+    scheduler = Scheduler(
+        nodepools=pools,
+        instance_types=types_by_pool,
+        state_nodes=active,
+        daemonset_pods=ds_pods,
+        topology=topology,
+        space=space,
+        volumes=volumes,
+        options=SchedulerOptions(
+            preference_policy=options.preference_policy,
+            min_values_policy=options.min_values_policy,
+            reserved_fallback=options.reserved_fallback,
+        ),
+    )
+    result = scheduler.solve(datas)
+    return render(result, errors=errors, pending=len(pending) + len(rescheduled), options=options)
+
+
+def render(
+    result: SolveResult, *, errors: Mapping[str, str], pending: int, options: PlanOptions
+) -> dict[str, Any]:
+    pod_errors = dict(errors)
+    for key, err in result.errors.items():
+        pod_errors[key] = FAILED + err
+    claims_out: list[dict[str, Any]] = []
+    taken: set[str] = set()
+    cost = 0.0
+    scheduled = 0
+    for claim in result.new_claims:
+        ordered, trunc_err = _truncate(claim, options.max_instance_types, options.min_values_policy)
+        if trunc_err is not None:
+            for pod in claim.pods:
+                pod_errors[pod.key] = (
+                    FAILED + "pod didn’t schedule because NodePool couldn’t meet minValues requirements, "
+                    f"{trunc_err} (NodePool={claim.template.name})"
+                )
+            continue
+        view = _view(claim, ordered)
+        name = _claim_name(claim.template.name, claim.pods[0].key, taken)
+        launch: dict[str, Any] | None = None
+        if view.launch is not None:
+            launch = {
+                "instanceType": view.launch_type,
+                "zone": view.launch.zone,
+                "capacityType": view.launch.capacity_type,
+                "price": _round_price(view.launch.price),
+            }
+            cost += view.launch.price
+        ref = claim.template.nodepool.spec.template.spec.node_class_ref
+        item: dict[str, Any] = {
+            "name": name,
+            "nodePool": claim.template.name,
+            "nodeClass": ref.name,
+            "instanceTypes": view.names,
+            "launch": launch,
+            "labels": _labels(view),
+            "requests": format_resource_list(claim.requests),
+            "pods": [p.key for p in claim.pods],
+        }
+        taints = [t.to_k8s() for t in claim.template.taints]
+        if taints:
+            item["taints"] = taints
+        if claim.min_values_relaxed is not None:
+            item["minValuesRelaxed"] = claim.min_values_relaxed
+        claims_out.append(item)
+        scheduled += len(claim.pods)
+    existing_out = []
+    for node in result.existing:
+        if node.pods:
+            existing_out.append({"name": node.name, "pods": [p.key for p in node.pods]})
+            scheduled += len(node.pods)
+    return {
+        "nodeClaims": claims_out,
+        "existingNodes": existing_out,
+        "podErrors": dict(sorted(pod_errors.items())),
+        "summary": {
+            "pendingPods": pending,
+            "scheduled": scheduled,
+            "newNodeClaims": len(claims_out),
+            "hourlyCost": _round_price(cost),
+        },
+    }

@@ -1,0 +1,88 @@
+"""Per-pod data computed once and reused by every placement attempt (Karpenter ``PodData``).
+
+Requests (``RequestsForPods``: containers, init containers, sidecars, overhead, ``pods: 1``) as a
+resource list and a vector, requirements (node selector + first required term + heaviest
+preferred term as required), strict requirements (without preferences) for topology, host
+ports, the queue sort key, and a per-template toleration memo. ``refresh`` recomputes the parts a
+relaxation can change.
+"""
+
+from __future__ import annotations
+
+from nodewright.api.core import Pod
+from nodewright.resources import CPU, MEMORY, ResourceList, requests_for_pod
+from nodewright.scheduling.hostports import HostPort, host_ports
+from nodewright.scheduling.instancetypes import ResourceSpace
+from nodewright.scheduling.requirements import Requirements, pod_requirements
+
+
+def has_preferred_node_affinity(pod: Pod) -> bool:
+    aff = pod.spec.affinity
+    return bool(
+        aff is not None
+        and aff.node_affinity is not None
+        and aff.node_affinity.preferred_during_scheduling_ignored_during_execution
+    )
+
+
+class PodData:
+    """Everything the solve loop needs about one pod, cached."""
+
+    __slots__ = (
+        "_ignore",
+        "current",
+        "key",
+        "pod",
+        "ports",
+        "requests",
+        "requirements",
+        "sort_key",
+        "strict",
+        "tolerates",
+        "vec",
+        "volume_requirements",
+    )
+
+    def __init__(
+        self,
+        pod: Pod,
+        *,
+        space: ResourceSpace,
+        ignore_preferences: bool = False,
+        requests: ResourceList | None = None,
+        volume_requirements: list[Requirements] | None = None,
+    ) -> None:
+        self.key: str = pod.key
+        self.pod: Pod = pod
+        self.requests: ResourceList = requests if requests is not None else requests_for_pod(pod)
+        self.vec: tuple[int, ...] = space.vec(self.requests)
+        self.ports: tuple[HostPort, ...] = host_ports(pod)
+        self.volume_requirements: list[Requirements] = volume_requirements or []
+        meta = pod.metadata
+        self.sort_key: tuple[int, int, str, str, str] = (
+            -self.requests.get(CPU, 0),
+            -self.requests.get(MEMORY, 0),
+            meta.creation_timestamp or "",
+            meta.uid or "",
+            self.key,
+        )
+        self._ignore = ignore_preferences
+        self.current: Pod = pod
+        self.requirements: Requirements = Requirements()
+        self.strict: Requirements = Requirements()
+        self.tolerates: dict[int, str | None] = {}
+        self.refresh(pod)
+
+    def refresh(self, pod: Pod) -> None:
+        """Recompute from ``pod`` (the original or a relaxed copy)."""
+        self.current = pod
+        self.requirements = pod_requirements(pod, include_preferred=not self._ignore)
+        self.strict = (
+            pod_requirements(pod, include_preferred=False)
+            if has_preferred_node_affinity(pod)
+            else self.requirements
+        )
+        self.tolerates = {}
+
+    def reset(self) -> None:
+        self.refresh(self.pod)

@@ -1,0 +1,48 @@
+"""The scheduling queue (Karpenter ``queue.go``).
+
+Pods are ordered CPU request descending, then memory descending, then creation time ascending,
+then UID ascending (pod priority is not used). ``pop`` stops when the head pod has gone a full
+cycle without progress: its recorded queue length equals the current one.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from typing import Generic, Protocol, TypeVar
+
+
+class Queued(Protocol):
+    @property
+    def key(self) -> str: ...
+    @property
+    def sort_key(self) -> tuple[int, int, str, str, str]: ...
+
+
+T = TypeVar("T", bound=Queued)
+
+
+class Queue(Generic[T]):
+    """FIFO over the initially sorted pods, with Karpenter's no-progress stop."""
+
+    __slots__ = ("_last_len", "_pods")
+
+    def __init__(self, pods: Iterable[T]) -> None:
+        self._pods: deque[T] = deque(sorted(pods, key=lambda p: p.sort_key))
+        self._last_len: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._pods)
+
+    def pop(self) -> T | None:
+        if not self._pods:
+            return None
+        head = self._pods[0]
+        if self._last_len.get(head.key) == len(self._pods):
+            return None
+        self._pods.popleft()
+        return head
+
+    def push(self, pod: T) -> None:
+        self._pods.append(pod)
+        self._last_len[pod.key] = len(self._pods)

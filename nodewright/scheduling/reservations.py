@@ -1,0 +1,50 @@
+"""Reserved-capacity bookkeeping across a scheduling round (Karpenter ``reservationmanager.go``).
+
+Each reservation ID has a capacity (the minimum ``reservationCapacity`` any instance type reports
+for it). A simulated NodeClaim (by hostname) reserves every compatible reserved offering it could
+launch into; reserving is idempotent per hostname, releasing gives the capacity back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from nodewright import labels
+from nodewright.catalog.model import InstanceType, Offering
+
+
+class ReservationManager:
+    """Remaining capacity per reservation ID and what each hostname holds."""
+
+    def __init__(self, instance_types: Iterable[InstanceType]) -> None:
+        self._capacity: dict[str, int] = {}
+        self._held: dict[str, set[str]] = {}
+        for it in instance_types:
+            for o in it.offerings:
+                if o.capacity_type != labels.CAPACITY_TYPE_RESERVED or o.reservation_id is None:
+                    continue
+                cap = o.reservation_capacity or 0
+                prev = self._capacity.get(o.reservation_id)
+                self._capacity[o.reservation_id] = cap if prev is None else min(prev, cap)
+
+    def can_reserve(self, hostname: str, offering: Offering) -> bool:
+        rid = offering.reservation_id or ""
+        if rid in self._held.get(hostname, ()):
+            return True
+        return self._capacity.get(rid, 0) > 0
+
+    def reserve(self, hostname: str, offerings: Iterable[Offering]) -> None:
+        held = self._held.setdefault(hostname, set())
+        for o in offerings:
+            rid = o.reservation_id or ""
+            if rid in held:
+                continue
+            self._capacity[rid] = self._capacity.get(rid, 0) - 1
+            held.add(rid)
+
+    def release(self, hostname: str, offering: Offering) -> None:
+        held = self._held.get(hostname)
+        rid = offering.reservation_id or ""
+        if held and rid in held:
+            held.discard(rid)
+            self._capacity[rid] = self._capacity.get(rid, 0) + 1

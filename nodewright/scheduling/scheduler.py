@@ -1,0 +1,339 @@
+"""The Solve loop (Karpenter ``scheduler.go``): pending pods onto existing nodes, in-flight
+NodeClaims and new NodeClaims, relaxing preferences when a pod does not fit.
+
+Order of a placement attempt (``add``): existing nodes (initialized first, then by name; the
+first that accepts wins), in-flight NodeClaims (fewest pods first; ties by creation order), then a
+new NodeClaim per template in weight order (the first that accepts wins; limits are checked first:
+``nodes`` exhausted, then instance types filtered by remaining limits). On failure the pod is
+relaxed one step at a time (:mod:`.preferences`) and retried; a pod that still fails goes to the
+back of the queue, which stops after a full cycle without progress.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from nodewright import labels
+from nodewright.api.core import Pod
+from nodewright.api.karpenter import NodePool
+from nodewright.catalog.model import InstanceType
+from nodewright.resources import ResourceList, parse_resource_list, requests_for_pods, subtract
+from nodewright.scheduling.existingnode import ExistingNode, StateNode, daemon_compatible_with_node
+from nodewright.scheduling.hostports import HostPortUsage, host_ports
+from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, iter_bits
+from nodewright.scheduling.nodeclaim import (
+    DaemonGroup,
+    Failure,
+    NodeClaim,
+    Placement,
+    Template,
+    hostname_for,
+    template_requirements,
+)
+from nodewright.scheduling.poddata import PodData
+from nodewright.scheduling.preferences import Preferences, remove_required_node_affinity_term
+from nodewright.scheduling.queue import Queue
+from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, pod_requirements
+from nodewright.scheduling.reservations import ReservationManager
+from nodewright.scheduling.tolerations import tolerates
+from nodewright.scheduling.topology import Topology
+from nodewright.scheduling.volumes import VolumeIndex, VolumeUsage
+
+log = logging.getLogger("nodewright")
+
+NO_TEMPLATES: Final = "nodepool requirements filtered out all available instance types"
+NODES_EXHAUSTED: Final = "node limits have been exhausted for nodepool"
+LIMITS_EXCEEDED: Final = "all available instance types exceed limits for nodepool"
+NODES: Final = "nodes"
+RESPECT: Final = "Respect"
+IGNORE: Final = "Ignore"
+STRICT: Final = "Strict"
+BEST_EFFORT: Final = "BestEffort"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SchedulerOptions:
+    preference_policy: str = RESPECT
+    min_values_policy: str = STRICT
+    reserved_fallback: bool = True
+
+
+@dataclass(kw_only=True)
+class SolveResult:
+    new_claims: list[NodeClaim]
+    existing: list[ExistingNode]
+    errors: dict[str, str]
+    templates: list[Template]
+    remaining: dict[str, ResourceList] = field(default_factory=dict)
+
+
+def _nodepool_ref(name: str) -> str:
+    return f" (NodePool={name})"
+
+
+class _ClaimOrder:
+    """In-flight NodeClaims ordered by (pod count, creation index) without re-sorting."""
+
+    def __init__(self) -> None:
+        self._buckets: dict[int, list[NodeClaim]] = {}
+        self._counts: list[int] = []
+
+    def add(self, claim: NodeClaim) -> None:
+        self._insert(len(claim.pods), claim)
+
+    def _insert(self, count: int, claim: NodeClaim) -> None:
+        bucket = self._buckets.get(count)
+        if bucket is None:
+            bucket = self._buckets[count] = []
+            bisect.insort(self._counts, count)
+        bisect.insort(bucket, claim, key=lambda c: c.index)
+
+    def moved(self, claim: NodeClaim, old_count: int) -> None:
+        bucket = self._buckets[old_count]
+        i = bisect.bisect_left(bucket, claim.index, key=lambda c: c.index)
+        del bucket[i]
+        if not bucket:
+            del self._buckets[old_count]
+            self._counts.remove(old_count)
+        self._insert(len(claim.pods), claim)
+
+    def __iter__(self) -> Iterator[NodeClaim]:
+        for count in list(self._counts):
+            yield from self._buckets.get(count, ())
+
+
+class Scheduler:
+    """One provisioning round (see module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        nodepools: Sequence[NodePool],
+        instance_types: Mapping[str, Sequence[InstanceType]],
+        state_nodes: Sequence[StateNode],
+        daemonset_pods: Sequence[Pod],
+        topology: Topology,
+        space: ResourceSpace,
+        volumes: VolumeIndex | None = None,
+        options: SchedulerOptions = SchedulerOptions(),
+    ) -> None:
+        self.topology = topology
+        self.space = space
+        self.options = options
+        self.relax_min_values = options.min_values_policy == BEST_EFFORT
+        self.preferences = Preferences(
+            tolerate_prefer_no_schedule=any(
+                t.effect == "PreferNoSchedule" for np in nodepools for t in np.spec.template.spec.taints
+            )
+        )
+        all_types = [it for np in nodepools for it in instance_types.get(np.name, ())]
+        self.reservations = ReservationManager(all_types)
+        self.templates: list[Template] = []
+        for np in nodepools:
+            its = instance_types.get(np.name, ())
+            if not its:
+                continue
+            reqs = template_requirements(np)
+            full = TypeIndex(its, space)
+            entry = full.compat(reqs)
+            mask = entry.compat & entry.offering & full.fit_mask((0,) * len(space.names))
+            kept = [its[i] for i in iter_bits(mask)]
+            if kept and reqs.has_min_values():
+                from nodewright.scheduling.instancetypes import satisfies_min_values
+
+                _, _, err = satisfies_min_values(reqs, kept)
+                if err is not None and not self.relax_min_values:
+                    kept = []
+            if not kept:
+                log.warning(
+                    "NodePool %s: requirements filtered out all compatible available instance types", np.name
+                )
+                continue
+            index = TypeIndex(kept, space)
+            tmpl = Template(index=len(self.templates), nodepool=np, requirements=reqs, types=index, groups=[])
+            tmpl.groups = self._daemon_groups(tmpl, daemonset_pods)
+            self.templates.append(tmpl)
+        self.remaining: dict[str, ResourceList] = {
+            np.name: parse_resource_list(np.spec.limits) for np in nodepools if np.spec.limits
+        }
+        self.existing: list[ExistingNode] = []
+        for sn in state_nodes:
+            taints = sn.taints()
+            node_labels = sn.labels()
+            daemons = [p for p in daemonset_pods if daemon_compatible_with_node(p, taints, node_labels)]
+            daemon_requests = requests_for_pods(daemons) if daemons else {}
+            self.existing.append(
+                ExistingNode(
+                    sn,
+                    daemon_requests=daemon_requests,
+                    volume_usage=VolumeUsage(volumes, sn.name, sn.active_pods()),
+                )
+            )
+            pool = node_labels.get(labels.NODEPOOL)
+            if pool is not None and pool in self.remaining:
+                self.remaining[pool] = subtract(self.remaining[pool], {**sn.capacity(), NODES: 1000})
+        self.existing.sort(key=lambda n: (not n.initialized, n.name))
+        for n in self.existing:
+            topology.register(labels.HOSTNAME, n.hostname)
+        self.claims: list[NodeClaim] = []
+        self._order = _ClaimOrder()
+        self._hostnames = 0
+
+    # -- construction helpers ----------------------------------------------------------------------
+    def _daemon_groups(self, tmpl: Template, daemons: Sequence[Pod]) -> list[DaemonGroup]:
+        groups: dict[tuple[str, ...], DaemonGroup] = {}
+        prepared = []
+        for p in daemons:
+            # a daemon pod never respects PreferNoSchedule
+            relaxed = self.preferences_tolerating(p)
+            prepared.append(relaxed)
+        taint_ok = [tolerates(tmpl.taints, p.spec.tolerations) is None for p in prepared]
+        for i, it in enumerate(tmpl.types.types):
+            compatible = [
+                p
+                for p, ok in zip(prepared, taint_ok, strict=True)
+                if ok and self._daemon_fits_type(tmpl, it, p)
+            ]
+            key = tuple(sorted(p.key for p in compatible))
+            g = groups.get(key)
+            if g is None:
+                overhead: ResourceList = requests_for_pods(compatible) if compatible else {}
+                ports = HostPortUsage()
+                for p in compatible:
+                    ports.add(p.key, host_ports(p))
+                g = groups[key] = DaemonGroup(0, overhead, self.space.vec(overhead), ports)
+            g.mask |= 1 << i
+        return list(groups.values())
+
+    @staticmethod
+    def preferences_tolerating(pod: Pod) -> Pod:
+        from nodewright.scheduling.preferences import tolerate_prefer_no_schedule_taints
+
+        relaxed = tolerate_prefer_no_schedule_taints(pod)
+        return relaxed if relaxed is not None else pod
+
+    @staticmethod
+    def _daemon_fits_type(tmpl: Template, it: InstanceType, pod: Pod) -> bool:
+        current: Pod | None = pod
+        while current is not None:
+            reqs = pod_requirements(current, include_preferred=False)
+            if tmpl.requirements.is_compatible(
+                reqs, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN
+            ) and it.requirements.has_intersection(reqs):
+                return True
+            current = remove_required_node_affinity_term(current)
+        return False
+
+    # -- solve -------------------------------------------------------------------------------------
+    def solve(self, pods: Sequence[PodData]) -> SolveResult:
+        errors: dict[str, str] = {}
+        queue: Queue[PodData] = Queue(pods)
+        while (pod := queue.pop()) is not None:
+            err = self._try_schedule(pod)
+            if err is None:
+                errors.pop(pod.key, None)
+                continue
+            errors[pod.key] = err
+            pod.reset()
+            self.topology.update(pod.pod)
+            queue.push(pod)
+        for claim in self.claims:
+            claim.finalize()
+        return SolveResult(
+            new_claims=self.claims,
+            existing=self.existing,
+            errors=errors,
+            templates=self.templates,
+            remaining=self.remaining,
+        )
+
+    def _try_schedule(self, pod: PodData) -> str | None:
+        while True:
+            failure = self._add(pod)
+            if failure is None:
+                return None
+            if failure.reserved:
+                return str(failure)
+            relaxed = self.preferences.relax(pod.current)
+            if relaxed is None:
+                return str(failure)
+            pod.refresh(relaxed)
+            self.topology.update(relaxed)
+
+    def _add(self, pod: PodData) -> Failure | None:
+        topo = self.topology
+        for node in self.existing:
+            got = node.can_add(pod, topo)
+            if not isinstance(got, Failure):
+                node.add(pod, got, topo)
+                return None
+        for claim in self._order:
+            tmpl = claim.template
+            if tmpl.tolerates(pod) is not None:
+                continue
+            # cheap necessary condition: some remaining option fits the summed requests
+            idx = tmpl.types
+            total = tuple(a + b for a, b in zip(claim.requests_vec, pod.vec, strict=True))
+            if not (idx.fit_mask(total) & claim.options):
+                continue
+            placed = claim.can_add(
+                pod,
+                topo,
+                self.reservations,
+                relax_min_values=False,
+                strict_reserved=not self.options.reserved_fallback,
+            )
+            if isinstance(placed, Placement):
+                old = len(claim.pods)
+                claim.add(pod, placed, topo, self.reservations)
+                self._order.moved(claim, old)
+                return None
+        if not self.templates:
+            return Failure(NO_TEMPLATES)
+        return self._add_new(pod)
+
+    def _add_new(self, pod: PodData) -> Failure | None:
+        errs: list[Failure] = []
+        reserved = False
+        for tmpl in self.templates:
+            options = tmpl.types.all
+            remaining = self.remaining.get(tmpl.name)
+            if remaining is not None:
+                nodes = remaining.get(NODES)
+                if nodes is not None and nodes == 0:
+                    errs.append(Failure(NODES_EXHAUSTED + _nodepool_ref(tmpl.name)))
+                    continue
+                options = tmpl.types.within_limits_mask(remaining)
+                if not options:
+                    errs.append(Failure(LIMITS_EXCEEDED + _nodepool_ref(tmpl.name)))
+                    continue
+            self._hostnames += 1
+            claim = NodeClaim(
+                tmpl, index=len(self.claims), hostname=hostname_for(self._hostnames), options=options
+            )
+            placed = claim.can_add(
+                pod,
+                self.topology,
+                self.reservations,
+                relax_min_values=self.relax_min_values,
+                strict_reserved=not self.options.reserved_fallback,
+            )
+            if isinstance(placed, Failure):
+                errs.append(placed)
+                if placed.reserved:
+                    reserved = True
+                    break
+                continue
+            claim.min_values_relaxed = bool(placed.unsatisfiable) if self.relax_min_values else None
+            claim.add(pod, placed, self.topology, self.reservations)
+            self.claims.append(claim)
+            self._order.add(claim)
+            if remaining is not None:
+                cap = tmpl.types.max_capacity(claim.options)
+                self.remaining[tmpl.name] = {k: v - cap.get(k, 0) for k, v in remaining.items()}
+            return None
+        return Failure("; ".join(str(e) for e in errs), reserved=reserved)
