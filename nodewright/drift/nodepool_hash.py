@@ -145,6 +145,11 @@ def _time(value: Any, *, c: Collector, where: str) -> GoTimeValue | None:
     return GoTimeValue(unix_seconds=epoch, nanos=t.microsecond * 1000, offset_seconds=0)
 
 
+def _metav1_time(t: GoTimeValue | None) -> dict[str, Any] | None:
+    """A ``*metav1.Time`` value: nil, or the struct holding its embedded ``time.Time``."""
+    return None if t is None else {"Time": t}
+
+
 def _taints(value: Any, *, c: Collector, where: str) -> list[dict[str, Any]] | None:
     if value is None:
         return None
@@ -171,7 +176,7 @@ def _taints(value: Any, *, c: Collector, where: str) -> list[dict[str, Any]] | N
                 "Key": key if isinstance(key, str) else "",
                 "Value": val if isinstance(val, str) else "",
                 "Effect": effect if isinstance(effect, str) else "",
-                "TimeAdded": _time(t.get("timeAdded"), c=c, where=f"{at}.timeAdded"),
+                "TimeAdded": _metav1_time(_time(t.get("timeAdded"), c=c, where=f"{at}.timeAdded")),
             }
         )
     return out
