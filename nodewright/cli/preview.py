@@ -1,15 +1,85 @@
-"""`nodewright preview` (see ../shared/spec/cli.md)."""
+"""``nodewright preview``: what ``pulumi preview --policy-pack policies`` would show, offline.
+
+Thin: parse options, call :func:`nodewright.preview.preview`, print JSON / table / the
+pull-request markdown, exit 1 on a mandatory policy violation (see ../shared/spec/cli.md).
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
 import click
 
-from nodewright.cli._common import handle_errors
-from nodewright.errors import NodewrightError
+from nodewright.cli._common import emit, handle_errors, output_option
+from nodewright.errors import InputError
+
+
+def _read_base(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError(
+            "no such base preview file; produce it with `nodewright preview -o json`", file=str(path)
+        ) from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not a preview JSON document ({exc.msg} at line {exc.lineno})", file=str(path)
+        ) from exc
+    if not isinstance(data, dict) or "resources" not in data:
+        raise InputError("not a `nodewright preview -o json` document (no resources)", file=str(path))
+    return data
 
 
 @click.command("preview")
+@click.option(
+    "--stack", "stack", default=None, help="Stack name: reads stacks/Pulumi.<stack>.yaml [default: dev]."
+)
+@click.option(
+    "--stack-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A Pulumi.<stack>.yaml file instead of --stack.",
+)
+@click.option(
+    "--base",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="`nodewright preview -o json` of the base branch: the markdown diffs user data against it.",
+)
+@click.option(
+    "--policy-pack-config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Policy pack config JSON, as `pulumi preview --policy-pack-config`.",
+)
+@output_option(("table", "json", "markdown"), default="table")
 @handle_errors
-def command() -> None:
-    """Not yet implemented."""
-    raise NodewrightError("nodewright preview is not implemented yet")
+def command(
+    stack: str | None,
+    stack_file: Path | None,
+    base: Path | None,
+    policy_pack_config: Path | None,
+    output: str,
+) -> None:
+    """Run the Pulumi program offline (mock runtime) with the policy pack; exit 1 on a mandatory violation."""
+    if stack and stack_file:
+        raise click.UsageError("give --stack or --stack-file, not both")
+    from nodewright.policy import load_config_file
+    from nodewright.preview import preview
+    from nodewright.preview.report import render_markdown, render_table
+
+    cfg = load_config_file(policy_pack_config) if policy_pack_config else None
+    base_doc = _read_base(base) if base else None
+    result = preview(stack=stack if stack_file is None else None, stack_file=stack_file, policy_config=cfg)
+    doc = result.document
+    emit(
+        doc,
+        output,
+        table=lambda: render_table(doc),
+        markdown=lambda: render_markdown(doc, base=base_doc).rstrip("\n"),
+    )
+    if result.mandatory:
+        sys.exit(1)

@@ -80,7 +80,7 @@ class PreviewMocks(pulumi.runtime.Mocks):
             state.setdefault("privateIp", "10.0." + str(int(_digest(args.name, length=2), 16) % 250) + ".10")
         return rid, state
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[Any, Any], list[tuple[str, str]]]:  # type: ignore[override]
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[Any, Any], list[tuple[str, str]]]:
         if args.token == SSM_GET_PARAMETER:
             name = str(args.args.get("name", ""))
             synthesized = name not in self.ssm_parameters
