@@ -47,7 +47,10 @@ def test_unknown_topology_key_blocks_only_that_pod() -> None:
     batch = [pod("a", labels=LABELS, tsc=[spread("unknown", labels=LABELS)]), pod("b")]
     result = MiniSolver([Pool()]).solve(batch)
     assert set(result.errors) == {"default/a"}
-    assert "unsatisfiable topology constraint for topology spread, key=unknown (counts = , " in result.errors["default/a"]
+    assert (
+        "unsatisfiable topology constraint for topology spread, key=unknown (counts = , "
+        in result.errors["default/a"]
+    )
     assert result.pods_per_claim() == [1]
 
 
@@ -80,7 +83,9 @@ def test_balance_across_zones_match_labels_and_expressions() -> None:
 
 
 def test_nodepool_zone_subset_requirements_and_labels() -> None:
-    assert MiniSolver([zone_pool("test-zone-1", "test-zone-2")]).solve(pods(4, tsc=[ZONE_TSC])).zone_counts() == [2, 2]
+    assert MiniSolver([zone_pool("test-zone-1", "test-zone-2")]).solve(
+        pods(4, tsc=[ZONE_TSC])
+    ).zone_counts() == [2, 2]
     labelled = Pool(requirements=Requirements([Requirement.new(ZONE, "In", ["test-zone-1"])]))
     assert MiniSolver([labelled]).solve(pods(4, tsc=[ZONE_TSC])).zone_counts() == [4]
 
@@ -88,7 +93,9 @@ def test_nodepool_zone_subset_requirements_and_labels() -> None:
 # -- 45 ------------------------------------------------------------------------------------------
 def test_existing_pod_in_zone_outside_nodepool_limits_skew() -> None:
     nodes, cluster = bound([("existing", "test-zone-3", 1)])
-    solver = MiniSolver([zone_pool("test-zone-1", "test-zone-2")], nodes=nodes, cluster_pods=cluster, node_capacity=1)
+    solver = MiniSolver(
+        [zone_pool("test-zone-1", "test-zone-2")], nodes=nodes, cluster_pods=cluster, node_capacity=1
+    )
     result = solver.solve(pods(6, tsc=[ZONE_TSC]))
     assert result.zone_counts() == [1, 2, 2]
     assert len(result.errors) == 2
@@ -106,7 +113,9 @@ def test_non_minimum_domain_if_all_available() -> None:
 
 def test_only_minimum_domains_when_already_violating() -> None:
     nodes, cluster = bound([("n1", "test-zone-1", 1)])
-    solver = MiniSolver([zone_pool("test-zone-2", "test-zone-3")], nodes=nodes, cluster_pods=cluster, node_capacity=1)
+    solver = MiniSolver(
+        [zone_pool("test-zone-2", "test-zone-3")], nodes=nodes, cluster_pods=cluster, node_capacity=1
+    )
     assert solver.solve(pods(10, tsc=[ZONE_TSC])).zone_counts() == [1, 2, 2]
 
 
@@ -182,7 +191,9 @@ def _zone_selector(*zones: str) -> dict[str, object]:
     return {
         "nodeAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [{"matchExpressions": [{"key": ZONE, "operator": "In", "values": list(zones)}]}]
+                "nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": ZONE, "operator": "In", "values": list(zones)}]}
+                ]
             }
         }
     }
@@ -207,7 +218,9 @@ def test_spread_with_preferred_zone_subset_counts_all_zones() -> None:
                 {
                     "weight": 1,
                     "preference": {
-                        "matchExpressions": [{"key": ZONE, "operator": "In", "values": ["test-zone-1", "test-zone-2"]}]
+                        "matchExpressions": [
+                            {"key": ZONE, "operator": "In", "values": ["test-zone-1", "test-zone-2"]}
+                        ]
                     },
                 }
             ]
@@ -219,7 +232,10 @@ def test_spread_with_preferred_zone_subset_counts_all_zones() -> None:
 
 # -- 56 ------------------------------------------------------------------------------------------
 def _self_affinity(key: str, **extra: object) -> dict[str, object]:
-    return {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term(key, {"app": "a"})]}, **extra}
+    return {
+        "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term(key, {"app": "a"})]},
+        **extra,
+    }
 
 
 def test_self_affinity_hostname_and_zone() -> None:
@@ -263,9 +279,10 @@ def test_affinity_to_target_in_same_batch() -> None:
     # the target lands on a NodeClaim whose zone is not collapsed, so followers cannot use it yet
     assert set(result.errors) == {p.key for p in followers}
     # next round: target bound in a zone, all followers schedule into it
-    nodes, cluster = [node("t", {ZONE: "test-zone-2", HOSTNAME: "t"})], [
-        pod("target", labels={"app": "target"}, node_name="t")
-    ]
+    nodes, cluster = (
+        [node("t", {ZONE: "test-zone-2", HOSTNAME: "t"})],
+        [pod("target", labels={"app": "target"}, node_name="t")],
+    )
     second = MiniSolver([Pool()], nodes=nodes, cluster_pods=cluster).solve(followers)
     assert not second.errors
     assert {n.zone() for n in second.existing + second.claims if n.pods} == {"test-zone-2"}
@@ -286,7 +303,9 @@ def test_anti_affinity_hostname_separates_pods() -> None:
         b = pod(
             "b",
             affinity={
-                "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term(HOSTNAME, {"security": "s2"})]}
+                "podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [term(HOSTNAME, {"security": "s2"})]
+                }
             },
         )
         result = MiniSolver([Pool()]).solve([a, b])

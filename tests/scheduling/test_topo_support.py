@@ -122,7 +122,9 @@ class Pool:
                 ]
             )
         ]
-        return DomainSource(nodepool_requirements=self.requirements, taints=self.taints, instance_type_requirements=its)
+        return DomainSource(
+            nodepool_requirements=self.requirements, taints=self.taints, instance_type_requirements=its
+        )
 
     def template(self) -> Requirements:
         out = self.requirements.copy()
@@ -227,7 +229,12 @@ class MiniSolver:
         return Result(existing, claims, errors)
 
     def _try(
-        self, topo: Topology, original: Pod, existing: list[SimNode], claims: list[SimNode], created: dict[str, int]
+        self,
+        topo: Topology,
+        original: Pod,
+        existing: list[SimNode],
+        claims: list[SimNode],
+        created: dict[str, int],
     ) -> str | None:
         current = original
         while True:
@@ -294,7 +301,9 @@ class MiniSolver:
         r = n.requirements.copy()
         r.add(*pod_reqs.values())
         try:
-            r = topo.add_requirements(p, taints=n.taints, strict_requirements=strict, nodeclaim_requirements=r)
+            r = topo.add_requirements(
+                p, taints=n.taints, strict_requirements=strict, nodeclaim_requirements=r
+            )
         except TopologyError as e:
             return str(e)
         for key in (ZONE, CAPACITY_TYPE):
@@ -324,19 +333,29 @@ def relax(p: Pod) -> Pod | None:
                     update={"preferred_during_scheduling_ignored_during_execution": terms[1:]}
                 )
                 return p.model_copy(
-                    update={"spec": p.spec.model_copy(update={"affinity": affinity.model_copy(update={attr: new_rules})})}
+                    update={
+                        "spec": p.spec.model_copy(
+                            update={"affinity": affinity.model_copy(update={attr: new_rules})}
+                        )
+                    }
                 )
         na = affinity.node_affinity
         if na is not None and na.preferred_during_scheduling_ignored_during_execution:
             terms = sorted(na.preferred_during_scheduling_ignored_during_execution, key=lambda t: -t.weight)
             new_na = na.model_copy(update={"preferred_during_scheduling_ignored_during_execution": terms[1:]})
             return p.model_copy(
-                update={"spec": p.spec.model_copy(update={"affinity": affinity.model_copy(update={"node_affinity": new_na})})}
+                update={
+                    "spec": p.spec.model_copy(
+                        update={"affinity": affinity.model_copy(update={"node_affinity": new_na})}
+                    )
+                }
             )
     tscs = list(p.spec.topology_spread_constraints)
     for i, c in enumerate(tscs):
         if c.when_unsatisfiable == "ScheduleAnyway":
             tscs[i] = tscs[-1]
             tscs.pop()
-            return p.model_copy(update={"spec": p.spec.model_copy(update={"topology_spread_constraints": tscs})})
+            return p.model_copy(
+                update={"spec": p.spec.model_copy(update={"topology_spread_constraints": tscs})}
+            )
     return None

@@ -16,7 +16,9 @@ ZONE_TSC = spread(ZONE, labels=APP)
 EMPTY = Requirements()
 
 
-def topo(batch: list, *, nodes: list = (), cluster: list = (), pools: list | None = None, **kw: object) -> Topology:  # type: ignore[assignment,type-arg]
+def topo(
+    batch: list, *, nodes: list = (), cluster: list = (), pools: list | None = None, **kw: object
+) -> Topology:  # type: ignore[assignment,type-arg]
     return Topology(
         domain_sources=[p.source() for p in (pools or [Pool()])],
         nodes=nodes,
@@ -83,10 +85,14 @@ def test_affinity_groups_use_max_skew_and_preferred_terms_only_when_respected() 
     affinity = {
         "podAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": [term(ZONE, APP)],
-            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": term(HOSTNAME, APP)}],
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 1, "podAffinityTerm": term(HOSTNAME, APP)}
+            ],
         },
         "podAntiAffinity": {
-            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": term(ZONE, {"x": "y"})}]
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 1, "podAffinityTerm": term(ZONE, {"x": "y"})}
+            ]
         },
     }
     batch = [pod("a", labels=APP, affinity=affinity)]
@@ -114,7 +120,10 @@ def test_update_after_relaxation_drops_ownership() -> None:
     relaxed = p.model_copy(update={"spec": p.spec.model_copy(update={"topology_spread_constraints": []})})
     t.update(relaxed)
     assert not t.has_groups_for(relaxed)
-    assert t.add_requirements(relaxed, taints=(), strict_requirements=EMPTY, nodeclaim_requirements=EMPTY) is EMPTY
+    assert (
+        t.add_requirements(relaxed, taints=(), strict_requirements=EMPTY, nodeclaim_requirements=EMPTY)
+        is EMPTY
+    )
 
 
 # -- counting --------------------------------------------------------------------------------------
@@ -140,17 +149,27 @@ def test_counting_rules_for_existing_pods() -> None:
 def test_hostname_falls_back_to_node_name() -> None:
     nodes = [node("bare", {ZONE: "test-zone-1"})]
     cluster = [pod("c", labels=APP, node_name="bare")]
-    group = only_group(topo([pod("b", labels=APP, tsc=[spread(HOSTNAME, labels=APP)])], nodes=nodes, cluster=cluster))
+    group = only_group(
+        topo([pod("b", labels=APP, tsc=[spread(HOSTNAME, labels=APP)])], nodes=nodes, cluster=cluster)
+    )
     assert group.counts == {"bare": 1}
 
 
 def test_existing_node_domains_are_registered_when_they_pass_the_filter() -> None:
-    nodes = [node("x", {ZONE: "zone-x", HOSTNAME: "x"}), node("y", {ZONE: "zone-y", "tier": "b", HOSTNAME: "y"})]
+    nodes = [
+        node("x", {ZONE: "zone-x", HOSTNAME: "x"}),
+        node("y", {ZONE: "zone-y", "tier": "b", HOSTNAME: "y"}),
+    ]
     p = pod("b", labels=APP, tsc=[ZONE_TSC], node_selector={"tier": "b"})
     group = only_group(topo([p], nodes=nodes))
     assert "zone-y" in group.counts
     assert "zone-x" not in group.counts  # filtered out by the pod's node selector (affinity policy Honor)
-    honor_ignore = pod("c", labels=APP, tsc=[spread(ZONE, labels=APP, nodeAffinityPolicy="Ignore")], node_selector={"tier": "b"})
+    honor_ignore = pod(
+        "c",
+        labels=APP,
+        tsc=[spread(ZONE, labels=APP, nodeAffinityPolicy="Ignore")],
+        node_selector={"tier": "b"},
+    )
     assert {"zone-x", "zone-y"} <= set(only_group(topo([honor_ignore], nodes=nodes)).counts)
 
 
@@ -180,7 +199,10 @@ def test_taints_policy_honor_limits_domains_to_tolerated_pools() -> None:
     assert set(by_owner["default/h"].counts) == {"test-zone-1", "test-zone-2"}
     assert set(by_owner["default/i"].counts) == set(ZONES)
     tolerant = pod(
-        "t", labels=APP, tsc=[spread(ZONE, labels=APP, nodeTaintsPolicy="Honor")], tolerations=[{"operator": "Exists"}]
+        "t",
+        labels=APP,
+        tsc=[spread(ZONE, labels=APP, nodeTaintsPolicy="Honor")],
+        tolerations=[{"operator": "Exists"}],
     )
     assert set(only_group(topo([tolerant], pools=[tainted, plain])).counts) == set(ZONES)
 
@@ -237,7 +259,9 @@ def test_inverse_anti_affinity_of_existing_pod_blocks_its_zone() -> None:
     assert inverse.counts["test-zone-1"] == 1
     assert t.has_groups_for(victim)
     assert not t.has_groups_for(bystander)
-    out = t.add_requirements(victim, taints=(), strict_requirements=EMPTY, nodeclaim_requirements=reqs(zone=list(ZONES)))
+    out = t.add_requirements(
+        victim, taints=(), strict_requirements=EMPTY, nodeclaim_requirements=reqs(zone=list(ZONES))
+    )
     assert out.get(ZONE).values == {"test-zone-2", "test-zone-3"}
 
 
@@ -248,15 +272,21 @@ def test_inverse_anti_affinity_of_batch_pod_records_all_possible_domains() -> No
     t = topo([guard, victim])
     t.record(guard, taints=(), requirements=reqs(zone=["test-zone-1", "test-zone-2"]))
     with pytest.raises(TopologyError, match="pod anti-affinity"):
-        t.add_requirements(victim, taints=(), strict_requirements=EMPTY, nodeclaim_requirements=reqs(zone=["test-zone-2"]))
-    out = t.add_requirements(victim, taints=(), strict_requirements=EMPTY, nodeclaim_requirements=reqs(zone=list(ZONES)))
+        t.add_requirements(
+            victim, taints=(), strict_requirements=EMPTY, nodeclaim_requirements=reqs(zone=["test-zone-2"])
+        )
+    out = t.add_requirements(
+        victim, taints=(), strict_requirements=EMPTY, nodeclaim_requirements=reqs(zone=list(ZONES))
+    )
     assert out.get(ZONE).values == {"test-zone-3"}
 
 
 def test_preferred_anti_affinity_is_not_tracked_inversely() -> None:
     anti = {
         "podAntiAffinity": {
-            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": term(ZONE, APP)}]
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 1, "podAffinityTerm": term(ZONE, APP)}
+            ]
         }
     }
     cluster = [pod("guard", affinity=anti, node_name="n1")]
@@ -265,10 +295,29 @@ def test_preferred_anti_affinity_is_not_tracked_inversely() -> None:
 
 
 def test_namespaces_and_namespace_selector() -> None:
-    cluster = [pod("c", namespace="other", labels=APP, node_name="n1"), pod("d", namespace="third", labels=APP, node_name="n2")]
-    listed = pod("a", labels=APP, affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term(ZONE, APP, namespaces=["other"])]}})
+    cluster = [
+        pod("c", namespace="other", labels=APP, node_name="n1"),
+        pod("d", namespace="third", labels=APP, node_name="n2"),
+    ]
+    listed = pod(
+        "a",
+        labels=APP,
+        affinity={
+            "podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [term(ZONE, APP, namespaces=["other"])]
+            }
+        },
+    )
     assert only_group(topo([listed], nodes=zone_nodes(), cluster=cluster)).namespaces == {"other"}
-    everything = pod("a", labels=APP, affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term(ZONE, APP, namespaceSelector={})]}})
+    everything = pod(
+        "a",
+        labels=APP,
+        affinity={
+            "podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [term(ZONE, APP, namespaceSelector={})]
+            }
+        },
+    )
     group = only_group(topo([everything], nodes=zone_nodes(), cluster=cluster))
     assert group.namespaces == {"default", "other", "third"}
     assert group.counts["test-zone-1"] == 1 and group.counts["test-zone-2"] == 1
@@ -278,7 +327,9 @@ def test_namespaces_and_namespace_selector() -> None:
         affinity={
             "podAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": [
-                    term(ZONE, APP, namespaceSelector={"matchLabels": {"kubernetes.io/metadata.name": "third"}})
+                    term(
+                        ZONE, APP, namespaceSelector={"matchLabels": {"kubernetes.io/metadata.name": "third"}}
+                    )
                 ]
             }
         },
@@ -307,7 +358,11 @@ def test_domain_source_from_nodepool() -> None:
                 "template": {
                     "metadata": {"labels": {"team": "a"}},
                     "spec": {
-                        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                        "nodeClassRef": {
+                            "group": "karpenter.k8s.aws",
+                            "kind": "EC2NodeClass",
+                            "name": "default",
+                        },
                         "requirements": [{"key": ZONE, "operator": "In", "values": ["test-zone-1"]}],
                         "taints": [{"key": "k", "effect": "NoSchedule"}],
                     },
