@@ -55,9 +55,9 @@ class RenderResult:
     namespace: str | None
     purpose: str
     format: Format
-    content: str
+    content: str = field(repr=False)
     init_pattern: bool = False
-    full_config: str | None = None
+    full_config: str | None = field(default=None, repr=False)
     secret_namespace: str = RESULT_NAMESPACE
     placeholders: tuple[str, ...] = ()
     secret_files: tuple[str, ...] = field(default=())

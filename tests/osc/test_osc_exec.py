@@ -31,7 +31,9 @@ def _run(script: str, tmp: Path, *, path_env: str) -> subprocess.CompletedProces
     file = tmp / "script.sh"
     file.write_text(script, encoding="utf-8")
     env = {"PATH": path_env, "HOME": str(tmp), "LC_ALL": "C.UTF-8"}
-    return subprocess.run([str(BASH), str(file)], capture_output=True, text=True, env=env, check=False, timeout=60)
+    return subprocess.run(
+        [str(BASH), str(file)], capture_output=True, text=True, env=env, check=False, timeout=60
+    )
 
 
 def test_bash_script_writes_every_file_exactly_and_runs_units_once(tmp_path: Path) -> None:
@@ -69,7 +71,13 @@ def test_bash_script_writes_every_file_exactly_and_runs_units_once(tmp_path: Pat
             file_paths=(),
         ),
         PlannedUnit(
-            name="b.service", content=None, content_clear=True, enable=False, command=None, drop_ins=(), file_paths=()
+            name="b.service",
+            content=None,
+            content_clear=True,
+            enable=False,
+            command=None,
+            drop_ins=(),
+            file_paths=(),
         ),
     )
     marker = str(tmp_path / "marker" / "applied")
@@ -111,7 +119,11 @@ def test_init_script_fetches_substitutes_and_runs_full_config(tmp_path: Path, wi
         "#!/bin/bash\n"
         f"printf '%s\\n' 'token=<<BOOTSTRAP_TOKEN>>' 'name=<<MACHINE_NAME>>' 'keep=<<OTHER>>' > {out}\n"
     )
-    secret = {"apiVersion": "v1", "kind": "Secret", "data": {"full_config": base64.b64encode(full.encode()).decode()}}
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "data": {"full_config": base64.b64encode(full.encode()).decode()},
+    }
     served = tmp_path / "served.json"
     served.write_text(json.dumps(secret, separators=(",", ":")))
     seen = tmp_path / "curl-args"

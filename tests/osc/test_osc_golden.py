@@ -64,7 +64,9 @@ def test_golden_bash_valid(src: Path, validate_bash: object) -> None:
 
 
 @pytest.mark.parametrize("src", [p for p in INPUTS], ids=lambda p: p.stem)
-def test_golden_full_config_of_init_pattern_is_valid_bash(src: Path, validate_bash: object, tmp_path: Path) -> None:
+def test_golden_full_config_of_init_pattern_is_valid_bash(
+    src: Path, validate_bash: object, tmp_path: Path
+) -> None:
     result = render_osc(load_osc([src]), "bash")
     if result.full_config is None:
         assert result.bytes <= 16384

@@ -46,7 +46,12 @@ spec:
     assert f.permissions == 0o644
     assert f.content.transmit_unencoded is True
     u = loaded.osc.spec.units[0]
-    assert (u.enable, u.command, u.file_paths, u.drop_ins[0].name) == (False, "restart", ("/etc/a",), "1.conf")
+    assert (u.enable, u.command, u.file_paths, u.drop_ins[0].name) == (
+        False,
+        "restart",
+        ("/etc/a",),
+        "1.conf",
+    )
     assert loaded.osc.spec.cri_config is not None and loaded.osc.spec.cri_config.cgroup_driver == "systemd"
 
 
@@ -178,7 +183,9 @@ def test_one_osc_required_and_name_selects(tmp_path: Path) -> None:
     one = HEAD + "spec: {type: ubuntu, purpose: provision}\n"
     p = tmp_path / "two.yaml"
     p.write_text(one + "---\n" + one.replace("name: t,", "name: u,"))
-    with pytest.raises(InputError, match="2 OperatingSystemConfigs found \\('t', 'u'\\); pick one with --name"):
+    with pytest.raises(
+        InputError, match="2 OperatingSystemConfigs found \\('t', 'u'\\); pick one with --name"
+    ):
         load_osc([p])
     assert load_osc([p], name="u").osc.name == "u"
     with pytest.raises(InputError, match="no OperatingSystemConfig named 'v'"):
