@@ -1,0 +1,95 @@
+"""Helpers for the userdata tests: build Options from a golden ``<case>.input.yaml`` and find cases."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from nodewright.userdata import ClusterInfo, KubeletConfig, Options, resolve_options
+from nodewright.userdata.options import taints_from
+
+GOLDEN = Path(__file__).resolve().parent.parent / "data" / "userdata"
+VALIDATOR = Path(__file__).resolve().parents[3] / "shared" / "tools" / "validate_userdata.py"
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+UPSTREAM_BASE: dict[str, Any] = {
+    "cluster": {
+        "clusterName": "test-cluster",
+        "clusterEndpoint": "https://test-cluster",
+        "caBundle": "Y2EtYnVuZGxlCg==",
+        "clusterCIDR": "10.100.0.0/16",
+        "clusterDNS": "10.0.100.10",
+    },
+    "labels": {
+        "karpenter.k8s.aws/ec2nodeclass": "default",
+        "karpenter.sh/nodepool": "default",
+        "testing/cluster": "unspecified",
+    },
+    "capacityType": "on-demand",
+    "kubelet": {"maxPods": 110},
+}
+
+
+def load_case(path: Path) -> dict[str, Any]:
+    raw = yaml.safe_load(path.read_text()) or {}
+    if raw.pop("base", None) == "upstream":
+        raw = {**UPSTREAM_BASE, **raw}
+    return dict(raw)
+
+
+def options_from_case(case: dict[str, Any]) -> tuple[str, Options]:
+    cluster = case["cluster"]
+    dns = cluster.get("clusterDNS")
+    info = ClusterInfo(
+        name=cluster["clusterName"],
+        endpoint=cluster["clusterEndpoint"],
+        ca_bundle=cluster.get("caBundle"),
+        cidr=cluster.get("clusterCIDR"),
+        dns=tuple([dns] if isinstance(dns, str) else dns or []),
+    )
+    family = case["family"]
+    options = resolve_options(
+        family=family,
+        info=info,
+        labels=case.get("labels", {}),
+        capacity_type=case.get("capacityType", "on-demand"),
+        taints=taints_from(case.get("taints")),
+        startup_taints=taints_from(case.get("startupTaints")),
+        kubelet=KubeletConfig.from_mapping(case.get("kubelet")),
+        instance_type_pods=case.get("instanceTypePods"),
+        instance_store_policy=case.get("instanceStorePolicy"),
+        user_data=case.get("userData"),
+        bottlerocket_default_mount_paths=bool(case.get("bottlerocketDefaultMountPaths", False)),
+    )
+    return family, options
+
+
+def golden_cases() -> list[Path]:
+    return sorted(GOLDEN.glob("*/*.input.yaml"))
+
+
+def validator_available() -> bool:
+    if not Path(SYSTEM_PYTHON).exists() or not VALIDATOR.exists():
+        return False
+    probe = subprocess.run([SYSTEM_PYTHON, "-c", "import cloudinit"], capture_output=True, check=False)
+    return probe.returncode == 0
+
+
+def require_validator() -> None:
+    if not validator_available():
+        pytest.skip(
+            "cloud-init is not importable by /usr/bin/python3 (apt-get install -y cloud-init; "
+            "make system-deps does it): cannot run shared/tools/validate_userdata.py"
+        )
+
+
+def require_bash() -> str:
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed: cannot run bash -n")
+    return bash
