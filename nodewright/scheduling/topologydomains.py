@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from nodewright.scheduling.requirements import Requirements
-from nodewright.scheduling.topologyfilter import Taint, tolerates_all
+from nodewright.scheduling.taints import is_tolerated
+from nodewright.scheduling.topologyfilter import Taint
 
 if TYPE_CHECKING:
     from nodewright.api.core import Toleration
@@ -127,7 +128,7 @@ class DomainUniverse:
             for taints in entry.taint_sets:
                 ok = verdicts.get(taints)
                 if ok is None:
-                    ok = tolerates_all(taints, tolerations)
+                    ok = is_tolerated(taints, tolerations)
                     verdicts[taints] = ok
                 if ok:
                     result.append(value)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol
 
 from nodewright.scheduling.requirements import Requirements
+from nodewright.scheduling.taints import is_tolerated
 
 if TYPE_CHECKING:
     from nodewright.api.core import Pod, Toleration
@@ -39,22 +40,6 @@ class Taint(Protocol):
 
 HONOR: Final = "Honor"
 IGNORE: Final = "Ignore"
-
-
-def _tolerates_taint(toleration: Toleration, taint: Taint) -> bool:
-    """Kubernetes ``Toleration.ToleratesTaint``."""
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    if toleration.operator in (None, "", "Equal"):
-        return (toleration.value or "") == (taint.value or "")
-    return toleration.operator == "Exists"
-
-
-def tolerates_all(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> bool:
-    """Karpenter ``Taints.Tolerates``: every taint (any effect) is tolerated by some toleration."""
-    return all(any(_tolerates_taint(t, taint) for t in tolerations) for taint in taints)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,4 +105,4 @@ class TopologyNodeFilter:
         """``Matches``: the node (its taints and label requirements) takes part in the topology."""
         if self.affinity_policy == HONOR and not self.matches_requirements(requirements):
             return False
-        return not (self.taint_policy == HONOR and not tolerates_all(taints, self.tolerations))
+        return not (self.taint_policy == HONOR and not is_tolerated(taints, self.tolerations))

@@ -21,8 +21,8 @@ from nodewright.scheduling.requirements import (
     Requirements,
     pod_requirements,
 )
+from nodewright.scheduling.taints import is_tolerated as tolerates_all
 from nodewright.scheduling.topology import DomainSource, Topology, TopologyError
-from nodewright.scheduling.topologyfilter import tolerates_all
 
 ZONES = ("test-zone-1", "test-zone-2", "test-zone-3")
 
