@@ -99,7 +99,9 @@ def _requirement(c: Collector, where: str, raw: Any) -> RequirementSpec | None:
         c.add(f"{where}.key", "required: a label key such as topology.kubernetes.io/zone")
         ok = False
     if op not in labels.OPERATORS:
-        close = difflib.get_close_matches(str(op), labels.OPERATORS, n=1)
+        lowered = {o.lower(): o for o in labels.OPERATORS}
+        close = [lowered[str(op).lower()]] if str(op).lower() in lowered else []
+        close = close or difflib.get_close_matches(str(op), labels.OPERATORS, n=1)
         did = f'did you mean "{close[0]}"? ' if close else ""
         c.add(f"{where}.operator", f"invalid operator {op!r}; {did}one of {', '.join(labels.OPERATORS)}")
         ok = False

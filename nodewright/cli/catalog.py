@@ -1,15 +1,80 @@
-"""`nodewright catalog` (see ../shared/spec/cli.md)."""
+"""`nodewright catalog` (see ../shared/spec/cli.md): inspect the instance-type catalog.
+
+``nodewright catalog list [--catalog aws:us-east-1|FILE] [--nodeclass FILE] [-o table|json|yaml]``
+prints every instance type with its capacity, allocatable, overhead, max pods, offerings, price
+(the cheapest available on-demand offering) and requirements. Thin: parse, load, print.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from nodewright.cli._common import handle_errors
-from nodewright.errors import NodewrightError
+from nodewright.api.documents import load_documents
+from nodewright.catalog import load_catalog
+from nodewright.catalog.loader import DEFAULT_SPEC
+from nodewright.catalog.model import InstanceType
+from nodewright.cli._common import emit, format_markdown_table, format_table, handle_errors, output_option
+from nodewright.errors import InputError
+from nodewright.resources import format_resource_list
+
+_HEADERS = ("NAME", "CPU", "MEMORY", "MAX PODS", "PRICE", "ALLOCATABLE CPU", "ALLOCATABLE MEMORY")
 
 
-@click.command("catalog")
-@handle_errors
+def _row(it: InstanceType) -> list[Any]:
+    cap = format_resource_list(it.capacity)
+    alloc = format_resource_list(it.allocatable())
+    od = it.cheapest("on-demand") or it.cheapest()
+    return [
+        it.name,
+        cap.get("cpu", "0"),
+        cap.get("memory", "0"),
+        it.max_pods,
+        f"{od.price:.4f}" if od is not None else "-",
+        alloc.get("cpu", "0"),
+        alloc.get("memory", "0"),
+    ]
+
+
+def _nodeclass(path: str | None) -> Any:
+    if path is None:
+        return None
+    docs = [d for d in load_documents([path]) if d.kind == "EC2NodeClass"]
+    if len(docs) != 1:
+        raise InputError(f"expected exactly one EC2NodeClass, found {len(docs)}", file=path)
+    return docs[0].body
+
+
+@click.group("catalog")
 def command() -> None:
-    """Not yet implemented."""
-    raise NodewrightError("nodewright catalog is not implemented yet")
+    """Inspect the instance-type catalog (aws:<region> or an InstanceTypeCatalog file)."""
+
+
+@command.command("list")
+@click.option(
+    "--catalog",
+    "catalog_spec",
+    default=DEFAULT_SPEC,
+    show_default=True,
+    help="aws:<region> (EC2, or the embedded moto-backed default without credentials) or a catalog file.",
+)
+@click.option(
+    "--nodeclass",
+    "nodeclass_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="An EC2NodeClass file whose kubelet, AMI family and block devices shape capacity.",
+)
+@output_option(("table", "json", "yaml", "markdown"))
+@handle_errors
+def list_command(catalog_spec: str, nodeclass_path: str | None, output: str) -> None:
+    """List instance types: capacity, allocatable, max pods and price."""
+    catalog = load_catalog(catalog_spec, nodeclass=_nodeclass(nodeclass_path))
+    rows = [_row(it) for it in catalog]
+    emit(
+        [it.to_dict() for it in catalog] if output in ("json", "yaml") else None,
+        output,
+        table=lambda: format_table(_HEADERS, rows),
+        markdown=lambda: format_markdown_table(_HEADERS, rows),
+    )
