@@ -1,15 +1,207 @@
-"""`nodewright plan` (see ../shared/spec/cli.md)."""
+"""`nodewright plan` (see ../shared/spec/cli.md): simulate one Karpenter provisioning round.
+
+Thin: read NodePools, cluster state and catalog, call :func:`nodewright.scheduling.plan.plan`,
+print it (json/yaml/table/markdown) and optionally write the claims file Pulumi's Capacity
+component materialises (``--write``).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import click
 
-from nodewright.cli._common import handle_errors
-from nodewright.errors import NodewrightError
+from nodewright.api.karpenter import NodePool
+from nodewright.api.loading import load_nodepools
+from nodewright.catalog import load_catalog
+from nodewright.catalog.model import InstanceType
+from nodewright.cli._common import (
+    dump_yaml,
+    emit,
+    format_markdown_table,
+    format_table,
+    handle_errors,
+    output_option,
+)
+from nodewright.cluster import load_cluster
+from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
+
+
+def _claim_rows(doc: dict[str, Any]) -> list[list[Any]]:
+    rows = []
+    for c in doc["nodeClaims"]:
+        launch = c.get("launch") or {}
+        rows.append(
+            [
+                c["name"],
+                c["nodePool"],
+                launch.get("instanceType", "-"),
+                launch.get("zone", "-"),
+                launch.get("capacityType", "-"),
+                f"{launch['price']:.4f}" if "price" in launch else "-",
+                len(c["instanceTypes"]),
+                len(c["pods"]),
+            ]
+        )
+    return rows
+
+
+_CLAIM_HEADERS = ["NODECLAIM", "NODEPOOL", "INSTANCE TYPE", "ZONE", "CAPACITY", "PRICE/H", "OPTIONS", "PODS"]
+
+
+def render_table(doc: dict[str, Any]) -> str:
+    s = doc["summary"]
+    out = [format_table(_CLAIM_HEADERS, _claim_rows(doc)) if doc["nodeClaims"] else "No new NodeClaims."]
+    if doc["existingNodes"]:
+        out += [
+            "",
+            format_table(
+                ["EXISTING NODE", "PODS"], [[n["name"], len(n["pods"])] for n in doc["existingNodes"]]
+            ),
+        ]
+    if doc["podErrors"]:
+        out += ["", format_table(["UNSCHEDULABLE POD", "REASON"], list(doc["podErrors"].items()))]
+    out += [
+        "",
+        f"pending pods: {s['pendingPods']}, scheduled: {s['scheduled']}, new NodeClaims: {s['newNodeClaims']}, "
+        f"hourly cost: {s['hourlyCost']:.4f}",
+    ]
+    return "\n".join(out)
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    s = doc["summary"]
+    out = ["### nodewright plan", ""]
+    out.append(
+        f"**{s['newNodeClaims']}** new NodeClaim(s), **{s['scheduled']}/{s['pendingPods']}** pending pods "
+        f"scheduled, hourly cost **{s['hourlyCost']:.4f}**"
+    )
+    if doc["nodeClaims"]:
+        out += ["", format_markdown_table(_CLAIM_HEADERS, _claim_rows(doc))]
+    if doc["existingNodes"]:
+        out += [
+            "",
+            format_markdown_table(
+                ["Existing node", "Pods"], [[n["name"], len(n["pods"])] for n in doc["existingNodes"]]
+            ),
+        ]
+    if doc["podErrors"]:
+        out += ["", format_markdown_table(["Unschedulable pod", "Reason"], list(doc["podErrors"].items()))]
+    return "\n".join(out)
+
+
+def _hashes(files: tuple[str, ...]) -> dict[str, str]:
+    try:
+        from nodewright.drift import hash_documents
+
+        return {h.name: h.hash for h in hash_documents(files)}
+    except Exception:  # the hash is optional in the claims file
+        return {}
+
+
+def claims_document(doc: dict[str, Any], *, catalog: str, hashes: dict[str, str]) -> dict[str, Any]:
+    claims = []
+    for c in doc["nodeClaims"]:
+        item = dict(c)
+        if c["nodePool"] in hashes:
+            item["nodePoolHash"] = hashes[c["nodePool"]]
+        claims.append(item)
+    return {
+        "apiVersion": "nodewright.dev/v1alpha1",
+        "kind": "NodeClaimPlan",
+        "metadata": {"generatedBy": "nodewright plan", "catalog": catalog},
+        "nodeClaims": claims,
+    }
 
 
 @click.command("plan")
+@click.option(
+    "-f",
+    "--filename",
+    "files",
+    multiple=True,
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="NodePool / EC2NodeClass YAML or JSON file (repeatable).",
+)
+@click.option(
+    "--cluster",
+    "cluster_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Cluster state (kubectl get -o json List).",
+)
+@click.option(
+    "--catalog",
+    "catalog_spec",
+    default="aws:us-east-1",
+    show_default=True,
+    help="InstanceTypeCatalog file or aws:<region>.",
+)
+@click.option(
+    "--write",
+    "write_path",
+    type=click.Path(dir_okay=False),
+    help="Also write the NodeClaim plan file Pulumi consumes.",
+)
+@click.option(
+    "--max-instance-types",
+    default=MAX_INSTANCE_TYPES,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Truncate each NodeClaim's instance types (Karpenter MaxInstanceTypes).",
+)
+@click.option(
+    "--preference-policy", type=click.Choice(["Respect", "Ignore"]), default="Respect", show_default=True
+)
+@click.option(
+    "--min-values-policy", type=click.Choice(["Strict", "BestEffort"]), default="Strict", show_default=True
+)
+@click.option(
+    "--reserved-fallback/--no-reserved-fallback",
+    default=True,
+    show_default=True,
+    help="Allow falling back from reserved capacity to on-demand/spot.",
+)
+@output_option(("table", "json", "yaml", "markdown"))
 @handle_errors
-def command() -> None:
-    """Not yet implemented."""
-    raise NodewrightError("nodewright plan is not implemented yet")
+def command(
+    files: tuple[str, ...],
+    cluster_path: str,
+    catalog_spec: str,
+    write_path: str | None,
+    max_instance_types: int,
+    preference_policy: str,
+    min_values_policy: str,
+    reserved_fallback: bool,
+    output: str,
+) -> None:
+    """Simulate one Karpenter provisioning round: which NodeClaims the NodePools would launch."""
+    objs = load_nodepools(files)
+    cluster = load_cluster(cluster_path)
+    cache: dict[str, list[InstanceType]] = {}
+
+    def catalog_for(np: NodePool) -> list[InstanceType]:
+        ref = np.spec.template.spec.node_class_ref
+        key = ref.name if ref.kind == "EC2NodeClass" else ""
+        if key not in cache:
+            nodeclass = objs.nodeclass(ref.name) if key else None
+            cache[key] = list(load_catalog(catalog_spec, nodeclass=nodeclass))
+        return cache[key]
+
+    doc = plan(
+        nodepools=objs.nodepools,
+        cluster=cluster,
+        catalog_for=catalog_for,
+        options=PlanOptions(
+            max_instance_types=max_instance_types,
+            preference_policy=preference_policy,
+            min_values_policy=min_values_policy,
+            reserved_fallback=reserved_fallback,
+        ),
+    )
+    if write_path:
+        claims = claims_document(doc, catalog=catalog_spec, hashes=_hashes(files))
+        Path(write_path).write_text(dump_yaml(claims), encoding="utf-8")
+    emit(doc, output, table=lambda: render_table(doc), markdown=lambda: render_markdown(doc))
