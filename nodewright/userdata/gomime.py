@@ -416,7 +416,7 @@ class MultipartReader:
                 cte = "Content-Transfer-Encoding"
                 if headers.get(cte, [""])[0] == "quoted-printable":
                     items = [(k, v) for k, v in items if k != cte]
-                    body = quopri.decodestring(body.encode("latin-1", "replace")).decode("utf-8", "replace")
+                    body = quopri.decodestring(body.encode()).decode("utf-8", "replace")
                 return Part(headers=tuple(items), body=body)
             if self._is_final(line):
                 return None
