@@ -44,10 +44,11 @@ for nc in plan.nodeclasses:
 
 node_pools = {
     p.name: NodePool(
-        p.name, NodePoolArgs(plan=p), pulumi.ResourceOptions(depends_on=[node_classes[p.nodeclass]])
+        p.name,
+        NodePoolArgs(plan=p, create_custom_resource=not fleet),
+        pulumi.ResourceOptions(depends_on=[node_classes[p.nodeclass]]),
     )
     for p in plan.nodepools
-    if not fleet
 }
 
 launch_templates: dict[tuple[str, str], aws.ec2.LaunchTemplate] = {

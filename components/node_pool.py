@@ -9,7 +9,9 @@ component's own props carry the pool's registration health (issue 7), which the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -20,6 +22,20 @@ from components.plan import NodePoolPlan
 @dataclass(frozen=True, kw_only=True)
 class NodePoolArgs:
     plan: NodePoolPlan
+    create_custom_resource: bool = True  # False in fleet mode: no in-cluster Karpenter reads it
+
+
+def _template_summary(body: Mapping[str, Any]) -> dict[str, Any]:
+    """Labels and taints of the pool's template: what its nodes must register with (policies read it)."""
+    tmpl = (body.get("spec") or {}).get("template") or {}
+    spec = tmpl.get("spec") or {}
+    return {
+        "metadata": {"labels": dict((tmpl.get("metadata") or {}).get("labels") or {})},
+        "spec": {
+            "taints": list(spec.get("taints") or []),
+            "startupTaints": list(spec.get("startupTaints") or []),
+        },
+    }
 
 
 class NodePool(pulumi.ComponentResource):
@@ -38,17 +54,19 @@ class NodePool(pulumi.ComponentResource):
                 "nodeClass": plan.nodeclass,
                 "hash": plan.hash,
                 "health": plan.health.as_mapping(),
+                "template": _template_summary(plan.body),
             },
             opts,
         )
         body = plan.body
-        self.custom_resource = k8s.apiextensions.CustomResource(
-            f"{name}-nodepool",
-            api_version="karpenter.sh/v1",
-            kind="NodePool",
-            metadata=dict(body.get("metadata") or {}),
-            spec=dict(body.get("spec") or {}),
-            opts=pulumi.ResourceOptions(parent=self),
-        )
+        if args.create_custom_resource:
+            self.custom_resource = k8s.apiextensions.CustomResource(
+                f"{name}-nodepool",
+                api_version="karpenter.sh/v1",
+                kind="NodePool",
+                metadata=dict(body.get("metadata") or {}),
+                spec=dict(body.get("spec") or {}),
+                opts=pulumi.ResourceOptions(parent=self),
+            )
         self.hash = pulumi.Output.from_input(plan.hash)
         self.register_outputs({"hash": self.hash})

@@ -64,6 +64,9 @@ def check_instances_hash(
     """Instances of a pool carry its current hash; a different one means Karpenter would drift them."""
     current: dict[str, str] = {}
     for r in resources:
+        if r.type == NODEPOOL_COMPONENT and isinstance(r.props.get("hash"), str):
+            current.setdefault(str(r.props.get("nodePool") or r.name), str(r.props["hash"]))
+    for r in resources:
         if r.type == NODEPOOL_CR:
             name = str(get_path(r.props, "metadata", "name") or r.name)
             h = _annotations(r.props).get(labels.NODEPOOL_HASH)

@@ -18,6 +18,7 @@ from nodewright.policy.resources import (
     AMI_FAMILY_TAG,
     EC2NODECLASS_CR,
     LAUNCH_TEMPLATE,
+    NODEPOOL_COMPONENT,
     NODEPOOL_CR,
     ResourceView,
     get_path,
@@ -38,6 +39,20 @@ def nodepool_taints(props: Mapping[str, Any]) -> list[tuple[str, str, str]]:
         for t in get_path(props, "spec", "template", "spec", field) or []:
             if isinstance(t, Mapping):
                 out.append((str(t.get("key", "")), str(t.get("value") or ""), str(t.get("effect", ""))))
+    return out
+
+
+def pool_bodies(resources: Sequence[ResourceView]) -> dict[str, Mapping[str, Any]]:
+    """NodePool name -> a NodePool-shaped mapping, from the CRs or (fleet mode) the NodePool components."""
+    out: dict[str, Mapping[str, Any]] = {}
+    for r in resources:
+        if r.type == NODEPOOL_COMPONENT and isinstance(r.props.get("template"), Mapping):
+            out.setdefault(
+                str(r.props.get("nodePool") or r.name), {"spec": {"template": r.props["template"]}}
+            )
+    for r in resources:
+        if r.type == NODEPOOL_CR:
+            out[str(get_path(r.props, "metadata", "name") or r.name)] = r.props
     return out
 
 
@@ -118,10 +133,10 @@ def check_user_data_registers(
         pool = pools.get(pool_name)
         missing: list[str] = []
         if pool is not None:
-            for k, v in sorted(kubelet_labels(nodepool_labels(pool.props)).items()):
+            for k, v in sorted(kubelet_labels(nodepool_labels(pool)).items()):
                 if not _registers_label(text, k, v):
                     missing.append(f"label {k}={v}")
-            for k, v, e in nodepool_taints(pool.props):
+            for k, v, e in nodepool_taints(pool):
                 if not _registers_taint(text, k, v, e):
                     missing.append(f"taint {k}{'=' + v if v else ''}:{e}")
         if not _registers_taint(text, labels.UNREGISTERED_TAINT_KEY, "", "NoExecute"):
