@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Final, Protocol
 
 from nodewright import labels as wk
@@ -71,13 +70,28 @@ class NodeSelectorRequirementLike(Protocol):
     def values(self) -> Sequence[str]: ...
 
 
-@lru_cache(maxsize=1 << 16)
+_INTS: dict[str, int | None] = {}
+_INTS_MAX: Final = 1 << 16
+
+
 def _atoi(value: str) -> int | None:
-    """Go's ``strconv.Atoi`` on 64-bit: optional sign, decimal digits, int64 range, else None."""
-    if _INT.fullmatch(value) is None:
-        return None
-    n = int(value)
-    return n if -(2**63) <= n <= MAX_INT else None
+    """Go's ``strconv.Atoi`` on 64-bit: optional sign, decimal digits, int64 range, else None.
+
+    Memoised in a plain dict (label values repeat endlessly; an ``lru_cache`` costs more per hit).
+    """
+    try:
+        return _INTS[value]
+    except KeyError:
+        pass
+    n: int | None = None
+    if _INT.fullmatch(value) is not None:
+        n = int(value)
+        if not -(2**63) <= n <= MAX_INT:
+            n = None
+    if len(_INTS) >= _INTS_MAX:
+        _INTS.clear()
+    _INTS[value] = n
+    return n
 
 
 def _within(value: str, gte: int | None, lte: int | None) -> bool:
@@ -106,18 +120,25 @@ def _min_opt(a: int | None, b: int | None) -> int | None:
 
 
 class Requirement:
-    """The values one label key may take. Immutable; build with :meth:`new`."""
+    """The values one label key may take. Build with :meth:`new`.
 
-    __slots__ = ("_hash", "complement", "gte", "key", "lte", "min_values", "operator", "values")
+    Immutable by contract: attributes are ``Final`` for mypy, with no runtime guard (a custom
+    ``__setattr__`` makes construction ten times slower on the scheduler's hottest path), so
+    instances are shared between Requirements without copying. Equality and hash are by value.
+    """
 
-    key: str
-    complement: bool
-    values: frozenset[str]
-    gte: int | None
-    lte: int | None
-    min_values: int | None
-    operator: str
-    _hash: int
+    __slots__ = (
+        "_hash",
+        "bounded",
+        "complement",
+        "gte",
+        "key",
+        "lte",
+        "min_values",
+        "negative",
+        "operator",
+        "values",
+    )
 
     def __init__(
         self,
@@ -130,19 +151,19 @@ class Requirement:
         min_values: int | None = None,
     ) -> None:
         """Low-level constructor over an already normalised key; most callers want :meth:`new`."""
-        setattr_ = object.__setattr__
-        setattr_(self, "key", key)
-        setattr_(self, "complement", complement)
-        setattr_(self, "values", values)
-        setattr_(self, "gte", gte)
-        setattr_(self, "lte", lte)
-        setattr_(self, "min_values", min_values)
+        self.key: Final = key
+        self.complement: Final = complement
+        self.values: Final = values
+        self.gte: Final = gte
+        self.lte: Final = lte
+        self.min_values: Final = min_values
+        self.bounded: Final = gte is not None or lte is not None
         # Karpenter's Operator(): Gt/Lt/Gte/Lte read back as Exists (or NotIn) with bounds.
-        if complement:
-            setattr_(self, "operator", NOT_IN if values else EXISTS)
-        else:
-            setattr_(self, "operator", IN if values else DOES_NOT_EXIST)
-        setattr_(self, "_hash", hash((key, complement, values, gte, lte, min_values)))
+        operator = (NOT_IN if values else EXISTS) if complement else (IN if values else DOES_NOT_EXIST)
+        self.operator: Final = operator
+        # NotIn / DoesNotExist: the operators Intersects forgives when both sides have them.
+        self.negative: Final = operator in (NOT_IN, DOES_NOT_EXIST)
+        self._hash: int | None = None
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -221,26 +242,34 @@ class Requirement:
 
     def has_intersection(self, other: Requirement) -> bool:
         """Karpenter ``HasIntersection``: :meth:`intersection` is non-empty, without building it."""
-        gte = _max_opt(self.gte, other.gte)
-        lte = _min_opt(self.lte, other.lte)
+        if not (self.bounded or other.bounded):
+            if self.complement:
+                return other.complement or not other.values <= self.values
+            if other.complement:
+                return not self.values <= other.values
+            return not self.values.isdisjoint(other.values)
+        gte, lte, ogte, olte = self.gte, self.lte, other.gte, other.lte
+        if ogte is not None and (gte is None or ogte > gte):
+            gte = ogte
+        if olte is not None and (lte is None or olte < lte):
+            lte = olte
         if gte is not None and lte is not None and gte > lte:
             return False
-        bounded = gte is not None or lte is not None
         if self.complement:
             if other.complement:
                 return True
-            excluded = self.values
-            candidates = other.values
+            excluded, candidates = self.values, other.values
         elif other.complement:
-            excluded = other.values
-            candidates = self.values
-        else:
-            if not bounded:
-                return not self.values.isdisjoint(other.values)
-            return any(_within(v, gte, lte) for v in self.values & other.values)
-        if not bounded:
-            return not candidates <= excluded
-        return any(v not in excluded and _within(v, gte, lte) for v in candidates)
+            excluded, candidates = other.values, self.values
+        else:  # two concrete sets never carry bounds; kept for completeness
+            excluded, candidates = _EMPTY, self.values & other.values
+        for v in candidates:
+            if v in excluded:
+                continue
+            n = _atoi(v)
+            if n is not None and (gte is None or n >= gte) and (lte is None or n <= lte):
+                return True
+        return False
 
     def has(self, value: str) -> bool:
         """True when the requirement allows ``value``."""
@@ -298,8 +327,7 @@ class Requirement:
         if not isinstance(other, Requirement):
             return NotImplemented
         return (
-            self._hash == other._hash
-            and self.key == other.key
+            self.key == other.key
             and self.complement == other.complement
             and self.values == other.values
             and self.gte == other.gte
@@ -308,10 +336,12 @@ class Requirement:
         )
 
     def __hash__(self) -> int:
-        return self._hash
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"Requirement is immutable (cannot set {name})")
+        h = self._hash
+        if h is None:
+            h = self._hash = hash(
+                (self.key, self.complement, self.values, self.gte, self.lte, self.min_values)
+            )
+        return h
 
     def __str__(self) -> str:
         """Karpenter ``Requirement.String``: ``zone In [a b]``, ``k Exists >=3 <=9 minValues 2``."""
@@ -504,7 +534,7 @@ class Requirements:
         for key in sorted(other._reqs) if len(other._reqs) > 1 else other._reqs:
             if key in mine or key in allow_undefined:
                 continue
-            if other._reqs[key].operator in (NOT_IN, DOES_NOT_EXIST):
+            if other._reqs[key].negative:
                 continue
             return f'label "{key}" does not have known values{label_hint(mine, key, allow_undefined)}'
         return self.intersects(other)
@@ -513,7 +543,7 @@ class Requirements:
         """``compatible(...) is None`` without building error text when it is not."""
         mine = self._reqs
         for key, r in other._reqs.items():
-            if key in mine or key in allow_undefined or r.operator in (NOT_IN, DOES_NOT_EXIST):
+            if key in mine or key in allow_undefined or r.negative:
                 continue
             return False
         return self.has_intersection(other)
@@ -531,10 +561,7 @@ class Requirements:
         mine, theirs = self._reqs, other._reqs
         for key in sorted(mine.keys() & theirs.keys()):
             existing, incoming = mine[key], theirs[key]
-            if not existing.has_intersection(incoming) and not (
-                incoming.operator in (NOT_IN, DOES_NOT_EXIST)
-                and existing.operator in (NOT_IN, DOES_NOT_EXIST)
-            ):
+            if not existing.has_intersection(incoming) and not (incoming.negative and existing.negative):
                 errors.append(f"key {key}, {incoming} not in {existing}")
         return "; ".join(errors)
 
@@ -543,11 +570,24 @@ class Requirements:
         small, large = (
             (self._reqs, other._reqs) if len(self._reqs) <= len(other._reqs) else (other._reqs, self._reqs)
         )
+        get = large.get
         for key, a in small.items():
-            b = large.get(key)
-            if b is None or a is b or a.has_intersection(b):
+            b = get(key)
+            if b is None or a is b:
                 continue
-            if a.operator in (NOT_IN, DOES_NOT_EXIST) and b.operator in (NOT_IN, DOES_NOT_EXIST):
+            # Requirement.has_intersection inlined for the unbounded cases (the common ones).
+            if a.bounded or b.bounded:
+                if a.has_intersection(b):
+                    continue
+            elif a.complement:
+                if b.complement or not b.values <= a.values:
+                    continue
+            elif b.complement:
+                if not a.values <= b.values:
+                    continue
+            elif not a.values.isdisjoint(b.values):
+                continue
+            if a.negative and b.negative:
                 continue
             return False
         return True

@@ -66,11 +66,12 @@ def test_algebra_normalises_beta_keys() -> None:
     assert r.has(wk.ZONE)
 
 
-def test_algebra_requirement_immutable() -> None:
+def test_algebra_requirement_value_semantics() -> None:
     r = R("k", "In", ["a"])
-    with pytest.raises(AttributeError):
-        r.key = "other"
     assert hash(r) == hash(R("k", "In", ["a"]))
+    assert r == R("k", "In", ["a"]) and r != R("k", "NotIn", ["a"])
+    assert r != "k In [a]"
+    assert {r, R("k", "In", ["a"])} == {r}
 
 
 # -- malformed input: one test per case -------------------------------------------------------
