@@ -107,6 +107,9 @@ class _PodInfo:
     selecting_version: int = -1
     inverse_selecting: list[TopologyGroup] | None = None
     inverse_version: int = -1
+    # (group, pod is selected) for owned then inversely selecting groups, at ``plan_version``
+    plan: tuple[tuple[TopologyGroup, bool], ...] | None = None
+    plan_version: int = -1
 
 
 @dataclass(slots=True)
@@ -170,6 +173,7 @@ class Topology:
         self._groups_version = 0
         self._inverse_version = 0
         self._pods: dict[str, _PodInfo] = {}
+        self._by_id: dict[int, tuple[Pod, _PodInfo]] = {}
 
         batch = list(batch_pods)
         self._excluded = {pod.key for pod in batch}
@@ -233,11 +237,11 @@ class Topology:
             existing.owners.add(info.key)
             owned[hash_key] = existing
         info.owned = sorted(owned.values(), key=lambda g: g.seq)
+        info.plan = None
 
     def has_groups_for(self, pod: Pod) -> bool:
         """True when some group owns ``pod`` or inversely selects it (else topology is a no-op)."""
-        info = self._info(pod)
-        return bool(info.owned) or bool(self._inverse_selecting(info))
+        return bool(self._plan(self._info(pod)))
 
     def add_requirements(
         self,
@@ -255,16 +259,13 @@ class Topology:
         groups they would filter are anti-affinity groups, whose node filter passes every node.
         """
         del taints, allow_undefined
-        info = self._info(pod)
-        inverse = self._inverse_selecting(info)
-        if not info.owned and not inverse:
+        plan = self._plan(self._info(pod))
+        if not plan:
             return nodeclaim_requirements
         result = nodeclaim_requirements.copy()
-        key = info.key
-        for group in (*info.owned, *inverse):
+        for group, selects in plan:
             pod_domains = strict_requirements.get(group.key)
             node_domains = nodeclaim_requirements.get(group.key)
-            selects = group.selects(key, info.namespace, info.labels)
             domains = group.get(selects, pod_domains, node_domains)
             if len(domains) == 0:
                 raise TopologyError(group, pod_domains, node_domains)
@@ -304,20 +305,36 @@ class Topology:
             group.record(*requirements.get(group.key).values)
 
     def groups(self) -> list[TopologyGroup]:
-        """Forward groups in creation order (diagnostics and tests)."""
-        return sorted(self._groups.values(), key=lambda g: g.seq)
+        """Forward groups in creation order (dict insertion order is creation order)."""
+        return list(self._groups.values())
 
     def inverse_groups(self) -> list[TopologyGroup]:
-        return sorted(self._inverse.values(), key=lambda g: g.seq)
+        return list(self._inverse.values())
 
     # -- internals -------------------------------------------------------------------------------
     def _info(self, pod: Pod) -> _PodInfo:
+        entry = self._by_id.get(id(pod))
+        if entry is not None and entry[0] is pod:
+            return entry[1]
         key = pod.key
         info = self._pods.get(key)
         if info is None:
             info = _PodInfo(key, _namespace(pod), pod.metadata.labels)
             self._pods[key] = info
+        self._by_id[id(pod)] = (pod, info)  # the pod is kept alive, so its id is not reused
         return info
+
+    def _plan(self, info: _PodInfo) -> tuple[tuple[TopologyGroup, bool], ...]:
+        """Groups that apply to the pod in ``add_requirements`` order, with its selection by each."""
+        plan = info.plan
+        if plan is None or info.plan_version != self._inverse_version:
+            key, namespace, labels = info.key, info.namespace, info.labels
+            plan = tuple(
+                (g, g.selects(key, namespace, labels)) for g in (*info.owned, *self._inverse_selecting(info))
+            )
+            info.plan = plan
+            info.plan_version = self._inverse_version
+        return plan
 
     def _selecting(self, info: _PodInfo) -> list[TopologyGroup]:
         if info.selecting is None or info.selecting_version != self._groups_version:

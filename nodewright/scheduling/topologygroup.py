@@ -94,6 +94,7 @@ class TopologyGroup:
     """Counts per domain for one (key, type, namespaces, selector, maxSkew, node filter)."""
 
     __slots__ = (
+        "_dne",
         "_is_hostname",
         "_selects",
         "counts",
@@ -145,6 +146,7 @@ class TopologyGroup:
         self.owners: set[str] = set()
         self.seq = seq
         self._is_hostname = key == HOSTNAME
+        self._dne = does_not_exist(key)
         self._selects: dict[str, bool] = {}
 
     def __repr__(self) -> str:
@@ -225,7 +227,7 @@ class TopologyGroup:
                 (host,) = node_values
                 if counts.get(host, 0) + add <= self.max_skew:
                     return Requirement.new(self.key, _IN, [host])
-                return does_not_exist(self.key)
+                return self._dne
             minimum = 0
         else:
             minimum = self._min_count(pod_domains)
@@ -244,7 +246,7 @@ class TopologyGroup:
                 best = domain
                 best_count = count
         if best is None:
-            return does_not_exist(self.key)
+            return self._dne
         return Requirement.new(self.key, _IN, [best])
 
     def _any_compatible_pod_domain(self, pod_domains: Requirement) -> bool:
@@ -266,10 +268,10 @@ class TopologyGroup:
             if len(node_values) == 1:
                 (host,) = node_values
                 if not pod_domains.has(host):
-                    return does_not_exist(self.key)
+                    return self._dne
                 if counts.get(host, 0) > 0 or self._may_bootstrap(selects, pod_domains):
                     return Requirement.new(self.key, _IN, [host])
-                return does_not_exist(self.key)
+                return self._dne
         if node_domains.operator == _IN:
             options = [d for d in node_domains.values if counts.get(d, 0) > 0 and pod_domains.has(d)]
         else:
@@ -277,14 +279,14 @@ class TopologyGroup:
                 d for d, count in counts.items() if count > 0 and pod_domains.has(d) and node_domains.has(d)
             ]
         if options:
-            return in_requirement(self.key, options)
+            return in_requirement(self.key, options) if options else self._dne
         if self._may_bootstrap(selects, pod_domains):
             # Go takes the first domain of a map walk for each; nodewright the smallest.
             intersected = pod_domains.intersection(node_domains)
             first = min((d for d in counts if intersected.has(d)), default=None)
             second = min((d for d in counts if pod_domains.has(d)), default=None)
             options = [d for d in (first, second) if d is not None]
-        return in_requirement(self.key, options)
+        return in_requirement(self.key, options) if options else self._dne
 
     def _next_anti_affinity(self, pod_domains: Requirement, node_domains: Requirement) -> Requirement:
         empty = self.empty
@@ -294,11 +296,11 @@ class TopologyGroup:
                 (host,) = node_values
                 if self.counts.get(host, 0) == 0:
                     return Requirement.new(self.key, _IN, [host])
-                return does_not_exist(self.key)
+                return self._dne
         if not empty:
-            return does_not_exist(self.key)
+            return self._dne
         if node_domains.operator == _IN and len(node_domains) < len(empty):
             options = [d for d in node_domains.values if d in empty and pod_domains.has(d)]
         else:
             options = [d for d in empty if node_domains.has(d) and pod_domains.has(d)]
-        return in_requirement(self.key, options)
+        return in_requirement(self.key, options) if options else self._dne

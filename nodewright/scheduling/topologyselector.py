@@ -98,15 +98,34 @@ class _Term:
 
 @dataclass(frozen=True, slots=True)
 class Selector:
-    """A compiled selector: ``everything``, ``nothing`` or a conjunction of terms."""
+    """A compiled selector: ``everything``, ``nothing`` or a conjunction of terms.
+
+    Single-value ``In`` terms (all ``matchLabels``) are checked first as plain equalities.
+    """
 
     terms: tuple[_Term, ...] = ()
     nothing: bool = False
+    equals: tuple[tuple[str, str], ...] = ()
+    others: tuple[_Term, ...] = ()
+
+    @staticmethod
+    def of(terms: tuple[_Term, ...]) -> Selector:
+        equals = tuple(
+            (t.key, next(iter(t.values))) for t in terms if t.operator == IN and len(t.values) == 1
+        )
+        others = tuple(t for t in terms if not (t.operator == IN and len(t.values) == 1))
+        return Selector(terms=terms, equals=equals, others=others)
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         if self.nothing:
             return False
-        return all(term.matches(labels) for term in self.terms)
+        for key, value in self.equals:
+            if labels.get(key) != value:
+                return False
+        for term in self.others:  # noqa: SIM110 - hot path
+            if not term.matches(labels):
+                return False
+        return True
 
     @property
     def everything(self) -> bool:
@@ -159,7 +178,7 @@ def _compile(raw: RawSelector) -> Selector:
             return NOTHING
         terms.append(term)
     # apimachinery sorts requirements by key; matching is a conjunction so order is irrelevant.
-    return Selector(terms=tuple(terms))
+    return Selector.of(tuple(terms))
 
 
 def selector_for_matching(raw: RawSelector | None) -> Selector:
