@@ -30,7 +30,7 @@ segment = st.text(
 paths = st.lists(segment, min_size=1, max_size=4).map(lambda parts: "/" + "/".join(parts))
 modes = st.integers(min_value=0, max_value=0o777)
 tokens = st.one_of(
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20),
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=20),
     st.sampled_from(
         ["\n", "NODEWRIGHT_EOF\n", "\nNODEWRIGHT_EOF_1\n", "EOF", "$HOME", "`", "'", '"', "\\", " "]
     ),
