@@ -163,7 +163,11 @@ class Topology:
         batch_pods: Iterable[Pod] = (),
         preference_policy: str = RESPECT,
         namespace_labels: Mapping[str, Mapping[str, str]] | None = None,
+        all_nodes: Iterable[Node] | None = None,
     ) -> None:
+        """``nodes`` are the (active) state nodes whose labels seed group domains; ``all_nodes``
+        (default: ``nodes``) every Node of the cluster, used to find where a counted pod runs, as
+        upstream's API lookup also finds deleting nodes."""
         self._respect = preference_policy == RESPECT
         self._universe = DomainUniverse(domain_sources)
         self._groups: dict[GroupKey, TopologyGroup] = {}
@@ -183,6 +187,12 @@ class Topology:
                 node.metadata.name, node.metadata.labels, node.spec.taints
             )
 
+        lookup = dict(self._nodes)
+        for api_node in all_nodes or ():
+            name = api_node.metadata.name
+            if name not in lookup:
+                lookup[name] = _Node(name, api_node.metadata.labels, api_node.spec.taints)
+
         cluster = list(cluster_pods)
         known_namespaces = {_namespace(p) for p in cluster} | {_namespace(p) for p in batch}
         self._namespace_labels: dict[str, Mapping[str, str]] = {
@@ -196,7 +206,7 @@ class Topology:
         for pod in cluster:
             if pod.key in self._excluded:
                 continue
-            bound = self._nodes.get(pod.spec.node_name or "")
+            bound = lookup.get(pod.spec.node_name or "")
             if bound is None:
                 continue  # unscheduled, or its node is gone (upstream skips NotFound nodes)
             if _countable(pod):
@@ -262,14 +272,19 @@ class Topology:
         plan = self._plan(self._info(pod))
         if not plan:
             return nodeclaim_requirements
-        result = nodeclaim_requirements.copy()
+        narrowing: list[Requirement] = []
         for group, selects in plan:
-            pod_domains = strict_requirements.get(group.key)
-            node_domains = nodeclaim_requirements.get(group.key)
+            key = group.key
+            pod_domains = strict_requirements.get(key) if strict_requirements.has(key) else group.exists
+            node_domains = (
+                nodeclaim_requirements.get(key) if nodeclaim_requirements.has(key) else group.exists
+            )
             domains = group.get(selects, pod_domains, node_domains)
             if len(domains) == 0:
                 raise TopologyError(group, pod_domains, node_domains)
-            result.add(domains)
+            narrowing.append(domains)
+        result = nodeclaim_requirements.copy()
+        result.add(*narrowing)
         return result
 
     def register(self, key: str, domain: str) -> None:

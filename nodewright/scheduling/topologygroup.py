@@ -99,6 +99,7 @@ class TopologyGroup:
         "_selects",
         "counts",
         "empty",
+        "exists",
         "hash_key",
         "key",
         "list_selector",
@@ -147,6 +148,7 @@ class TopologyGroup:
         self.seq = seq
         self._is_hostname = key == HOSTNAME
         self._dne = does_not_exist(key)
+        self.exists = Requirement.new(key, _EXISTS)  # what ``Requirements.get`` returns for a missing key
         self._selects: dict[str, bool] = {}
 
     def __repr__(self) -> str:
