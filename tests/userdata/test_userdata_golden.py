@@ -12,7 +12,16 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GOLDEN, SYSTEM_PYTHON, VALIDATOR, golden_cases, load_case, options_from_case, require_bash, require_validator
+from conftest import (
+    GOLDEN,
+    SYSTEM_PYTHON,
+    VALIDATOR,
+    golden_cases,
+    load_case,
+    options_from_case,
+    require_bash,
+    require_validator,
+)
 
 from nodewright.userdata import render
 from nodewright.userdata.gomime import looks_like_mime, read_multipart
