@@ -58,12 +58,10 @@ def vec_add(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
 def iter_bits(mask: int) -> list[int]:
     """Indices of the set bits, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    if not mask:
+        return []
+    bits = bin(mask)[:1:-1]
+    return [i for i, c in enumerate(bits) if c == "1"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +94,12 @@ class TypeIndex:
         for i, a in enumerate(self.alloc):
             if min(a, default=0) >= 0:
                 self.nonneg |= 1 << i
-        self._alloc_sorted, self._alloc_suffix = self._threshold_masks(self.alloc, suffix=True)
-        self._cap_sorted, self._cap_prefix = self._threshold_masks(self.capacity, suffix=False)
+        self._alloc_sorted, self._alloc_suffix, self._alloc_order = self._threshold_masks(
+            self.alloc, suffix=True
+        )
+        self._cap_sorted, self._cap_prefix, self._cap_order = self._threshold_masks(
+            self.capacity, suffix=False
+        )
         keys: set[str] = set(_OFFERING_KEYS)
         for it in self.types:
             keys.update(it.requirements.keys())
@@ -105,17 +107,20 @@ class TypeIndex:
         self._compat: dict[tuple[Requirement | None, ...], CompatEntry] = {}
         self._launch: dict[tuple[Requirement | None, ...], dict[int, Launch]] = {}
         self._fit_cache: dict[tuple[int, ...], int] = {}
+        self._price_order: dict[tuple[Requirement | None, ...], list[int]] = {}
 
     @staticmethod
     def _threshold_masks(
         vecs: list[tuple[int, ...]], *, suffix: bool
-    ) -> tuple[list[list[int]], list[list[int]]]:
+    ) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
         dims = len(vecs[0]) if vecs else 0
         sorted_vals: list[list[int]] = []
         masks: list[list[int]] = []
+        orders: list[list[int]] = []
         for d in range(dims):
             order = sorted(range(len(vecs)), key=lambda i: (vecs[i][d], i))
             sorted_vals.append([vecs[i][d] for i in order])
+            orders.append(order)
             acc = 0
             m = [0] * (len(order) + 1)
             if suffix:  # m[k] = types at sorted positions >= k
@@ -127,7 +132,7 @@ class TypeIndex:
                     acc |= 1 << i
                     m[k + 1] = acc
             masks.append(m)
-        return sorted_vals, masks
+        return sorted_vals, masks, orders
 
     # -- resources -------------------------------------------------------------------------------
     def fit_mask(self, total: tuple[int, ...]) -> int:
@@ -158,8 +163,23 @@ class TypeIndex:
             mask &= self._cap_prefix[d][bisect.bisect_right(self._cap_sorted[d], rem)]
         return mask
 
+    def _max_over(self, mask: int, sorted_vals: list[list[int]], orders: list[list[int]]) -> list[int]:
+        out = []
+        for vals, order in zip(sorted_vals, orders, strict=True):
+            k = len(order) - 1
+            while k >= 0 and not (mask >> order[k]) & 1:
+                k -= 1
+            out.append(vals[k] if k >= 0 else 0)
+        return out
+
     def max_capacity(self, mask: int) -> ResourceList:
-        return max_resources(*(self.types[i].capacity for i in iter_bits(mask)))
+        """Per resource, the largest capacity among the types of ``mask`` (subtract-max)."""
+        vals = self._max_over(mask, self._cap_sorted, self._cap_order)
+        return dict(zip(self.space.names, vals, strict=True))
+
+    def max_alloc(self, mask: int) -> tuple[int, ...]:
+        """Per resource, the largest allocatable among the types of ``mask`` (a fit upper bound)."""
+        return tuple(self._max_over(mask, self._alloc_sorted, self._alloc_order))
 
     # -- requirements ----------------------------------------------------------------------------
     def project(self, reqs: Requirements) -> tuple[Requirement | None, ...]:
@@ -213,9 +233,15 @@ class TypeIndex:
 
     def order_by_price(self, mask: int, reqs: Requirements) -> list[int]:
         """Karpenter ``OrderByPrice``: cheapest compatible available offering first, ties by name."""
-        table = self.launches(reqs)
-        idx = iter_bits(mask)
-        return sorted(idx, key=lambda i: (self.launch(i, reqs, table).price, self.types[i].name))
+        key = self.project(reqs)
+        order = self._price_order.get(key)
+        if order is None:
+            table = self.launches(reqs)
+            order = sorted(
+                range(len(self.types)), key=lambda i: (self.launch(i, reqs, table).price, self.types[i].name)
+            )
+            self._price_order[key] = order
+        return [i for i in order if (mask >> i) & 1]
 
 
 # -- minValues -------------------------------------------------------------------------------------

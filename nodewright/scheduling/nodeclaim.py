@@ -183,6 +183,7 @@ class NodeClaim:
 
     __slots__ = (
         "groups",
+        "headroom",
         "hostname",
         "index",
         "min_values_relaxed",
@@ -208,6 +209,7 @@ class NodeClaim:
         self.groups = [g.copy() for g in template.groups]
         self.reserved: list[Offering] = []
         self.min_values_relaxed: bool | None = None
+        self.headroom: tuple[int, ...] = template.types.max_alloc(options)
 
     def can_add(
         self,
@@ -217,12 +219,13 @@ class NodeClaim:
         *,
         relax_min_values: bool,
         strict_reserved: bool,
+        has_topology: bool = True,
     ) -> Placement | Failure:
         tmpl = self.template
         taint_err = tmpl.tolerates(pod)
         if taint_err is not None:
             return Failure(taint_err)
-        total = vec_add(self.requests_vec, pod.vec)
+        total = self.requests_vec
         base = self.requirements
         if len(pod.requirements):
             err = base.compatible(pod.requirements, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN)
@@ -241,7 +244,9 @@ class NodeClaim:
                     continue
                 reqs = reqs.copy()
                 reqs.add_all(vol)
-            result = self._place(pod, reqs, total, topology, reservations, relax_min_values, strict_reserved)
+            result = self._place(
+                pod, reqs, total, topology, reservations, relax_min_values, strict_reserved, has_topology
+            )
             if isinstance(result, Placement):
                 return result
             last = result
@@ -257,11 +262,12 @@ class NodeClaim:
         reservations: ReservationManager | None,
         relax_min_values: bool,
         strict_reserved: bool,
+        has_topology: bool,
     ) -> Placement | Failure:
         from nodewright.scheduling.topology import TopologyError
 
         tmpl = self.template
-        if topology.has_groups_for(pod.current):
+        if has_topology:
             try:
                 narrowed = topology.add_requirements(
                     pod.current,
@@ -278,7 +284,13 @@ class NodeClaim:
                     return Failure(err)
                 reqs = narrowed
         got = filter_instance_types(
-            tmpl.types, self.options, reqs, pod, self.groups, total, relax_min_values=relax_min_values
+            tmpl.types,
+            self.options,
+            reqs,
+            pod,
+            self.groups,
+            vec_add(total, pod.vec),
+            relax_min_values=relax_min_values,
         )
         if isinstance(got, InstanceTypeFilterError):
             return Failure(got)
@@ -329,6 +341,9 @@ class NodeClaim:
         self.options = placement.options
         self.requests = add(self.requests, pod.requests)
         self.requests_vec = vec_add(self.requests_vec, pod.vec)
+        self.headroom = tuple(
+            a - r for a, r in zip(self.template.types.max_alloc(self.options), self.requests_vec, strict=True)
+        )
         self.requirements = placement.requirements
         topology.register(labels.HOSTNAME, self.hostname)
         topology.record(

@@ -138,17 +138,12 @@ def _truncate(claim: NodeClaim, max_types: int, policy: str) -> tuple[list[int],
 def _view(claim: NodeClaim, ordered: list[int]) -> _ClaimView:
     idx = claim.template.types
     reqs = claim.requirements
-    table = idx.launches(reqs)
-    best: tuple[float, int, str, str] | None = None
     launch: Offering | None = None
     launch_type = ""
-    for pos, i in enumerate(ordered):
-        got = idx.launch(i, reqs, table)
-        if got.offering is None:
-            continue
-        key = (got.price, pos, got.offering.zone, got.offering.capacity_type)
-        if best is None or key < best:
-            best, launch, launch_type = key, got.offering, idx.types[i].name
+    if ordered:
+        # ordered is cheapest-offering first, so the first type holds the launch (ties: list order)
+        got = idx.launch(ordered[0], reqs, idx.launches(reqs))
+        launch, launch_type = got.offering, idx.types[ordered[0]].name
     return _ClaimView(
         claim=claim,
         names=[idx.types[i].name for i in ordered],

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -50,6 +50,7 @@ NODES_EXHAUSTED: Final = "node limits have been exhausted for nodepool"
 LIMITS_EXCEEDED: Final = "all available instance types exceed limits for nodepool"
 NODES: Final = "nodes"
 RESPECT: Final = "Respect"
+_EMPTY: Final[frozenset[str]] = frozenset()
 IGNORE: Final = "Ignore"
 STRICT: Final = "Strict"
 BEST_EFFORT: Final = "BestEffort"
@@ -266,26 +267,29 @@ class Scheduler:
 
     def _add(self, pod: PodData) -> Failure | None:
         topo = self.topology
+        has_topology = topo.has_groups_for(pod.current)
         for node in self.existing:
             got = node.can_add(pod, topo)
             if not isinstance(got, Failure):
                 node.add(pod, got, topo)
                 return None
+        blocked = self._blocked(pod) if has_topology else _EMPTY
+        pvec = pod.vec
+        strict_reserved = not self.options.reserved_fallback
         for claim in self._order:
-            tmpl = claim.template
-            if tmpl.tolerates(pod) is not None:
+            # cheap necessary conditions first: the largest remaining option has room, the
+            # hostname is not already ruled out by a hostname-keyed topology group
+            if any(p > h for p, h in zip(pvec, claim.headroom, strict=True)):
                 continue
-            # cheap necessary condition: some remaining option fits the summed requests
-            idx = tmpl.types
-            total = tuple(a + b for a, b in zip(claim.requests_vec, pod.vec, strict=True))
-            if not (idx.fit_mask(total) & claim.options):
+            if claim.hostname in blocked or claim.template.tolerates(pod) is not None:
                 continue
             placed = claim.can_add(
                 pod,
                 topo,
                 self.reservations,
                 relax_min_values=False,
-                strict_reserved=not self.options.reserved_fallback,
+                strict_reserved=strict_reserved,
+                has_topology=has_topology,
             )
             if isinstance(placed, Placement):
                 old = len(claim.pods)
@@ -294,9 +298,16 @@ class Scheduler:
                 return None
         if not self.templates:
             return Failure(NO_TEMPLATES)
-        return self._add_new(pod)
+        return self._add_new(pod, has_topology)
 
-    def _add_new(self, pod: PodData) -> Failure | None:
+    def _blocked(self, pod: PodData) -> Container[str]:
+        query = getattr(self.topology, "blocked_hostnames", None)
+        if query is None:
+            return _EMPTY
+        got: Container[str] = query(pod.current)
+        return got
+
+    def _add_new(self, pod: PodData, has_topology: bool) -> Failure | None:
         errs: list[Failure] = []
         reserved = False
         for tmpl in self.templates:
@@ -321,6 +332,7 @@ class Scheduler:
                 self.reservations,
                 relax_min_values=self.relax_min_values,
                 strict_reserved=not self.options.reserved_fallback,
+                has_topology=has_topology,
             )
             if isinstance(placed, Failure):
                 errs.append(placed)
