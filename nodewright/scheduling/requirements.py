@@ -211,31 +211,52 @@ class Requirement:
 
     # -- algebra -----------------------------------------------------------------------------
     def intersection(self, other: Requirement) -> Requirement:
-        """Karpenter ``Intersection``: the values both allow (keeps this requirement's key)."""
+        """Karpenter ``Intersection``: the values both allow (keeps this requirement's key).
+
+        Returns ``self`` or ``other`` unchanged when the result equals one of them, so repeated
+        narrowing allocates nothing.
+        """
         if other is self:
             return self
-        complement = self.complement and other.complement
-        gte = _max_opt(self.gte, other.gte)
-        lte = _min_opt(self.lte, other.lte)
-        min_values = _max_opt(self.min_values, other.min_values)
+        sc, oc = self.complement, other.complement
+        complement = sc and oc
+        min_values, omv = self.min_values, other.min_values
+        if omv is not None and (min_values is None or omv > min_values):
+            min_values = omv
+        if not (self.bounded or other.bounded):
+            if sc:
+                values = self.values | other.values if oc else other.values - self.values
+            else:
+                values = self.values - other.values if oc else self.values & other.values
+            if complement == sc and min_values == self.min_values and values == self.values:
+                return self
+            if complement == oc and min_values == omv and values == other.values:
+                return other
+            return Requirement(self.key, complement=complement, values=values, min_values=min_values)
+        gte, lte, ogte, olte = self.gte, self.lte, other.gte, other.lte
+        if ogte is not None and (gte is None or ogte > gte):
+            gte = ogte
+        if olte is not None and (lte is None or olte < lte):
+            lte = olte
         if gte is not None and lte is not None and gte > lte:
             return Requirement(self.key, complement=False, min_values=min_values)
-        if self.complement:
-            values = self.values | other.values if other.complement else other.values - self.values
+        if sc:
+            values = self.values | other.values if oc else other.values - self.values
         else:
-            values = self.values - other.values if other.complement else self.values & other.values
-        if (gte is not None or lte is not None) and values:
-            values = frozenset(v for v in values if _within(v, gte, lte))
+            values = self.values - other.values if oc else self.values & other.values
+        if values:
+            values = frozenset([v for v in values if _within(v, gte, lte)])
         if not complement:
             gte = lte = None
-        if (
-            values == self.values
-            and complement == self.complement
-            and gte == self.gte
-            and lte == self.lte
-            and min_values == self.min_values
-        ):
-            return self
+        for r in (self, other):
+            if (
+                complement == r.complement
+                and gte == r.gte
+                and lte == r.lte
+                and min_values == r.min_values
+                and values == r.values
+            ):
+                return r
         return Requirement(
             self.key, complement=complement, values=values, gte=gte, lte=lte, min_values=min_values
         )
@@ -443,7 +464,14 @@ class Requirements:
     @classmethod
     def from_labels(cls, labels: Mapping[str, str]) -> Requirements:
         """Karpenter ``NewLabelRequirements``: ``key In [value]`` per label."""
-        return cls(Requirement.new(k, IN, (v,)) for k, v in labels.items())
+        reqs: dict[str, Requirement] = {}
+        normalized = wk.NORMALIZED_LABELS
+        for k, v in labels.items():
+            key = normalized.get(k, k)
+            r = Requirement(key, complement=False, values=frozenset((v,)))
+            existing = reqs.get(key)
+            reqs[key] = r if existing is None else r.intersection(existing)
+        return cls._wrap(reqs)
 
     @classmethod
     def _wrap(cls, reqs: dict[str, Requirement]) -> Requirements:

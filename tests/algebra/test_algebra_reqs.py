@@ -378,3 +378,10 @@ def test_algebra_pod_requirements() -> None:
         "kubernetes.io/arch In [amd64], topology.kubernetes.io/zone In [z1 z2 z3]"
     )
     assert str(pod_requirements(_pod({"containers": [{"name": "c"}]}))) == ""
+
+
+def test_algebra_from_labels_beta_and_stable_keys_intersect() -> None:
+    r = Requirements.from_labels({"failure-domain.beta.kubernetes.io/zone": "z1", wk.ZONE: "z2"})
+    assert str(r) == "topology.kubernetes.io/zone DoesNotExist"
+    same = Requirements.from_labels({"failure-domain.beta.kubernetes.io/zone": "z1", wk.ZONE: "z1"})
+    assert str(same) == "topology.kubernetes.io/zone In [z1]"
