@@ -1,15 +1,83 @@
-"""`nodewright health` (see ../shared/spec/cli.md)."""
+"""`nodewright health`: NodeRegistrationHealthy, verified NodeClasses and pending pods per NodePool.
+
+Thin: load the cluster state, call :func:`nodewright.health.nodepool_health`, print.
+"""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import click
 
-from nodewright.cli._common import handle_errors
-from nodewright.errors import NodewrightError
+from nodewright.cli._common import emit, format_markdown_table, format_table, handle_errors, output_option
+from nodewright.drift.detect import parse_time
+from nodewright.drift.inputs import of_kind, read_documents
+from nodewright.errors import InputError
+from nodewright.health import HealthReport, nodepool_health, render_prometheus
+
+
+def _rows(report: HealthReport) -> list[list[object]]:
+    return [
+        [
+            p.name,
+            p.condition.status,
+            p.condition.reason,
+            "".join("+" if b else "-" for b in p.buffer) or "(empty)",
+            p.nodeclass,
+            "yes" if p.verified else "no",
+            p.degraded.status,
+            len(p.pending_pods),
+            p.condition.message,
+        ]
+        for p in report.pools
+    ]
+
+
+_HEADERS = [
+    "NODEPOOL",
+    "HEALTHY",
+    "REASON",
+    "BUFFER",
+    "NODECLASS",
+    "VERIFIED",
+    "DEGRADED",
+    "PENDING",
+    "MESSAGE",
+]
 
 
 @click.command("health")
+@click.option(
+    "--cluster", required=True, type=click.Path(dir_okay=False), help="Cluster state (kubectl List JSON)."
+)
+@click.option(
+    "-f",
+    "--filename",
+    "files",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="EC2NodeClass files whose generation/uid the cluster state does not list (repeatable).",
+)
+@click.option("--now", default=None, help="Evaluation time (RFC 3339); default: the current time.")
+@output_option(("table", "json", "yaml", "markdown", "prometheus"))
 @handle_errors
-def command() -> None:
-    """Not yet implemented."""
-    raise NodewrightError("nodewright health is not implemented yet")
+def command(cluster: str, files: tuple[str, ...], now: str | None, output: str) -> None:
+    """Show per NodePool the NodeRegistrationHealthy condition, its buffer, verified NodeClasses and pending pods."""
+    when: datetime | None = None
+    if now is not None:
+        when = parse_time(now)
+        if when is None:
+            raise InputError(
+                f"--now {now!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
+            )
+    nodeclasses = of_kind(read_documents(files), "EC2NodeClass") if files else []
+    report = nodepool_health(cluster, now=when, nodeclasses=nodeclasses)
+    if output == "prometheus":
+        click.echo(render_prometheus(report), nl=False)
+        return
+    emit(
+        report.as_dict(),
+        output,
+        table=lambda: format_table(_HEADERS, _rows(report)),
+        markdown=lambda: format_markdown_table([h.title() for h in _HEADERS], _rows(report)),
+    )

@@ -1,0 +1,76 @@
+"""NodePool health as Prometheus text exposition (prometheus-client), for a textfile collector or Pushgateway.
+
+Boundary: a :class:`~nodewright.health.derive.HealthReport` -> text. Metrics:
+
+* ``operator_status_condition_count{kind="NodePool",name,type="NodeRegistrationHealthy",status,reason}``:
+  1 for the current condition (operatorpkg's status-condition metric shape);
+* ``karpenter_nodepool_registration_results{nodepool,result="success"|"failure"}``: the tracker buffer;
+* ``karpenter_nodepool_verified{nodepool,nodeclass}``: 1 when the current NodePool/NodeClass pair has
+  launched an initialized node (seed RFC option 4), else 0;
+* ``karpenter_nodepool_degraded{nodepool,reason}``: 1 when the RFC's Degraded reading is True;
+* ``karpenter_nodepool_pending_pods{nodepool,nodePoolVerified}``: pending pods waiting on the pool;
+* ``karpenter_pods_provisioning_unbound_time_seconds{name,namespace,nodepool,nodePoolVerified}``:
+  seconds each pending pod has waited (since PodScheduled=False), with the RFC's ``nodePoolVerified``
+  label so waits on never-verified pools can be filtered out.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Gauge, generate_latest
+
+from nodewright.health.derive import CONDITION_TYPE, HealthReport
+
+
+def render_prometheus(report: HealthReport) -> str:
+    """The report in the Prometheus text format (version 0.0.4)."""
+    reg = CollectorRegistry(auto_describe=True)
+    cond = Gauge(
+        "operator_status_condition_count",
+        "The current status condition of a Karpenter object (1 per object and condition).",
+        ["kind", "name", "type", "status", "reason"],
+        registry=reg,
+    )
+    results = Gauge(
+        "karpenter_nodepool_registration_results",
+        "Launch/registration results in the NodePool's health buffer (last 4).",
+        ["nodepool", "result"],
+        registry=reg,
+    )
+    verified = Gauge(
+        "karpenter_nodepool_verified",
+        "1 when the NodePool/NodeClass pair has launched an initialized node, else 0.",
+        ["nodepool", "nodeclass"],
+        registry=reg,
+    )
+    degraded = Gauge(
+        "karpenter_nodepool_degraded",
+        "1 when the NodePool reads as Degraded (unhealthy, or never verified and failing).",
+        ["nodepool", "reason"],
+        registry=reg,
+    )
+    pending = Gauge(
+        "karpenter_nodepool_pending_pods",
+        "Pending (provisionable) pods that would go to this NodePool.",
+        ["nodepool", "nodePoolVerified"],
+        registry=reg,
+    )
+    unbound = Gauge(
+        "karpenter_pods_provisioning_unbound_time_seconds",
+        "The time a pending pod has been waiting to bind, by whether its NodePool was ever verified.",
+        ["name", "namespace", "nodepool", "nodePoolVerified"],
+        registry=reg,
+    )
+    for p in report.pools:
+        v = "true" if p.verified else "false"
+        cond.labels("NodePool", p.name, CONDITION_TYPE, p.condition.status, p.condition.reason).set(1)
+        results.labels(p.name, "success").set(sum(1 for b in p.buffer if b))
+        results.labels(p.name, "failure").set(sum(1 for b in p.buffer if not b))
+        verified.labels(p.name, p.nodeclass).set(1 if p.verified else 0)
+        degraded.labels(p.name, p.degraded.reason).set(1 if p.degraded.status == "True" else 0)
+        pending.labels(p.name, v).set(len(p.pending_pods))
+        for key in p.pending_pods:
+            namespace, _, name = key.partition("/")
+            since = report.pending_since.get(key)
+            waited = max(0.0, (report.now - since).total_seconds()) if since is not None else 0.0
+            unbound.labels(name, namespace, p.name, v).set(waited)
+    return generate_latest(reg).decode("utf-8")
