@@ -410,7 +410,7 @@ def osc_plans(docs: Sequence[Document], settings: Settings) -> list[OscPlan]:
     from nodewright.osc.result import result_secret
 
     out: list[OscPlan] = []
-    for loaded in load_osc_documents(docs):
+    for loaded in load_osc_documents([d for d in docs if d.kind in ("OperatingSystemConfig", "Secret")]):
         result = render_osc(loaded, settings.osc_format)  # type: ignore[arg-type]
         secret = result_secret(result, namespace=settings.osc_namespace)
         out.append(OscPlan(name=result.name, secret=secret))

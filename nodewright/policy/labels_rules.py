@@ -119,9 +119,7 @@ def check_user_data_registers(
     resources: Sequence[ResourceView], config: Mapping[str, Any]
 ) -> list[tuple[str, str]]:
     """Each launch template tagged with a NodePool registers its labels, taints and the unregistered taint."""
-    pools = {
-        str(get_path(r.props, "metadata", "name") or r.name): r for r in resources if r.type == NODEPOOL_CR
-    }
+    pools = pool_bodies(resources)
     out: list[tuple[str, str]] = []
     for lt in resources:
         if lt.type != LAUNCH_TEMPLATE:

@@ -132,8 +132,9 @@ def _diff(before: str | None, after: str, name: str) -> tuple[str, int, int]:
     a = (before or "").splitlines(keepends=False)
     b = after.splitlines(keepends=False)
     lines = list(difflib.unified_diff(a, b, fromfile=f"base/{name}", tofile=f"head/{name}", lineterm="", n=3))
-    plus = sum(1 for x in lines if x.startswith("+") and not x.startswith("+++"))
-    minus = sum(1 for x in lines if x.startswith("-") and not x.startswith("---"))
+    body = lines[2:]  # after the ---/+++ file headers
+    plus = sum(1 for x in body if x.startswith("+"))
+    minus = sum(1 for x in body if x.startswith("-"))
     return "\n".join(lines), plus, minus
 
 

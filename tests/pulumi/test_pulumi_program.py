@@ -1,0 +1,106 @@
+"""The whole program under set_mocks, per example stack and mode: resources, inputs, parents, secrets."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from conftest import run_stack
+
+from nodewright import labels
+from nodewright.drift.nodepool_hash import nodepool_hash
+from nodewright.preview.mocks import Registration, secret_paths, unwrap
+
+
+def _by_type(regs: list[Registration], typ: str) -> list[Registration]:
+    return [r for r in regs if r.type == typ]
+
+
+def _one(regs: list[Registration], typ: str) -> Registration:
+    found = _by_type(regs, typ)
+    assert len(found) == 1, f"expected one {typ}, got {[r.name for r in found]}"
+    return found[0]
+
+
+def _inputs(reg: Registration) -> dict[str, Any]:
+    out: dict[str, Any] = unwrap(reg.raw(), reveal=True)
+    return out
+
+
+def test_karpenter_mode_resources_and_parents() -> None:
+    run = run_stack("karpenter")
+    kinds = sorted((r.type, r.name) for r in run.registrations)
+    assert kinds == [
+        ("aws:ec2/launchTemplate:LaunchTemplate", "default-default"),
+        ("aws:iam/instanceProfile:InstanceProfile", "default-profile"),
+        ("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "default-ec2nodeclass"),
+        ("kubernetes:karpenter.sh/v1:NodePool", "default-nodepool"),
+        ("nodewright:index:NodeClass", "default"),
+        ("nodewright:index:NodePool", "default"),
+    ]
+    for reg in run.registrations:
+        if reg.type.startswith("nodewright:index:"):
+            assert reg.parent.endswith("::nodewright-karpenter"), reg.parent  # top level under the stack
+            assert not reg.custom
+        else:
+            assert reg.custom
+    nc = _one(run.registrations, "nodewright:index:NodeClass")
+    for typ in ("aws:ec2/launchTemplate:LaunchTemplate", "aws:iam/instanceProfile:InstanceProfile"):
+        assert _one(run.registrations, typ).parent == nc.urn
+    pool = _one(run.registrations, "nodewright:index:NodePool")
+    assert _one(run.registrations, "kubernetes:karpenter.sh/v1:NodePool").parent == pool.urn
+
+
+def test_nodepool_cr_carries_computed_hash() -> None:
+    run = run_stack("karpenter")
+    cr = _inputs(_one(run.registrations, "kubernetes:karpenter.sh/v1:NodePool"))
+    ann = cr["metadata"]["annotations"]
+    assert ann[labels.NODEPOOL_HASH] == nodepool_hash(cr, crd_defaults=True)
+    assert ann[labels.NODEPOOL_HASH_VERSION] == labels.NODEPOOL_HASH_VERSION_VALUE
+    assert cr["apiVersion"] == "karpenter.sh/v1" and cr["kind"] == "NodePool"
+    assert run.outputs["nodePoolHashes"].value == {"default": ann[labels.NODEPOOL_HASH]}
+
+
+def test_launch_template_inputs_and_secret_user_data() -> None:
+    run = run_stack("karpenter")
+    reg = _one(run.registrations, "aws:ec2/launchTemplate:LaunchTemplate")
+    assert secret_paths(reg.raw()) == ["userData"]
+    lt = _inputs(reg)
+    assert lt["metadataOptions"]["httpTokens"] == "required"
+    assert lt["metadataOptions"]["httpPutResponseHopLimit"] == 1
+    assert lt["blockDeviceMappings"] == [
+        {"deviceName": "/dev/xvda", "ebs": {"encrypted": "true", "volumeSize": 20, "volumeType": "gp3"}}
+    ]
+    assert lt["imageId"].startswith("ami-")
+    assert lt["tags"][labels.NODEPOOL] == "default"
+    text = base64.b64decode(lt["userData"]).decode()
+    assert f"{labels.UNREGISTERED_TAINT_KEY}:NoExecute" in text
+    assert "team=web" in text
+    # the AMI came from the SSM alias parameter
+    assert [i.args["name"] for i in run.invokes] == [
+        "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/image_id"
+    ]
+
+
+def test_fleet_mode_instances_from_claims() -> None:
+    run = run_stack("fleet")
+    assert not _by_type(run.registrations, "kubernetes:karpenter.sh/v1:NodePool")
+    assert not _by_type(run.registrations, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass")
+    cap = _one(run.registrations, "nodewright:index:Capacity")
+    inst = {r.name: r for r in _by_type(run.registrations, "aws:ec2/instance:Instance")}
+    assert sorted(inst) == ["capacity-default-0001", "capacity-default-0002"]
+    assert all(r.parent == cap.urn for r in inst.values())
+    spot = _inputs(inst["capacity-default-0001"])
+    assert spot["instanceType"] == "m5.large" and spot["subnetId"] == "subnet-0aaa"
+    assert spot["instanceMarketOptions"]["marketType"] == "spot"
+    assert spot["launchTemplate"]["id"].startswith("lt-")
+    od = _inputs(inst["capacity-default-0002"])
+    assert "instanceMarketOptions" not in od
+    assert od["tags"][labels.NODEPOOL_HASH] == "1111"
+    assert run.outputs["instanceIds"].value.keys() == {"default-0001", "default-0002"}
+
+
+def test_runs_are_independent_in_one_process() -> None:
+    first = run_stack("karpenter")
+    again = run_stack("fleet")
+    assert {r.urn for r in first.registrations}.isdisjoint({r.urn for r in again.registrations})
