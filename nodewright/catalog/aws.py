@@ -9,8 +9,9 @@ overhead follow ``computeCapacity``/``kubeReservedResources``/``evictionThreshol
 
 Without AWS credentials in the environment the *same* boto3 calls are answered in-process by
 moto (``moto.mock_aws``) with fake credentials set only on that session: the embedded default.
-moto's spot price history is a placeholder (``0.00001`` at 2006-01-02), so in embedded mode spot
-offerings are priced like Karpenter before its first spot refresh: at the on-demand price.
+moto's spot price history is a placeholder (``0.00001`` at 2006-01-02), so in embedded mode it is
+not asked for and spot offerings are priced like Karpenter before its first spot refresh: at the
+on-demand price.
 
 Boundary: EC2 facts -> :class:`~nodewright.catalog.model.InstanceType`. Caching is :mod:`.cache`.
 """
@@ -18,6 +19,7 @@ Boundary: EC2 facts -> :class:`~nodewright.catalog.model.InstanceType`. Caching 
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import math
 import os
 import re
@@ -30,7 +32,7 @@ from nodewright import labels
 from nodewright.catalog import overhead as oh
 from nodewright.catalog.model import Ec2Facts, InstanceType, Offering, Overhead, RequirementSpec
 from nodewright.catalog.prices import on_demand_prices
-from nodewright.errors import CatalogError
+from nodewright.errors import CatalogError, InputError
 
 # Keys not (yet) in nodewright.labels; private to the catalog.
 ZONE_ID: Final = "topology.k8s.aws/zone-id"
@@ -127,6 +129,8 @@ def _call_ec2(client: Any, region: str, *, trust_spot: bool) -> Ec2Answers:
         offered.setdefault(o["InstanceType"], set()).add(o["Location"])
     spot: dict[str, dict[str, float]] = {}
     latest: dict[tuple[str, str], Any] = {}
+    if not trust_spot:  # moto's history is a placeholder (0.00001 at 2006-01-02): don't ask
+        return Ec2Answers(region=region, instance_types=infos, zones=zones, offered=offered, spot=spot)
     try:
         history = _paginate(
             client,
@@ -137,13 +141,12 @@ def _call_ec2(client: Any, region: str, *, trust_spot: bool) -> Ec2Answers:
         )
     except Exception:  # spot prices are optional: Karpenter then prices spot at on-demand
         history = []
-    if trust_spot:
-        for h in history:
-            k = (h["InstanceType"], h["AvailabilityZone"])
-            ts = h.get("Timestamp")
-            if k not in latest or (ts is not None and ts > latest[k]):
-                latest[k] = ts
-                spot.setdefault(k[0], {})[k[1]] = float(h["SpotPrice"])
+    for h in history:
+        k = (h["InstanceType"], h["AvailabilityZone"])
+        ts = h.get("Timestamp")
+        if k not in latest or (ts is not None and ts > latest[k]):
+            latest[k] = ts
+            spot.setdefault(k[0], {})[k[1]] = float(h["SpotPrice"])
     return Ec2Answers(region=region, instance_types=infos, zones=zones, offered=offered, spot=spot)
 
 
@@ -168,6 +171,33 @@ def fetch(region: str, *, embedded: bool | None = None) -> tuple[Ec2Answers, str
             return _call_ec2(session.client("ec2"), region, trust_spot=False), "embedded"
     except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as exc:
         raise CatalogError(f"cannot read the EC2 catalog of {region}: {exc}") from exc
+    except (KeyError, ValueError) as exc:  # moto without data for a region
+        raise CatalogError(f"no embedded EC2 data for {region} ({type(exc).__name__}: {exc})") from exc
+
+
+def known_regions() -> list[str]:
+    """EC2 regions botocore knows (all partitions), from its bundled endpoint data."""
+    import boto3
+
+    session = boto3.Session()
+    out: set[str] = set()
+    for partition in session.get_available_partitions():
+        out.update(session.get_available_regions("ec2", partition_name=partition))
+    return sorted(out)
+
+
+def is_known_region(region: str) -> bool:
+    return region in known_regions()
+
+
+def check_region(region: str) -> None:
+    """Raise :class:`InputError` naming the closest region when ``region`` is not an EC2 region."""
+    regions = known_regions()
+    if region in regions:
+        return
+    close = difflib.get_close_matches(region, regions, n=1)
+    hint = f'did you mean "aws:{close[0]}"? ' if close else ""
+    raise InputError(f'unknown AWS region "{region}"; {hint}e.g. aws:us-east-1', file=f"aws:{region}")
 
 
 # -- requirements and facts ------------------------------------------------------------------

@@ -25,7 +25,7 @@ from nodewright.catalog.overhead import (
     NodeClassOptions,
     parse_milli,
 )
-from nodewright.catalog.prices import price_table_version
+from nodewright.catalog.prices import has_table, price_table_version
 from nodewright.errors import CatalogError, InputError
 
 AWS_PREFIX: Final = "aws:"
@@ -184,6 +184,8 @@ def load_catalog(spec: str = DEFAULT_SPEC, *, nodeclass: Any = None) -> Catalog:
             raise InputError(
                 f'invalid catalog "{spec}"; expected aws:<region> such as aws:us-east-1', file=spec
             )
+        if not has_table(region):
+            aws.check_region(region)
         return load_aws_catalog(region, options=options)
     catalog = load_catalog_file(spec)
     if nodeclass is None:

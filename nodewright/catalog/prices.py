@@ -71,6 +71,11 @@ def _table(region: str) -> tuple[str, dict[str, float]]:
     return f"{used}:{digest}", {str(k): float(v) for k, v in data["prices"].items()}
 
 
+def has_table(region: str) -> bool:
+    """True when a price table for ``region`` is shipped (so the region is certainly real)."""
+    return _read_table(region) is not None
+
+
 def on_demand_prices(region: str) -> dict[str, float]:
     """USD per hour by instance type for ``region`` (us-east-1's table when none is shipped)."""
     return _table(region)[1]

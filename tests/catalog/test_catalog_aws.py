@@ -234,3 +234,11 @@ def test_invalid_region_spec() -> None:
 
     with pytest.raises(InputError):
         load_catalog("aws:")
+
+
+def test_unknown_region_names_the_closest() -> None:
+    from nodewright.errors import InputError
+
+    with pytest.raises(InputError) as info:
+        load_catalog("aws:us-east1")
+    assert 'did you mean "aws:us-east-1"' in str(info.value)
