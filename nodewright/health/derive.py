@@ -243,7 +243,11 @@ def evaluate_pool(
         or (nc_gen is not None and observed_nc is not None and observed_nc != nc_gen)
     )
     since: datetime | None
-    if cond is None:
+    previous = tracker.last_condition.get(uid)
+    if cond is None and isinstance(previous, HealthCondition):
+        current = previous  # a series of states without conditions: carry our own
+        since = None
+    elif cond is None:
         tracker.reset(uid)
         current = HealthCondition(
             status="Unknown", reason=REASON_AWAITING, message=MESSAGE_AWAITING, observed_generation=generation
@@ -294,6 +298,7 @@ def evaluate_pool(
                 last_transition_time=_iso(r.at),
             )
         tracker.update(uid, r.ok)
+    tracker.last_condition[uid] = current
     return tracker.status(uid), current, tracker.buffer(uid), results, reset
 
 

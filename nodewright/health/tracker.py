@@ -61,6 +61,8 @@ class Tracker:
     def __init__(self) -> None:
         self._buffers: dict[str, RingBuffer] = {}
         self._seen: set[tuple[str, str]] = set()
+        # the last condition derived per NodePool, when replaying a series of cluster states
+        self.last_condition: dict[str, object] = {}
 
     def first_time(self, uid: str, event: str) -> bool:
         """True the first time ``event`` is offered for ``uid`` (replaying a series of states)."""
