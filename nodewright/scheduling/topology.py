@@ -82,7 +82,7 @@ class TopologyError(SchedulingError):
     """
 
     def __init__(self, group: TopologyGroup, pod_domains: Requirement, node_domains: Requirement) -> None:
-        super().__init__()
+        # Exception.__new__ already stored the arguments; skipping super().__init__ keeps this cheap
         self.group = group
         self.pod_domains = pod_domains
         self.node_domains = node_domains
@@ -286,6 +286,25 @@ class Topology:
         result = nodeclaim_requirements.copy()
         result.add(*narrowing)
         return result
+
+    def rejects_hostname(self, pod: Pod, hostname: str) -> bool:
+        """True when a hostname group certainly refuses ``pod`` on a node whose hostname requirement is
+        exactly ``hostname`` (anti-affinity: a selected pod is there; spread: count(+1) > maxSkew).
+
+        O(#hostname groups of the pod), no allocation: a pre-check the Solve loop may run before
+        ``add_requirements`` on in-flight NodeClaims and existing nodes, where upstream discards the
+        error anyway. ``False`` means "ask :meth:`add_requirements`", not "fits".
+        """
+        for group, selects in self._plan(self._info(pod)):
+            if group.key != HOSTNAME:
+                continue
+            count = group.counts.get(hostname, 0)
+            if group.type is TopologyType.POD_ANTI_AFFINITY:
+                if count > 0:
+                    return True
+            elif group.type is TopologyType.SPREAD and count + selects > group.max_skew:
+                return True
+        return False
 
     def register(self, key: str, domain: str) -> None:
         """Make ``domain`` of ``key`` known to every group of that key (count 0 if new)."""

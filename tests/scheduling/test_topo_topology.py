@@ -373,3 +373,27 @@ def test_domain_source_from_nodepool() -> None:
     source = DomainSource.from_nodepool(np, [reqs(zone=list(ZONES))])
     assert source.nodepool_requirements.get("team").values == {"a"}
     assert len(source.taints) == 1
+
+
+def test_rejects_hostname_matches_add_requirements() -> None:
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term(HOSTNAME, APP)]}}
+    a = pod("a", labels=APP, affinity=anti)
+    b = pod("b", labels=APP, affinity=anti)
+    s = pod("s", labels=APP, tsc=[spread(HOSTNAME, labels=APP, max_skew=2)])
+    t = topo([a, b, s])
+    t.register(HOSTNAME, "h1")
+    assert not t.rejects_hostname(b, "h1")
+    t.record(a, taints=(), requirements=reqs(host=["h1"], zone=["test-zone-1"]))
+    for p in (b, s):
+        rejected = t.rejects_hostname(p, "h1")
+        try:
+            t.add_requirements(
+                p, taints=(), strict_requirements=EMPTY, nodeclaim_requirements=reqs(host=["h1"])
+            )
+            accepted = True
+        except TopologyError:
+            accepted = False
+        assert rejected == (not accepted)
+    assert t.rejects_hostname(b, "h1")
+    assert t.rejects_hostname(s, "h1")  # not by its spread (1 + 1 <= 2) but by a's inverse anti-affinity
+    assert not t.rejects_hostname(pod("x", labels={"app": "db"}), "h1")
