@@ -10,6 +10,7 @@ Boundary: orchestration; the math is :mod:`.overhead`/:mod:`.aws`, the format :m
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Mapping
 from typing import Any, Final, TypeVar, overload
@@ -35,6 +36,7 @@ _ALIAS_FAMILIES: Final = {f.lower(): f for f in AMI_FAMILIES if f != "Custom"}
 _lock = threading.Lock()
 _base_memo: dict[tuple[str, str], list[aws.BaseType]] = {}
 _catalog_memo: dict[tuple[str, str], Catalog] = {}
+_file_memo: dict[tuple[str, str], Catalog] = {}
 
 T = TypeVar("T", Catalog, InstanceType)
 
@@ -170,6 +172,22 @@ def load_aws_catalog(region: str, *, options: NodeClassOptions | None = None) ->
     return catalog
 
 
+def _file_catalog(path: str) -> Catalog:
+    """A file catalog, memoised on (path, mtime, size) so repeated loads do not re-parse."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return load_catalog_file(path)  # reports the missing file properly
+    key = (os.path.abspath(path), f"{st.st_mtime_ns}-{st.st_size}")
+    with _lock:
+        if key in _file_memo:
+            return _file_memo[key]
+    catalog = load_catalog_file(path)
+    with _lock:
+        _file_memo[key] = catalog
+    return catalog
+
+
 def load_catalog(spec: str = DEFAULT_SPEC, *, nodeclass: Any = None) -> Catalog:
     """A catalog from an ``InstanceTypeCatalog`` file or ``aws:<region>``.
 
@@ -187,7 +205,7 @@ def load_catalog(spec: str = DEFAULT_SPEC, *, nodeclass: Any = None) -> Catalog:
         if not has_table(region):
             aws.check_region(region)
         return load_aws_catalog(region, options=options)
-    catalog = load_catalog_file(spec)
+    catalog = _file_catalog(spec)
     if nodeclass is None:
         return catalog
     return apply_kubelet(catalog, options.kubelet, options.family)
@@ -230,3 +248,4 @@ def clear_memory_cache() -> None:
     with _lock:
         _base_memo.clear()
         _catalog_memo.clear()
+        _file_memo.clear()

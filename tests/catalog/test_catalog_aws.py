@@ -242,3 +242,31 @@ def test_unknown_region_names_the_closest() -> None:
     with pytest.raises(InputError) as info:
         load_catalog("aws:us-east1")
     assert 'did you mean "aws:us-east-1"' in str(info.value)
+
+
+def test_nodeclass_options_from_api_model() -> None:
+    from nodewright.api.ec2nodeclass import EC2NodeClass
+    from nodewright.catalog import nodeclass_options
+
+    nc = EC2NodeClass.model_validate(
+        {
+            "apiVersion": "karpenter.k8s.aws/v1",
+            "kind": "EC2NodeClass",
+            "metadata": {"name": "x"},
+            "spec": {
+                "role": "r",
+                "amiSelectorTerms": [{"alias": "bottlerocket@latest"}],
+                "subnetSelectorTerms": [{"id": "s"}],
+                "securityGroupSelectorTerms": [{"id": "g"}],
+                "kubelet": {"maxPods": 58, "podsPerCore": 2, "evictionHard": {"memory.available": "5%"}},
+                "blockDeviceMappings": [{"deviceName": "/dev/xvdb", "ebs": {"volumeSize": "100Gi"}}],
+                "instanceStorePolicy": "RAID0",
+            },
+        }
+    )
+    opts = nodeclass_options(nc)
+    assert opts.family == "Bottlerocket"
+    assert opts.kubelet.max_pods == 58 and opts.kubelet.pods_per_core == 2
+    assert opts.kubelet.eviction_hard == {"memory.available": "5%"}
+    assert opts.block_devices[0].volume_size == 100 * 2**30
+    assert opts.instance_store_raid0
