@@ -80,6 +80,7 @@ class RenderResult:
         }
         if self.full_config is not None:
             out["fullConfigBytes"] = len(self.full_config.encode("utf-8"))
+            out["fullConfig"] = self.full_config
             out["resultSecret"] = {
                 "namespace": self.secret_namespace,
                 "name": result_secret_name(self.name),
