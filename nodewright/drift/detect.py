@@ -409,6 +409,23 @@ def _instance_type_drift(claim: _Claim, catalog: Any, now: datetime) -> str | No
     return f"instance type {name!r} has no offering compatible with the NodeClaim's zone and capacity type"
 
 
+def _load_catalog(spec: str) -> Any:
+    """``nodewright.catalog.load_catalog(spec)``, tolerating a catalog package without it."""
+    try:
+        import nodewright.catalog as catalog_pkg
+
+        loader: Any = getattr(catalog_pkg, "load_catalog", None)
+        if loader is None:
+            from nodewright.catalog import loader as loader_module
+
+            loader = loader_module.load_catalog
+    except ImportError as exc:
+        raise InputError(
+            "instance-type catalogs are not available in this build; run without --catalog", file=spec
+        ) from exc
+    return loader(spec)
+
+
 def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any]]:
     """(nodeclaims, nodepools, nodeclasses) of a ClusterState-like object or a file path."""
     if isinstance(cluster, str | Path):
@@ -444,9 +461,7 @@ def drift_impact(
     """
     now = now or datetime.now(UTC)
     if isinstance(catalog, str):
-        from nodewright.catalog.loader import load_catalog
-
-        catalog = load_catalog(catalog)
+        catalog = _load_catalog(catalog)
     claims_raw, live_pools, live_classes = _load_cluster(cluster)
     pools = _pools(list(nodepools), live_pools, defaults)
     class_hashes, notes = _nodeclass_hashes(list(nodeclasses), live_classes)
