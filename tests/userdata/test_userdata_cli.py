@@ -40,7 +40,16 @@ def _files(tmp_path: Path, alias: str = "al2023@latest", extra: str = "", info: 
     (tmp_path / "nc.yaml").write_text(NODECLASS % (alias, extra))
     (tmp_path / "np.yaml").write_text(NODEPOOL)
     (tmp_path / "info.yaml").write_text(info)
-    return ["render", "userdata", "-f", str(tmp_path / "nc.yaml"), "--nodepool", str(tmp_path / "np.yaml"), "--cluster-info", str(tmp_path / "info.yaml")]
+    return [
+        "render",
+        "userdata",
+        "-f",
+        str(tmp_path / "nc.yaml"),
+        "--nodepool",
+        str(tmp_path / "np.yaml"),
+        "--cluster-info",
+        str(tmp_path / "info.yaml"),
+    ]
 
 
 def _catalog(tmp_path: Path) -> str:
@@ -54,17 +63,32 @@ def _catalog(tmp_path: Path) -> str:
 
 
 def test_raw_is_the_user_data(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, [*_files(tmp_path), "--instance-type", "m5.large", "--catalog", _catalog(tmp_path)])
+    result = CliRunner().invoke(
+        main, [*_files(tmp_path), "--instance-type", "m5.large", "--catalog", _catalog(tmp_path)]
+    )
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert out.startswith("MIME-Version: 1.0\n") and out.endswith("--//--\n")
     assert "maxPods: 29" in out
     assert f"certificateAuthority: {CA}" in out
-    assert "karpenter.sh/capacity-type=spot" in out and "karpenter.sh/nodepool=web" in out and "tier=web" in out
+    assert (
+        "karpenter.sh/capacity-type=spot" in out and "karpenter.sh/nodepool=web" in out and "tier=web" in out
+    )
 
 
 def test_json_marks_the_ca_bundle(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, [*_files(tmp_path, "al2@latest"), "-o", "json", "--instance-type", "m5.large", "--catalog", _catalog(tmp_path)])
+    result = CliRunner().invoke(
+        main,
+        [
+            *_files(tmp_path, "al2@latest"),
+            "-o",
+            "json",
+            "--instance-type",
+            "m5.large",
+            "--catalog",
+            _catalog(tmp_path),
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["amiFamily"] == "AL2" and data["maxPods"] == 29
@@ -92,7 +116,9 @@ def test_broken_user_data_is_an_error_line(tmp_path: Path) -> None:
     args = _files(tmp_path, "al2@latest", extra)
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1
-    assert (f"\nerror: {tmp_path / 'nc.yaml'}:spec.userData: parsing custom user data input unreadable user data malformed MIME header: missing colon:") in result.stderr
+    assert (
+        f"\nerror: {tmp_path / 'nc.yaml'}:spec.userData: parsing custom user data input unreadable user data malformed MIME header: missing colon:"
+    ) in result.stderr
     assert "Traceback" not in result.output
 
 

@@ -39,33 +39,48 @@ def test_al2_broken_mime() -> None:
 
 
 def test_al2023_broken_mime() -> None:
-    bad = 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n--B\nContent-Type: a/b\n\nx\n--B--\n'
-    with pytest.raises(UserDataError, match='parsing custom UserData, malformed MIME header: missing colon: "--B"'):
+    bad = (
+        'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n--B\nContent-Type: a/b\n\nx\n--B--\n'
+    )
+    with pytest.raises(
+        UserDataError, match='parsing custom UserData, malformed MIME header: missing colon: "--B"'
+    ):
         render("AL2023", opts("AL2023", bad))
 
 
 def test_al2023_mime_bad_part_header() -> None:
     bad = 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\nnot a header\n\nx\n--B--\n'
-    with pytest.raises(UserDataError, match='parsing content, malformed MIME header: missing colon: "not a header"'):
+    with pytest.raises(
+        UserDataError, match='parsing content, malformed MIME header: missing colon: "not a header"'
+    ):
         render("AL2023", opts("AL2023", bad))
 
 
 def test_bottlerocket_invalid_toml_names_the_line() -> None:
     with pytest.raises(UserDataError, match=r"not valid TOML: line 3, column \d+") as info:
-        render("Bottlerocket", opts("Bottlerocket", '[settings.kubernetes]\nmax-pods = 10\n./not-toml.sh\n'))
+        render("Bottlerocket", opts("Bottlerocket", "[settings.kubernetes]\nmax-pods = 10\n./not-toml.sh\n"))
     assert "invalid UserData" in info.value.message
 
 
 def test_bottlerocket_wrong_type_names_the_setting() -> None:
-    with pytest.raises(UserDataError, match=r"settings.kubernetes.max-pods must be a TOML integer, not a string"):
+    with pytest.raises(
+        UserDataError, match=r"settings.kubernetes.max-pods must be a TOML integer, not a string"
+    ):
         render("Bottlerocket", opts("Bottlerocket", '[settings.kubernetes]\nmax-pods = "110"\n'))
-    with pytest.raises(UserDataError, match=r"image-gc-high-threshold-percent must be a TOML string.*quoted string"):
-        render("Bottlerocket", opts("Bottlerocket", "[settings.kubernetes]\nimage-gc-high-threshold-percent = 85\n"))
+    with pytest.raises(
+        UserDataError, match=r"image-gc-high-threshold-percent must be a TOML string.*quoted string"
+    ):
+        render(
+            "Bottlerocket",
+            opts("Bottlerocket", "[settings.kubernetes]\nimage-gc-high-threshold-percent = 85\n"),
+        )
 
 
 def test_nodeconfig_that_is_not_yaml_bare() -> None:
     bad = "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet: [unclosed\n"
-    with pytest.raises(UserDataError, match=r"user data: the NodeConfig is not valid YAML at line \d+, column \d+"):
+    with pytest.raises(
+        UserDataError, match=r"user data: the NodeConfig is not valid YAML at line \d+, column \d+"
+    ):
         render("AL2023", opts("AL2023", bad))
 
 
@@ -88,13 +103,17 @@ def test_nodeconfig_part_that_is_a_list() -> None:
 def test_user_data_file_over_16k(family: str) -> None:
     big = "#!/bin/bash\n" + "# padding\n" * 1700
     assert len(big) > MAX_BYTES
-    with pytest.raises(UserDataError, match=r"spec.userData is \d+ bytes, over EC2's 16384-byte user-data limit"):
+    with pytest.raises(
+        UserDataError, match=r"spec.userData is \d+ bytes, over EC2's 16384-byte user-data limit"
+    ):
         render(family, opts(family, big))
 
 
 def test_rendered_over_16k() -> None:
     near = "#!/bin/bash\n" + "x" * (MAX_BYTES - 200) + "\n"
-    with pytest.raises(UserDataError, match=r"the rendered user data is \d+ bytes, \d+ over EC2's 16384-byte limit"):
+    with pytest.raises(
+        UserDataError, match=r"the rendered user data is \d+ bytes, \d+ over EC2's 16384-byte limit"
+    ):
         render("AL2", opts("AL2", near))
 
 
@@ -121,7 +140,7 @@ def test_al2023_ca_bundle_must_be_base64_and_is_not_printed() -> None:
 
 
 def test_errors_never_show_the_ca_bundle() -> None:
-    bad = f"MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"B\"\n{CA}\n"
+    bad = f'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n{CA}\n'
     with pytest.raises(UserDataError) as info:
         render("AL2", opts("AL2", bad))
     assert CA not in str(info.value)
@@ -135,7 +154,8 @@ def test_max_pods_must_be_known() -> None:
 
 def test_bad_grace_period() -> None:
     o = dataclasses.replace(
-        opts("AL2", None), kubelet=KubeletConfig(max_pods=1, eviction_soft_grace_period={"memory.available": "1 minute"})
+        opts("AL2", None),
+        kubelet=KubeletConfig(max_pods=1, eviction_soft_grace_period={"memory.available": "1 minute"}),
     )
     with pytest.raises(UserDataError, match='invalid duration "1 minute"') as info:
         render("AL2", o)

@@ -23,7 +23,9 @@ memory = "500Mi"
 
 
 def test_al2_is_spec_kubelet_only() -> None:
-    facts = effective_kubelet(family="AL2", kubelet={"maxPods": 20, "kubeReserved": {"cpu": "1"}}, user_data="#!/bin/bash\n")
+    facts = effective_kubelet(
+        family="AL2", kubelet={"maxPods": 20, "kubeReserved": {"cpu": "1"}}, user_data="#!/bin/bash\n"
+    )
     assert facts.max_pods == 20
     assert facts.kube_reserved == {"cpu": "1"}
     assert facts.sources == {"max_pods": "spec.kubelet", "kube_reserved": "spec.kubelet"}

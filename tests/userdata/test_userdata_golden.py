@@ -38,9 +38,7 @@ def test_every_golden_has_both_halves() -> None:
     assert CASES, f"no golden inputs under {GOLDEN}"
     missing = [str(_expected(p)) for p in CASES if not _expected(p).exists()]
     inputs = {p.name.removesuffix(".input.yaml") for p in CASES}
-    orphans = [
-        str(e) for e in GOLDEN.glob("*/*.expected") if e.name.removesuffix(".expected") not in inputs
-    ]
+    orphans = [str(e) for e in GOLDEN.glob("*/*.expected") if e.name.removesuffix(".expected") not in inputs]
     assert not missing, f"golden inputs without .expected: {missing}"
     assert not orphans, f".expected files without .input.yaml: {orphans}"
 
@@ -58,7 +56,9 @@ def test_golden(path: Path, caplog: pytest.LogCaptureFixture) -> None:
     family, options = options_from_case(case)
     with caplog.at_level(logging.WARNING, logger="nodewright"):
         text = render(family, options).text
-    assert text == expected_path.read_text(), f"{path.name}: rendered user data differs from {expected_path.name}"
+    assert text == expected_path.read_text(), (
+        f"{path.name}: rendered user data differs from {expected_path.name}"
+    )
     for needle in case.get("expectWarnings", []):
         assert any(needle in r.getMessage() for r in caplog.records), f"no warning containing {needle!r}"
     ca = options.ca_bundle
@@ -93,11 +93,15 @@ def test_mime_outputs_pass_cloud_init(path: Path) -> None:
 def _shell_bodies(path: Path) -> list[str]:
     text = _expected(path).read_text()
     if looks_like_mime(text):
-        return [p.body for p in read_multipart(text) if p.get("Content-Type").startswith("text/x-shellscript")]
+        return [
+            p.body for p in read_multipart(text) if p.get("Content-Type").startswith("text/x-shellscript")
+        ]
     return [text] if text.startswith("#!/bin/bash") or text.startswith("#!/bin/sh") else []
 
 
-@pytest.mark.parametrize("path", [p for p in CASES if _shell_bodies(p)], ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize(
+    "path", [p for p in CASES if _shell_bodies(p)], ids=lambda p: f"{p.parent.name}/{p.name}"
+)
 def test_shell_parts_pass_bash_n(path: Path, tmp_path: Path) -> None:
     bash = require_bash()
     for index, body in enumerate(_shell_bodies(path)):

@@ -59,7 +59,9 @@ def test_missing_blank_line_gets_karpenters_exact_error() -> None:
 
 
 def test_leading_blank_line_has_no_content_type() -> None:
-    with pytest.raises(UserDataError, match="user data does not define a content-type header mime: no media type"):
+    with pytest.raises(
+        UserDataError, match="user data does not define a content-type header mime: no media type"
+    ):
         user_parts('\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\n\nx\n--B--\n')
 
 
@@ -69,13 +71,17 @@ def test_not_multipart() -> None:
 
 
 def test_unterminated_archive_is_accepted() -> None:
-    parts = read_multipart('Content-Type: multipart/mixed; boundary="//"\n\n--//\nContent-Type: a/b\n\nbody\n--//\n')
+    parts = read_multipart(
+        'Content-Type: multipart/mixed; boundary="//"\n\n--//\nContent-Type: a/b\n\nbody\n--//\n'
+    )
     assert [p.body for p in parts] == ["body"]
 
 
 def test_body_ending_without_a_boundary_is_unexpected_eof() -> None:
     with pytest.raises(GoMIMEError, match="unexpected EOF"):
-        read_multipart('Content-Type: multipart/mixed; boundary="B"\n\n--B\nContent-Type: a/b\n\nbody with no end\n')
+        read_multipart(
+            'Content-Type: multipart/mixed; boundary="B"\n\n--B\nContent-Type: a/b\n\nbody with no end\n'
+        )
 
 
 def test_fake_boundary_inside_a_body_is_data() -> None:
@@ -108,7 +114,11 @@ def test_header_keys_and_media_types() -> None:
     assert canonical_header_key("content-type") == "Content-Type"
     assert canonical_header_key("mime-version") == "MIME-Version"
     assert parse_media_type('multipart/mixed; boundary="//"') == ("multipart/mixed", {"boundary": "//"})
-    for bad, message in [("", "no media type"), ("text/", "expected token after slash"), ("a/b; =x", "invalid media parameter")]:
+    for bad, message in [
+        ("", "no media type"),
+        ("text/", "expected token after slash"),
+        ("a/b; =x", "invalid media parameter"),
+    ]:
         with pytest.raises(GoMIMEError, match=message):
             parse_media_type(bad)
     assert go_quote('a"b\n') == '"a\\"b\\n"'

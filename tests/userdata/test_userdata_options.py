@@ -30,7 +30,12 @@ def test_forbidden_labels_dropped_and_unregistered_appended_once() -> None:
     o = resolve_options(
         family="AL2",
         info=INFO,
-        labels={"kubernetes.io/arch": "amd64", "a.k8s.io/x": "1", "team": "x", "node-restriction.kubernetes.io/y": "1"},
+        labels={
+            "kubernetes.io/arch": "amd64",
+            "a.k8s.io/x": "1",
+            "team": "x",
+            "node-restriction.kubernetes.io/y": "1",
+        },
         capacity_type="on-demand",
         taints=[Taint("a", "NoSchedule")],
         startup_taints=[Taint(L.UNREGISTERED_TAINT_KEY, "NoExecute")],
@@ -64,12 +69,22 @@ def test_ca_bundle_not_in_repr() -> None:
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("1m", "1m0s"), ("90s", "1m30s"), ("1h", "1h0m0s"), ("1.5s", "1.5s"), ("500ms", "500ms"), ("0", "0s"), ("2h45m", "2h45m0s")],
+    [
+        ("1m", "1m0s"),
+        ("90s", "1m30s"),
+        ("1h", "1h0m0s"),
+        ("1.5s", "1.5s"),
+        ("500ms", "500ms"),
+        ("0", "0s"),
+        ("2h45m", "2h45m0s"),
+    ],
 )
 def test_go_durations(text: str, expected: str) -> None:
     assert format_go_duration(parse_go_duration(text)) == expected
 
 
 def test_kubelet_from_mapping_accepts_camel_case() -> None:
-    k = KubeletConfig.from_mapping({"maxPods": 3, "clusterDNS": ["1.2.3.4"], "cpuCFSQuota": False, "unknownField": 1})
+    k = KubeletConfig.from_mapping(
+        {"maxPods": 3, "clusterDNS": ["1.2.3.4"], "cpuCFSQuota": False, "unknownField": 1}
+    )
     assert (k.max_pods, k.cluster_dns, k.cpu_cfs_quota) == (3, ("1.2.3.4",), False)
