@@ -22,7 +22,7 @@ from nodewright.scheduling.hostports import CONFLICT, HostPortUsage, host_ports
 from nodewright.scheduling.nodeclaim import Failure
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.requirements import Requirement, Requirements, pod_requirements
-from nodewright.scheduling.tolerations import tolerates
+from nodewright.scheduling.taints import tolerates
 from nodewright.scheduling.volumes import VolumeUsage
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ from nodewright.scheduling.instancetypes import (
 )
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
-from nodewright.scheduling.tolerations import tolerates
+from nodewright.scheduling.taints import tolerates
 
 if TYPE_CHECKING:
     from nodewright.scheduling.reservations import ReservationManager
@@ -103,6 +103,8 @@ class Template:
         )
         self.types = types
         self.groups = groups
+        # well-known labels plus every label the catalog's instance types define (the provider's own)
+        self.allow_undefined: frozenset[str] = ALLOW_UNDEFINED_WELL_KNOWN
         self.has_reserved = any(
             o.capacity_type == labels.CAPACITY_TYPE_RESERVED for it in types.types for o in it.offerings
         )
@@ -228,7 +230,7 @@ class NodeClaim:
         total = self.requests_vec
         base = self.requirements
         if len(pod.requirements):
-            err = base.compatible(pod.requirements, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN)
+            err = base.compatible(pod.requirements, allow_undefined=tmpl.allow_undefined)
             if err is not None:
                 return Failure("incompatible requirements, " + err)
             base = base.copy()
@@ -238,7 +240,7 @@ class NodeClaim:
         for vol in alternatives:
             reqs = base
             if vol is not None:
-                err = reqs.compatible(vol, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN)
+                err = reqs.compatible(vol, allow_undefined=self.template.allow_undefined)
                 if err is not None:
                     last = Failure("incompatible volume requirements, " + err)
                     continue
@@ -274,12 +276,12 @@ class NodeClaim:
                     taints=tmpl.taints,
                     strict_requirements=pod.strict,
                     nodeclaim_requirements=reqs,
-                    allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN,
+                    allow_undefined=tmpl.allow_undefined,
                 )
             except TopologyError as exc:
                 return Failure(exc)
             if narrowed is not reqs:
-                err = reqs.compatible(narrowed, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN)
+                err = reqs.compatible(narrowed, allow_undefined=tmpl.allow_undefined)
                 if err is not None:
                     return Failure(err)
                 reqs = narrowed
@@ -350,7 +352,7 @@ class NodeClaim:
             pod.current,
             taints=self.template.taints,
             requirements=placement.requirements,
-            allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN,
+            allow_undefined=self.template.allow_undefined,
         )
         if pod.ports:
             for g in self.groups:

@@ -28,6 +28,7 @@ from nodewright.scheduling.instancetypes import ResourceSpace, satisfies_min_val
 from nodewright.scheduling.nodeclaim import NodeClaim
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.requirements import RequirementError, Requirements
+from nodewright.scheduling.reservations import consume_reservations
 from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler, SchedulerOptions, SolveResult
 from nodewright.scheduling.topology import Topology
 from nodewright.scheduling.topologydomains import DomainSource
@@ -159,9 +160,19 @@ def _labels(view: _ClaimView) -> dict[str, str]:
         if key not in _OUTPUT_LABEL_SKIP:
             out[key] = value
     if view.launch is not None:
+        # a requirement the launch type narrows to one value is a label the node will carry
+        it = next(t for t in view.claim.template.types.types if t.name == view.launch_type)
+        for r in view.reqs.values():
+            if r.key in out or r.key in _OUTPUT_LABEL_SKIP or not it.requirements.has(r.key):
+                continue
+            narrowed = r.intersection(it.requirements.get(r.key))
+            if not narrowed.complement and len(narrowed.values) == 1:
+                out[r.key] = next(iter(narrowed.values))
         out[labels.INSTANCE_TYPE] = view.launch_type
         out[labels.ZONE] = view.launch.zone
         out[labels.CAPACITY_TYPE] = view.launch.capacity_type
+        if view.launch.reservation_id:
+            out[labels.CAPACITY_RESERVATION_ID] = view.launch.reservation_id
     return dict(sorted(out.items()))
 
 
@@ -194,7 +205,15 @@ def plan(
     batch.extend(rescheduled)
 
     pools = order_nodepools(nodepools)
-    types_by_pool: dict[str, Sequence[InstanceType]] = {np.name: catalog_for(np) for np in pools}
+    used: dict[str, int] = {}
+    for sn in active:
+        node_labels = sn.labels()
+        rid = node_labels.get(labels.CAPACITY_RESERVATION_ID)
+        if rid and node_labels.get(labels.CAPACITY_TYPE) == labels.CAPACITY_TYPE_RESERVED:
+            used[rid] = used.get(rid, 0) + 1
+    types_by_pool: dict[str, Sequence[InstanceType]] = {
+        np.name: consume_reservations(catalog_for(np), used) for np in pools
+    }
     volumes = None
     if cluster.pvcs or cluster.csinodes:
         volumes = VolumeIndex.build(cluster.pvcs, cluster.pvs, cluster.storageclasses, cluster.csinodes)
@@ -234,6 +253,7 @@ def plan(
             DomainSource.from_nodepool(np, [it.requirements for it in types_by_pool[np.name]]) for np in pools
         ],
         nodes=[s.node for s in active if s.node is not None],
+        all_nodes=cluster.nodes,
         cluster_pods=cluster.pods,
         batch_pods=[d.pod for d in datas],
         preference_policy=options.preference_policy,

@@ -7,10 +7,32 @@ launch into; reserving is idempotent per hostname, releasing gives the capacity 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from nodewright import labels
 from nodewright.catalog.model import InstanceType, Offering
+
+
+def consume_reservations(types: Sequence[InstanceType], used: Mapping[str, int]) -> list[InstanceType]:
+    """The types with reserved capacity already taken by running nodes deducted; an offering whose
+    reservation is used up becomes unavailable (as the cloud provider reports it)."""
+    if not used:
+        return list(types)
+    out = []
+    for it in types:
+        if not any(o.reservation_id in used for o in it.offerings):
+            out.append(it)
+            continue
+        offerings = []
+        for o in it.offerings:
+            n = used.get(o.reservation_id or "", 0)
+            if n and o.reservation_capacity is not None:
+                left = max(0, o.reservation_capacity - n)
+                o = replace(o, reservation_capacity=left, available=o.available and left > 0)
+            offerings.append(o)
+        out.append(replace(it, offerings=tuple(offerings)))
+    return out
 
 
 class ReservationManager:

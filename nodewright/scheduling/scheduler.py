@@ -39,7 +39,7 @@ from nodewright.scheduling.preferences import Preferences, remove_required_node_
 from nodewright.scheduling.queue import Queue
 from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, pod_requirements
 from nodewright.scheduling.reservations import ReservationManager
-from nodewright.scheduling.tolerations import tolerates
+from nodewright.scheduling.taints import tolerates
 from nodewright.scheduling.topology import Topology
 from nodewright.scheduling.volumes import VolumeIndex, VolumeUsage
 
@@ -133,6 +133,10 @@ class Scheduler:
         )
         all_types = [it for np in nodepools for it in instance_types.get(np.name, ())]
         self.reservations = ReservationManager(all_types)
+        provider_keys: set[str] = set()
+        for it in all_types:
+            provider_keys.update(it.requirements.keys())
+        self.allow_undefined = ALLOW_UNDEFINED_WELL_KNOWN | provider_keys
         self.templates: list[Template] = []
         for np in nodepools:
             its = instance_types.get(np.name, ())
@@ -156,6 +160,7 @@ class Scheduler:
                 continue
             index = TypeIndex(kept, space)
             tmpl = Template(index=len(self.templates), nodepool=np, requirements=reqs, types=index, groups=[])
+            tmpl.allow_undefined = self.allow_undefined
             tmpl.groups = self._daemon_groups(tmpl, daemonset_pods)
             self.templates.append(tmpl)
         self.remaining: dict[str, ResourceList] = {
@@ -223,7 +228,7 @@ class Scheduler:
         while current is not None:
             reqs = pod_requirements(current, include_preferred=False)
             if tmpl.requirements.is_compatible(
-                reqs, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN
+                reqs, allow_undefined=tmpl.allow_undefined
             ) and it.requirements.has_intersection(reqs):
                 return True
             current = remove_required_node_affinity_term(current)

@@ -1,0 +1,296 @@
+"""Builders for the scheduler scenario tests: NodePools, pods, nodes, catalogs, and ``run``.
+
+``run`` goes through :func:`nodewright.scheduling.plan.plan` (the core of ``nodewright plan``);
+``materialize`` turns a round's NodeClaims into initialized Nodes with their pods bound, for the
+multi-round scenarios.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from nodewright.api.core import DaemonSet, Node, Pod
+from nodewright.api.karpenter import NodeClaim, NodePool
+from nodewright.catalog import load_catalog_file
+from nodewright.catalog.model import InstanceType
+from nodewright.cluster.state import ClusterState
+from nodewright.resources import format_resource_list
+from nodewright.scheduling.plan import PlanOptions, plan
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+FAKE = DATA / "catalogs" / "fake.yaml"
+FAKE5 = DATA / "catalogs" / "fake-5.yaml"
+UNSCHEDULABLE = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]
+ZONE = "topology.kubernetes.io/zone"
+HOSTNAME = "kubernetes.io/hostname"
+CT = "karpenter.sh/capacity-type"
+IT = "node.kubernetes.io/instance-type"
+ARCH = "kubernetes.io/arch"
+OS = "kubernetes.io/os"
+
+_CATALOGS: dict[str, list[InstanceType]] = {}
+
+
+def catalog(path: Path = FAKE) -> list[InstanceType]:
+    key = str(path)
+    if key not in _CATALOGS:
+        _CATALOGS[key] = list(load_catalog_file(path))
+    return _CATALOGS[key]
+
+
+def test_support_builders() -> None:
+    assert {it.name for it in catalog()} >= {
+        "default-instance-type",
+        "small-instance-type",
+        "arm-instance-type",
+    }
+
+
+def nodepool(
+    name: str = "default",
+    *,
+    requirements: Sequence[Mapping[str, Any]] | None = None,
+    labels: Mapping[str, str] | None = None,
+    taints: Sequence[Mapping[str, Any]] = (),
+    startup_taints: Sequence[Mapping[str, Any]] = (),
+    limits: Mapping[str, str] | None = None,
+    weight: int | None = None,
+) -> NodePool:
+    reqs = (
+        list(requirements)
+        if requirements is not None
+        else [{"key": CT, "operator": "In", "values": ["spot", "on-demand", "reserved"]}]
+    )
+    spec: dict[str, Any] = {
+        "template": {
+            "metadata": {"labels": dict(labels or {})},
+            "spec": {
+                "requirements": reqs,
+                "taints": list(taints),
+                "startupTaints": list(startup_taints),
+                "nodeClassRef": {"group": "karpenter.test.sh", "kind": "TestNodeClass", "name": "default"},
+            },
+        }
+    }
+    if limits is not None:
+        spec["limits"] = dict(limits)
+    if weight is not None:
+        spec["weight"] = weight
+    return NodePool.model_validate(
+        {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": spec}
+    )
+
+
+def pod(
+    name: str,
+    *,
+    cpu: str | None = None,
+    memory: str | None = None,
+    requests: Mapping[str, str] | None = None,
+    limits: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
+    node_selector: Mapping[str, str] | None = None,
+    required: Sequence[Sequence[Mapping[str, Any]]] | None = None,
+    preferred: Sequence[tuple[int, Sequence[Mapping[str, Any]]]] = (),
+    affinity: Mapping[str, Any] | None = None,
+    tolerations: Sequence[Mapping[str, Any]] = (),
+    tsc: Sequence[Mapping[str, Any]] = (),
+    init: Sequence[Mapping[str, str]] = (),
+    overhead: Mapping[str, str] | None = None,
+    ports: Sequence[Mapping[str, Any]] = (),
+    node_name: str | None = None,
+    owner: Mapping[str, str] | None = None,
+    deleting: bool = False,
+    pending: bool = True,
+    namespace: str = "default",
+    created: str = "2024-01-01T00:00:00Z",
+) -> Pod:
+    reqs: dict[str, str] = dict(requests or {})
+    if cpu is not None:
+        reqs["cpu"] = cpu
+    if memory is not None:
+        reqs["memory"] = memory
+    container: dict[str, Any] = {"name": "app", "resources": {"requests": reqs, "limits": dict(limits or {})}}
+    if ports:
+        container["ports"] = list(ports)
+    spec: dict[str, Any] = {"containers": [container], "tolerations": list(tolerations)}
+    if init:
+        spec["initContainers"] = [
+            {"name": f"init-{i}", "resources": {"requests": dict(r)}} for i, r in enumerate(init)
+        ]
+    if overhead:
+        spec["overhead"] = dict(overhead)
+    if node_selector:
+        spec["nodeSelector"] = dict(node_selector)
+    if tsc:
+        spec["topologySpreadConstraints"] = list(tsc)
+    aff: dict[str, Any] = dict(affinity or {})
+    if required is not None or preferred:
+        na: dict[str, Any] = {}
+        if required is not None:
+            na["requiredDuringSchedulingIgnoredDuringExecution"] = {
+                "nodeSelectorTerms": [{"matchExpressions": list(t)} for t in required]
+            }
+        if preferred:
+            na["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": w, "preference": {"matchExpressions": list(t)}} for w, t in preferred
+            ]
+        aff["nodeAffinity"] = na
+    if aff:
+        spec["affinity"] = aff
+    if node_name:
+        spec["nodeName"] = node_name
+    meta: dict[str, Any] = {
+        "name": name,
+        "namespace": namespace,
+        "uid": f"uid-{name}",
+        "labels": dict(labels or {}),
+        "creationTimestamp": created,
+    }
+    if owner:
+        meta["ownerReferences"] = [dict(owner)]
+    if deleting:
+        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    status: dict[str, Any] = {"phase": "Running" if node_name else "Pending"}
+    if pending and not node_name:
+        status["conditions"] = UNSCHEDULABLE
+    return Pod.model_validate(
+        {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+    )
+
+
+def node(
+    name: str,
+    *,
+    labels: Mapping[str, str],
+    capacity: Mapping[str, str],
+    allocatable: Mapping[str, str] | None = None,
+    taints: Sequence[Mapping[str, Any]] = (),
+    deleting: bool = False,
+    provider_id: str | None = None,
+) -> Node:
+    meta: dict[str, Any] = {"name": name, "labels": {HOSTNAME: name, **labels}}
+    if deleting:
+        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    return Node.model_validate(
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": meta,
+            "spec": {"taints": list(taints), "providerID": provider_id or f"fake://{name}"},
+            "status": {"capacity": dict(capacity), "allocatable": dict(allocatable or capacity)},
+        }
+    )
+
+
+def nodeclaim(
+    name: str,
+    *,
+    nodepool_name: str,
+    labels: Mapping[str, str],
+    capacity: Mapping[str, str],
+    node_name: str | None = None,
+    provider_id: str | None = None,
+) -> NodeClaim:
+    return NodeClaim.model_validate(
+        {
+            "apiVersion": "karpenter.sh/v1",
+            "kind": "NodeClaim",
+            "metadata": {"name": name, "labels": {"karpenter.sh/nodepool": nodepool_name, **labels}},
+            "spec": {"requirements": []},
+            "status": {
+                "capacity": dict(capacity),
+                "allocatable": dict(capacity),
+                **({"nodeName": node_name} if node_name else {}),
+                **({"providerID": provider_id} if provider_id else {}),
+            },
+        }
+    )
+
+
+def daemonset(name: str, *, cpu: str | None = None, memory: str | None = None, **pod_kw: Any) -> DaemonSet:
+    template = pod(name, cpu=cpu, memory=memory, pending=False, **pod_kw)
+    return DaemonSet.model_validate(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "DaemonSet",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"template": {"metadata": {"labels": {}}, "spec": template.spec.to_k8s()}},
+        }
+    )
+
+
+def run(
+    nodepools: Sequence[NodePool],
+    pods: Sequence[Pod],
+    *,
+    nodes: Sequence[Node] = (),
+    nodeclaims: Sequence[NodeClaim] = (),
+    daemonsets: Sequence[DaemonSet] = (),
+    types: Sequence[InstanceType] | None = None,
+    options: PlanOptions | None = None,
+) -> dict[str, Any]:
+    its = list(types) if types is not None else catalog()
+    state = ClusterState(
+        pods=tuple(pods), nodes=tuple(nodes), nodeclaims=tuple(nodeclaims), daemonsets=tuple(daemonsets)
+    )
+    return plan(
+        nodepools=nodepools,
+        cluster=state,
+        catalog_for=lambda _np: its,
+        options=options or PlanOptions(max_instance_types=60),
+    )
+
+
+def scheduled(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """pod key -> the NodeClaim (or existing node) dict it landed on."""
+    out: dict[str, dict[str, Any]] = {}
+    for c in doc["nodeClaims"]:
+        for p in c["pods"]:
+            out[p] = c
+    for n in doc["existingNodes"]:
+        for p in n["pods"]:
+            out[p] = n
+    return out
+
+
+def label_of(doc: Mapping[str, Any], pod_key: str, key: str) -> str | None:
+    c = scheduled(doc).get(pod_key)
+    return None if c is None else c.get("labels", {}).get(key)
+
+
+def materialize(
+    doc: Mapping[str, Any],
+    pods: Sequence[Pod],
+    *,
+    types: Sequence[InstanceType] | None = None,
+    prefix: str = "n",
+) -> tuple[list[Node], list[Pod]]:
+    """Launch every NodeClaim of ``doc``: an initialized Node of its launch type, pods bound."""
+    its = {it.name: it for it in (types if types is not None else catalog())}
+    by_key = {p.key: p for p in pods}
+    nodes: list[Node] = []
+    bound: list[Pod] = []
+    for i, c in enumerate(doc["nodeClaims"]):
+        it = its[c["launch"]["instanceType"]]
+        name = f"{prefix}-{i}"
+        labels = {**c["labels"], "karpenter.sh/initialized": "true", "karpenter.sh/registered": "true"}
+        for r in it.requirement_specs:
+            if r.operator == "In" and len(r.values) == 1 and r.key not in labels:
+                labels[r.key] = r.values[0]
+        nodes.append(
+            node(
+                name,
+                labels=labels,
+                capacity=format_resource_list(it.capacity),
+                allocatable=format_resource_list(it.allocatable()),
+            )
+        )
+        for key in c["pods"]:
+            p = by_key[key]
+            spec = p.spec.model_copy(update={"node_name": name})
+            status = p.status.model_copy(update={"conditions": [], "phase": "Running"})
+            bound.append(p.model_copy(update={"spec": spec, "status": status}))
+    return nodes, bound
