@@ -208,7 +208,14 @@ def load_catalog(spec: str = DEFAULT_SPEC, *, nodeclass: Any = None) -> Catalog:
     catalog = _file_catalog(spec)
     if nodeclass is None:
         return catalog
-    return apply_kubelet(catalog, options.kubelet, options.family)
+    key = (f"file:{id(catalog)}", options.cache_key())
+    with _lock:
+        if key in _catalog_memo:
+            return _catalog_memo[key]
+    shaped = apply_kubelet(catalog, options.kubelet, options.family)
+    with _lock:
+        _catalog_memo[key] = shaped
+    return shaped
 
 
 @overload

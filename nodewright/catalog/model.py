@@ -128,9 +128,13 @@ class Ec2Facts:
     extended: Mapping[str, int] = field(default_factory=dict)  # GPUs, neuron, EFA: resource -> count
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class InstanceType:
-    """One instance type: capacity, overhead, requirements and offerings."""
+    """One instance type: capacity, overhead, requirements and offerings.
+
+    Equality and hashing are by identity (the scheduler indexes types); loaders memoise, so the
+    same catalog spec and NodeClass yield the same objects.
+    """
 
     name: str
     capacity: ResourceList
