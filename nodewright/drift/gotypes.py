@@ -151,6 +151,8 @@ BLOCK_DEVICE_MAPPING: Final = GoStruct(
     ),
 )
 
+ENCLAVE_OPTIONS: Final = GoStruct("EnclaveOptions", (GoField("Enabled", GoPtr(GoBool())),))
+
 # Newer v1 fields whose Go shape nodewright does not model field by field are hashed as their
 # canonical JSON text under their Go field name: changes are detected, values are not bit-exact.
 OPAQUE: Final = GoPtr(STRING)
@@ -174,12 +176,12 @@ EC2_NODE_CLASS_SPEC: Final = GoStruct(
         GoField("InstanceStorePolicy", GoPtr(GoString("InstanceStorePolicy"))),
         GoField("DetailedMonitoring", GoPtr(GoBool())),
         GoField("MetadataOptions", GoPtr(METADATA_OPTIONS)),
+        GoField("EnclaveOptions", GoPtr(ENCLAVE_OPTIONS)),
         GoField("Context", GoPtr(STRING)),
         GoField("NetworkInterfaces", OPAQUE),
         GoField("ConnectionTracking", OPAQUE),
         GoField("CPUOptions", OPAQUE),
         GoField("PlacementGroupSelector", OPAQUE),
-        GoField("EnclaveOptions", OPAQUE),
     ),
 )
 

@@ -45,7 +45,6 @@ _OPAQUE_FIELDS: Final = (
     ("ConnectionTracking", "connectionTracking"),
     ("CPUOptions", "cpuOptions"),
     ("PlacementGroupSelector", "placementGroupSelector"),
-    ("EnclaveOptions", "enclaveOptions"),
 )
 
 
@@ -204,6 +203,13 @@ def nodeclass_spec_value(spec: Mapping[str, Any], *, origin: Origin | None = Non
         },
         "Context": r.typed(spec, "context", str, "a string"),
     }
+    enclave = spec.get("enclaveOptions")
+    if isinstance(enclave, Mapping):
+        value["EnclaveOptions"] = {
+            "Enabled": _Reader(c, f"{where}.enclaveOptions").typed(enclave, "enabled", bool, "true or false")
+        }
+    elif enclave is not None:
+        c.add(f"{where}.enclaveOptions", "must be a mapping with enabled")
     for go_name, key in _OPAQUE_FIELDS:
         if spec.get(key) is not None:
             value[go_name] = json.dumps(spec[key], sort_keys=True, separators=(",", ":"))
