@@ -34,10 +34,10 @@ def _leading_int(s: bytes) -> tuple[int, bytes]:
     x = 0
     i = 0
     while i < len(s) and 0x30 <= s[i] <= 0x39:
-        if x > (_MAX - 1) // 10:
+        if x > _MAX // 10:
             raise OverflowError
         x = x * 10 + (s[i] - 0x30)
-        if x > _MAX - 1:
+        if x > _MAX:
             raise OverflowError
         i += 1
     return x, s[i:]
