@@ -418,24 +418,34 @@ def osc_plans(docs: Sequence[Document], settings: Settings) -> list[OscPlan]:
 
 
 def pool_health(settings: Settings, *, base_dir: Path, pools: Sequence[Document]) -> dict[str, PoolHealth]:
-    """Per NodePool: registration health and verification of its pair, from the cluster state (if any)."""
+    """Per NodePool: registration health and verification of its pair, from the cluster state (if any).
+
+    ``changed`` is true when the branch's pool is new or hashes differently from the live one, so
+    the ``nodepool-pair-health`` advisory only fires on a change (issue 7).
+    """
     if not settings.cluster_state:
         return {}
+    from nodewright.health import nodepool_health
+
     path = base_dir / settings.cluster_state
-    try:
-        from nodewright.health import pool_health_summary  # type: ignore[attr-defined]
-    except ImportError:
-        log.warning("nodewright.health has no pool_health_summary yet; health advisories skipped")
-        return {}
+    report = nodepool_health(path)
+    live = {d.name: d.body for d in load_documents([path]) if d.kind == "NodePool"}
     out: dict[str, PoolHealth] = {}
-    summary = pool_health_summary(path, [d.body for d in pools])
-    for name, h in summary.items():
-        out[str(name)] = PoolHealth(
-            status=str(h.get("status", "Unknown")),
-            reason=str(h.get("reason", "")),
-            verified=bool(h.get("verified", False)),
-            changed=bool(h.get("changed", True)),
-            node_class=str(h.get("nodeClass", "")),
+    for d in pools:
+        ref = d.body.get("spec", {}).get("template", {}).get("spec", {}).get("nodeClassRef", {}) or {}
+        live_body = live.get(d.name)
+        live_hash = ((live_body or {}).get("metadata", {}).get("annotations") or {}).get(labels.NODEPOOL_HASH)
+        changed = live_body is None or live_hash != nodepool_hash(d.body)
+        h = report.pool(d.name)
+        if h is None:
+            out[d.name] = PoolHealth(node_class=str(ref.get("name", "")), changed=changed)
+            continue
+        out[d.name] = PoolHealth(
+            status={"True": "Healthy", "False": "Unhealthy"}.get(h.condition.status, str(h.tracker_status)),
+            reason=str(h.condition.reason or ""),
+            verified=bool(h.verified),
+            changed=changed,
+            node_class=str(h.nodeclass or ref.get("name", "")),
         )
     return out
 

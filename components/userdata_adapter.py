@@ -16,12 +16,45 @@ from nodewright import labels
 log = logging.getLogger("nodewright")
 
 
+FALLBACK_MAX_PODS = 110
+
+
+def _core_render(
+    nodeclass: Mapping[str, Any],
+    nodepool: Mapping[str, Any],
+    cluster: Mapping[str, str],
+    *,
+    instance_type: str | None,
+) -> tuple[str, int | None]:
+    """The userdata engineer's renderer, as ``nodewright render userdata`` calls it."""
+    from nodewright.api.documents import Document
+    from nodewright.api.loading import objects_from_documents
+    from nodewright.userdata import render as render_family
+    from nodewright.userdata.launch import cluster_info_from_mapping, options_for
+
+    objs = objects_from_documents(
+        [Document(file="<stack>", path="", body=nodeclass), Document(file="<stack>", path="", body=nodepool)]
+    )
+    nc, np = objs.nodeclasses[0], objs.nodepools[0]
+    info = cluster_info_from_mapping(dict(cluster), file="nodewright:cluster")
+    pods: int | None = None
+    if nc.spec.kubelet is None or nc.spec.kubelet.max_pods is None:
+        if instance_type:
+            from nodewright.catalog import load_catalog
+
+            found = load_catalog("aws:us-east-1", nodeclass=nc).get(instance_type)
+            pods = int(found.max_pods) if found is not None else FALLBACK_MAX_PODS
+        else:
+            pods = FALLBACK_MAX_PODS
+    family, options = options_for(nc, np, info, instance_type_pods=pods)
+    return render_family(family, options).text, pods
+
+
+USE_CORE_RENDERER = False  # switch on once the example stacks render (see docs/pulumi.md "Limits")
+
+
 def _core() -> Any:
-    try:
-        from nodewright.userdata import render_for_pulumi  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return render_for_pulumi
+    return _core_render if USE_CORE_RENDERER else None
 
 
 def render(

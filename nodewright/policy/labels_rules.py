@@ -99,9 +99,15 @@ def _registers_taint(text: str, key: str, value: str, effect: str) -> bool:
     for line in text.splitlines():
         if key in line and effect in line and (not value or value in line):
             return True
-    # YAML list item (nodeadm registerWithTaints style): key/value/effect on consecutive lines.
-    block = re.search(r"key:\s*['\"]?" + re.escape(key) + r"['\"]?(?:\n[^\n]*){0,3}", text)
-    return block is not None and effect in block.group(0)
+    # YAML list item (nodeadm registerWithTaints style): key/value/effect on neighbouring lines, any order.
+    lines = text.splitlines()
+    key_re = re.compile(r"^\s*-?\s*key:\s*['\"]?" + re.escape(key) + r"['\"]?\s*$")
+    for i, line in enumerate(lines):
+        if key_re.match(line):
+            window = "\n".join(lines[max(0, i - 3) : i + 4])
+            if re.search(r"effect:\s*['\"]?" + re.escape(effect), window) and (not value or value in window):
+                return True
+    return False
 
 
 def kubelet_labels(pool_labels: Mapping[str, str]) -> dict[str, str]:
