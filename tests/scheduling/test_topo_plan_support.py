@@ -1,0 +1,353 @@
+"""Support for the topology scenarios run through the product: builders and a multi-round cluster.
+
+Every scenario goes through :func:`nodewright.scheduling.plan.plan` (the core of ``nodewright
+plan``) with Karpenter's fake provider catalog (``tests/data/catalogs/fake.yaml``) and the topology
+suite's NodePool (``karpenter.sh/capacity-type Exists``). :class:`Cluster` plays upstream's
+``ExpectProvisioned``: pending pods are planned, then every planned NodeClaim becomes a Node (labels
+from the plan: launch instance type, zone and capacity type, single-valued requirements, plus the
+hostname and the instance type's own single-valued labels) with its pods bound, so the next round
+sees them as existing capacity and counted pods. Pods that did not schedule stay pending and are
+retried next round, as they are upstream (the kube client lists every pending pod);
+:meth:`Cluster.drop_pending` is upstream's ``ExpectDeleteAllUnscheduledPods``.
+:meth:`Cluster.skew` is ``ExpectSkew``: counts of the bound pods a selector picks, per value of
+the key on their node (the node name for the hostname key), as a sorted list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from nodewright.api.core import Node, Pod
+from nodewright.api.karpenter import NodePool
+from nodewright.catalog import load_catalog_file
+from nodewright.catalog.model import InstanceType
+from nodewright.cluster.state import ClusterState
+from nodewright.labels import CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, NODE_INITIALIZED, NODE_REGISTERED, ZONE
+from nodewright.resources import format_resource_list
+from nodewright.scheduling.plan import PlanOptions, plan
+
+FAKE: Final = Path(__file__).resolve().parent.parent / "data" / "catalogs" / "fake.yaml"
+ARCH: Final = "kubernetes.io/arch"
+LABELS: Final = {"test": "test"}
+UNSCHEDULABLE: Final = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]
+
+_CATALOG: list[InstanceType] = []
+
+
+def fake_catalog() -> list[InstanceType]:
+    if not _CATALOG:
+        _CATALOG.extend(load_catalog_file(FAKE))
+    return _CATALOG
+
+
+def test_plan_support_catalog_is_the_fake_provider() -> None:
+    names = {it.name for it in fake_catalog()}
+    assert {"default-instance-type", "small-instance-type", "arm-instance-type"} <= names
+
+
+# -- builders ------------------------------------------------------------------------------------
+def req(key: str, op: str, *values: str) -> dict[str, Any]:
+    return {"key": key, "operator": op, "values": list(values)}
+
+
+def nodepool(
+    name: str = "default",
+    *,
+    requirements: Sequence[Mapping[str, Any]] | None = None,
+    labels: Mapping[str, str] | None = None,
+    taints: Sequence[Mapping[str, Any]] = (),
+    limits: Mapping[str, str] | None = None,
+    weight: int | None = None,
+) -> NodePool:
+    """The topology suite's NodePool: ``capacity-type Exists`` unless requirements are given."""
+    reqs = list(requirements) if requirements is not None else [{"key": CAPACITY_TYPE, "operator": "Exists"}]
+    spec: dict[str, Any] = {
+        "template": {
+            "metadata": {"labels": dict(labels or {})},
+            "spec": {
+                "requirements": reqs,
+                "taints": list(taints),
+                "nodeClassRef": {"group": "karpenter.test.sh", "kind": "TestNodeClass", "name": "default"},
+            },
+        }
+    }
+    if limits is not None:
+        spec["limits"] = dict(limits)
+    if weight is not None:
+        spec["weight"] = weight
+    return NodePool.model_validate(
+        {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": spec}
+    )
+
+
+def spread(
+    key: str,
+    *,
+    max_skew: int = 1,
+    labels: Mapping[str, str] | None = LABELS,
+    when: str = "DoNotSchedule",
+    **extra: Any,
+) -> dict[str, Any]:
+    """A topology spread constraint; ``labels=None`` leaves the selector nil."""
+    out: dict[str, Any] = {"topologyKey": key, "maxSkew": max_skew, "whenUnsatisfiable": when, **extra}
+    if labels is not None:
+        out["labelSelector"] = {"matchLabels": dict(labels)}
+    return out
+
+
+def term(key: str, labels: Mapping[str, str], **extra: Any) -> dict[str, Any]:
+    """A pod (anti-)affinity term selecting ``labels``."""
+    return {"topologyKey": key, "labelSelector": {"matchLabels": dict(labels)}, **extra}
+
+
+def pod(
+    name: str,
+    *,
+    labels: Mapping[str, str] | None = None,
+    namespace: str = "default",
+    cpu: str | None = None,
+    node_selector: Mapping[str, str] | None = None,
+    node_requirements: Sequence[Mapping[str, Any]] = (),
+    node_preferences: Sequence[Mapping[str, Any]] = (),
+    tsc: Sequence[Mapping[str, Any]] = (),
+    affinity: Sequence[Mapping[str, Any]] = (),
+    affinity_preferred: Sequence[tuple[int, Mapping[str, Any]]] = (),
+    anti: Sequence[Mapping[str, Any]] = (),
+    anti_preferred: Sequence[tuple[int, Mapping[str, Any]]] = (),
+    node_name: str | None = None,
+    phase: str | None = None,
+    deleting: bool = False,
+    provisionable: bool = True,
+) -> Pod:
+    """An upstream ``test.UnschedulablePod`` (``provisionable=False``: a plain ``test.Pod``; bound with
+    ``node_name``)."""
+    container: dict[str, Any] = {"name": "app", "resources": {"requests": {"cpu": cpu} if cpu else {}}}
+    spec: dict[str, Any] = {"containers": [container]}
+    if node_selector:
+        spec["nodeSelector"] = dict(node_selector)
+    if tsc:
+        spec["topologySpreadConstraints"] = list(tsc)
+    aff: dict[str, Any] = {}
+    if node_requirements or node_preferences:
+        na: dict[str, Any] = {}
+        if node_requirements:
+            na["requiredDuringSchedulingIgnoredDuringExecution"] = {
+                "nodeSelectorTerms": [{"matchExpressions": list(node_requirements)}]
+            }
+        if node_preferences:
+            na["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": 1, "preference": {"matchExpressions": list(node_preferences)}}
+            ]
+        aff["nodeAffinity"] = na
+    for field, required, preferred in (
+        ("podAffinity", affinity, affinity_preferred),
+        ("podAntiAffinity", anti, anti_preferred),
+    ):
+        if required or preferred:
+            aff[field] = {
+                "requiredDuringSchedulingIgnoredDuringExecution": list(required),
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": w, "podAffinityTerm": dict(t)} for w, t in preferred
+                ],
+            }
+    if aff:
+        spec["affinity"] = aff
+    meta: dict[str, Any] = {
+        "name": name,
+        "namespace": namespace,
+        "uid": f"uid-{namespace}-{name}",
+        "labels": dict(labels or {}),
+        "creationTimestamp": "2024-01-01T00:00:00Z",
+    }
+    if deleting:
+        meta["deletionTimestamp"] = "2024-01-01T00:00:10Z"
+    status: dict[str, Any] = {"phase": phase or ("Running" if node_name else "Pending")}
+    if node_name:
+        spec["nodeName"] = node_name
+    elif provisionable and not deleting:
+        status["conditions"] = UNSCHEDULABLE
+    return Pod.model_validate(
+        {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+    )
+
+
+def node(
+    name: str,
+    *,
+    labels: Mapping[str, str],
+    capacity: Mapping[str, str] | None = None,
+    allocatable: Mapping[str, str] | None = None,
+    taints: Sequence[Mapping[str, Any]] = (),
+) -> Node:
+    """A ready Node; the hostname label defaults to the name (upstream's ``test.Node``: 10 cpu...)."""
+    cap = dict(capacity or {"cpu": "10", "memory": "100Gi", "pods": "110"})
+    return Node.model_validate(
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": {HOSTNAME: name, **labels}},
+            "spec": {"taints": list(taints), "providerID": f"fake://{name}"},
+            "status": {"capacity": cap, "allocatable": dict(allocatable or cap)},
+        }
+    )
+
+
+def _bind(p: Pod, node_name: str) -> Pod:
+    spec = p.spec.model_copy(update={"node_name": node_name})
+    status = p.status.model_copy(update={"conditions": [], "phase": "Running"})
+    return p.model_copy(update={"spec": spec, "status": status})
+
+
+def selects(labels: Mapping[str, str] | None) -> Callable[[Pod], bool]:
+    """matchLabels semantics; ``None`` (a nil selector in ExpectSkew's list options) selects all."""
+    if labels is None:
+        return lambda _p: True
+    want = dict(labels)
+    return lambda p: all(p.metadata.labels.get(k) == v for k, v in want.items())
+
+
+# -- the multi-round cluster ---------------------------------------------------------------------
+class Cluster:
+    """Cluster state across provisioning rounds, each round through ``plan``."""
+
+    def __init__(self, *, types: Sequence[InstanceType] | None = None) -> None:
+        self.types = list(types) if types is not None else fake_catalog()
+        self.nodes: list[Node] = []
+        self.pods: list[Pod] = []
+        self.last: dict[str, Any] = {}
+        self._serial = 0
+        self._node_serial = 0
+
+    # pods ------------------------------------------------------------------------------------
+    def new_pods(self, count: int, *, prefix: str = "p", **kw: Any) -> list[Pod]:
+        """``count`` pods with fresh names (``labels`` default to the suite's ``test: test``)."""
+        kw.setdefault("labels", LABELS)
+        out = []
+        for _ in range(count):
+            self._serial += 1
+            out.append(pod(f"{prefix}-{self._serial:03d}", **kw))
+        return out
+
+    def add(self, *pods: Pod) -> None:
+        self.pods.extend(pods)
+
+    def pod(self, key: str) -> Pod:
+        return next(p for p in self.pods if p.key == key)
+
+    def node_of(self, p: Pod | str) -> Node | None:
+        key = p if isinstance(p, str) else p.key
+        bound = self.pod(key).spec.node_name
+        return next((n for n in self.nodes if n.metadata.name == bound), None) if bound else None
+
+    def pending(self) -> list[Pod]:
+        return [p for p in self.pods if not p.spec.node_name]
+
+    def drop_pending(self) -> None:
+        self.pods = [p for p in self.pods if p.spec.node_name]
+
+    def delete_pods(self, keep: Callable[[Pod], bool]) -> None:
+        self.pods = [p for p in self.pods if keep(p)]
+
+    # rounds ----------------------------------------------------------------------------------
+    def provision(
+        self, nodepools: Sequence[NodePool], pods: Iterable[Pod] = (), *, options: PlanOptions | None = None
+    ) -> dict[str, Any]:
+        """Add ``pods`` as pending, plan a round, launch its NodeClaims and bind what scheduled."""
+        self.add(*pods)
+        state = ClusterState(pods=tuple(self.pods), nodes=tuple(self.nodes))
+        doc = plan(
+            nodepools=nodepools,
+            cluster=state,
+            catalog_for=lambda _np: self.types,
+            options=options or PlanOptions(max_instance_types=60),
+        )
+        placed: dict[str, str] = {}
+        for existing in doc["existingNodes"]:
+            placed.update({k: existing["name"] for k in existing["pods"]})
+        for claim in doc["nodeClaims"]:
+            name = self._launch(claim)
+            placed.update({k: name for k in claim["pods"]})
+        self.pods = [_bind(p, placed[p.key]) if p.key in placed else p for p in self.pods]
+        self.last = doc
+        return doc
+
+    def _launch(self, claim: Mapping[str, Any]) -> str:
+        """The Node a NodeClaim of the plan becomes (as the fake cloud provider's Create labels it)."""
+        self._node_serial += 1
+        name = f"node-{self._node_serial:03d}"
+        launch = claim["launch"]
+        it = next(t for t in self.types if t.name == launch["instanceType"])
+        labels: dict[str, str] = {}
+        for r in it.requirement_specs:
+            if r.operator == "In" and r.values:
+                labels[r.key] = sorted(r.values)[0]
+        labels.update(claim["labels"])
+        labels.update(
+            {
+                INSTANCE_TYPE: launch["instanceType"],
+                ZONE: launch["zone"],
+                CAPACITY_TYPE: launch["capacityType"],
+                NODE_REGISTERED: "true",
+                NODE_INITIALIZED: "true",
+            }
+        )
+        self.nodes.append(
+            node(
+                name,
+                labels=labels,
+                capacity=format_resource_list(it.capacity),
+                allocatable=format_resource_list(it.allocatable()),
+                taints=claim.get("taints", ()),
+            )
+        )
+        return name
+
+    # assertions ------------------------------------------------------------------------------
+    def errors(self) -> dict[str, str]:
+        errs: dict[str, str] = self.last.get("podErrors", {})
+        return errs
+
+    def scheduled(self, pods: Iterable[Pod]) -> bool:
+        return all(self.pod(p.key).spec.node_name for p in pods)
+
+    def unscheduled(self, pods: Iterable[Pod]) -> bool:
+        return not any(self.pod(p.key).spec.node_name for p in pods)
+
+    def skew(
+        self, key: str, *, labels: Mapping[str, str] | None = LABELS, namespace: str | None = "default"
+    ) -> list[int]:
+        """Upstream ``ExpectSkew``: bound, non-terminal pods the selector picks, per node domain."""
+        match = selects(labels)
+        by_name = {n.metadata.name: n for n in self.nodes}
+        counts: dict[str, int] = {}
+        for p in self.pods:
+            n = by_name.get(p.spec.node_name or "")
+            if n is None or not match(p) or p.status.phase in ("Succeeded", "Failed"):
+                continue
+            if namespace is not None and p.metadata.namespace != namespace:
+                continue
+            if p.metadata.deletion_timestamp is not None:
+                continue
+            domain = n.metadata.name if key == HOSTNAME else n.metadata.labels.get(key)
+            if domain is not None:
+                counts[domain] = counts.get(domain, 0) + 1
+        return sorted(counts.values())
+
+    def max_skew(self, key: str, *, labels: Mapping[str, str] | None = LABELS) -> int:
+        counts = self.skew(key, labels=labels)
+        return max(counts) - min(counts) if counts else 0
+
+    def node_count(self) -> int:
+        return len(self.nodes)
+
+
+def zone_of(c: Cluster, p: Pod) -> str | None:
+    n = c.node_of(p)
+    return None if n is None else n.metadata.labels.get(ZONE)
+
+
+def label_of(c: Cluster, p: Pod, key: str) -> str | None:
+    n = c.node_of(p)
+    return None if n is None else n.metadata.labels.get(key)
