@@ -265,3 +265,22 @@ def test_instance_type_not_found(cluster_file: ClusterFile, tmp_path: Path) -> N
         ("gone", "InstanceTypeNotFound"),
         ("nooffer", "InstanceTypeNotFound"),
     ]
+
+
+def test_api_models_and_cluster_state_are_accepted(tmp_path: Path) -> None:
+    import yaml
+
+    from nodewright.api.loading import load_objects
+    from nodewright.cluster import load_cluster
+
+    pool = make_nodepool()
+    (tmp_path / "branch.yaml").write_text(yaml.safe_dump(make_nodepool(labels={"a": "b"})))
+    (tmp_path / "cluster.json").write_text(
+        json.dumps({"apiVersion": "v1", "kind": "List", "items": [live(pool), make_claim("default-a", pool)]})
+    )
+    branch = load_objects([tmp_path / "branch.yaml"]).nodepools
+    assert nodepool_hash(branch[0]) == nodepool_hash(make_nodepool(labels={"a": "b"}))
+    report = drift_impact(branch, load_cluster(tmp_path / "cluster.json"))
+    assert [d.as_dict() for d in report.drifted] == [
+        {"nodeClaim": "default-a", "nodePool": "default", "reason": "NodePoolDrifted"}
+    ]
