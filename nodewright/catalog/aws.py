@@ -24,7 +24,7 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -467,39 +467,3 @@ def base_of(it: InstanceType) -> BaseType | None:
         return None
     specs = tuple(s for s in it.requirement_specs if s.key not in (labels.OS, labels.WINDOWS_BUILD))
     return BaseType(name=it.name, facts=it.facts, specs=specs, offerings=it.offerings)
-
-
-def with_options(it: InstanceType, options: oh.NodeClassOptions) -> InstanceType:
-    """Recompute an AWS type for other NodeClass options; file types get the generic overrides."""
-    base = base_of(it)
-    if base is not None:
-        return compute(base, options)
-    return _override_generic(it, options.kubelet)
-
-
-def _override_generic(it: InstanceType, kubelet: oh.KubeletOptions) -> InstanceType:
-    """For types without EC2 facts: maxPods/podsPerCore cap pods, reserved/eviction keys override."""
-    capacity = dict(it.capacity)
-    if kubelet.max_pods is not None:
-        capacity[oh.PODS] = kubelet.max_pods * oh.MILLI
-    if kubelet.pods_per_core and kubelet.pods_per_core > 0 and oh.CPU in capacity:
-        per_core = kubelet.pods_per_core * -(-capacity[oh.CPU] // oh.MILLI) * oh.MILLI
-        capacity[oh.PODS] = min(capacity.get(oh.PODS, per_core), per_core)
-    kube = dict(it.overhead.kube_reserved)
-    kube.update({k: oh.parse_milli(v) for k, v in kubelet.kube_reserved.items()})
-    system = dict(it.overhead.system_reserved)
-    system.update({k: oh.parse_milli(v) for k, v in kubelet.system_reserved.items()})
-    evict = dict(it.overhead.eviction_threshold)
-    if oh.MEMORY_AVAILABLE in kubelet.eviction_hard:
-        evict[oh.MEMORY] = oh.eviction_signal(
-            capacity.get(oh.MEMORY, 0), kubelet.eviction_hard[oh.MEMORY_AVAILABLE]
-        )
-    if oh.NODEFS_AVAILABLE in kubelet.eviction_hard:
-        evict[oh.EPHEMERAL_STORAGE] = oh.eviction_signal(
-            capacity.get(oh.EPHEMERAL_STORAGE, 0), kubelet.eviction_hard[oh.NODEFS_AVAILABLE]
-        )
-    return replace(
-        it,
-        capacity=capacity,
-        overhead=Overhead(kube_reserved=kube, system_reserved=system, eviction_threshold=evict),
-    )

@@ -13,11 +13,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Final, TypeVar, overload
 
 from nodewright.catalog import aws, cache
+from nodewright.catalog import overhead as oh
 from nodewright.catalog.fileformat import load_catalog_file
-from nodewright.catalog.model import Catalog, InstanceType
+from nodewright.catalog.model import Catalog, InstanceType, Overhead
 from nodewright.catalog.overhead import (
     AMI_FAMILIES,
     DEFAULT_AMI_FAMILY,
@@ -244,11 +246,47 @@ def apply_kubelet(
             reserved_enis=prev.reserved_enis,
             vm_memory_overhead_percent=prev.vm_memory_overhead_percent,
         )
-        return aws.with_options(it, opts)
+        return _with_options(it, opts)
 
     if isinstance(target, InstanceType):
         return one(target)
     return Catalog([one(it) for it in target], source=target.source)
+
+
+def _with_options(it: InstanceType, options: oh.NodeClassOptions) -> InstanceType:
+    """Recompute an AWS type for other NodeClass options; file types get the generic overrides."""
+    base = aws.base_of(it)
+    if base is not None:
+        return aws.compute(base, options)
+    return _override_generic(it, options.kubelet)
+
+
+def _override_generic(it: InstanceType, kubelet: oh.KubeletOptions) -> InstanceType:
+    """For types without EC2 facts: maxPods/podsPerCore cap pods, reserved/eviction keys override."""
+    capacity = dict(it.capacity)
+    if kubelet.max_pods is not None:
+        capacity[oh.PODS] = kubelet.max_pods * oh.MILLI
+    if kubelet.pods_per_core and kubelet.pods_per_core > 0 and oh.CPU in capacity:
+        per_core = kubelet.pods_per_core * -(-capacity[oh.CPU] // oh.MILLI) * oh.MILLI
+        capacity[oh.PODS] = min(capacity.get(oh.PODS, per_core), per_core)
+    kube = dict(it.overhead.kube_reserved)
+    kube.update({k: oh.parse_milli(v) for k, v in kubelet.kube_reserved.items()})
+    system = dict(it.overhead.system_reserved)
+    system.update({k: oh.parse_milli(v) for k, v in kubelet.system_reserved.items()})
+    evict = dict(it.overhead.eviction_threshold)
+    if oh.MEMORY_AVAILABLE in kubelet.eviction_hard:
+        evict[oh.MEMORY] = oh.eviction_signal(
+            capacity.get(oh.MEMORY, 0), kubelet.eviction_hard[oh.MEMORY_AVAILABLE]
+        )
+    if oh.NODEFS_AVAILABLE in kubelet.eviction_hard:
+        evict[oh.EPHEMERAL_STORAGE] = oh.eviction_signal(
+            capacity.get(oh.EPHEMERAL_STORAGE, 0), kubelet.eviction_hard[oh.NODEFS_AVAILABLE]
+        )
+    return replace(
+        it,
+        capacity=capacity,
+        overhead=Overhead(kube_reserved=kube, system_reserved=system, eviction_threshold=evict),
+    )
 
 
 def clear_memory_cache() -> None:
