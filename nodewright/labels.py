@@ -69,6 +69,10 @@ INSTANCE_HYPERVISOR: Final = "karpenter.k8s.aws/instance-hypervisor"
 INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED: Final = "karpenter.k8s.aws/instance-encryption-in-transit-supported"
 INSTANCE_CAPABILITY_FLEX: Final = "karpenter.k8s.aws/instance-capability-flex"
 CAPACITY_RESERVATION_ID: Final = "karpenter.k8s.aws/capacity-reservation-id"
+INSTANCE_ACCELERATOR_NAME: Final = "karpenter.k8s.aws/instance-accelerator-name"
+INSTANCE_ACCELERATOR_MANUFACTURER: Final = "karpenter.k8s.aws/instance-accelerator-manufacturer"
+INSTANCE_ACCELERATOR_COUNT: Final = "karpenter.k8s.aws/instance-accelerator-count"
+ZONE_ID: Final = "topology.k8s.aws/zone-id"
 
 # Labels the scheduler may meet on a pod without any NodePool defining them.
 WELL_KNOWN_LABELS: Final[frozenset[str]] = frozenset(
@@ -100,6 +104,10 @@ WELL_KNOWN_LABELS: Final[frozenset[str]] = frozenset(
         INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED,
         INSTANCE_CAPABILITY_FLEX,
         CAPACITY_RESERVATION_ID,
+        INSTANCE_ACCELERATOR_NAME,
+        INSTANCE_ACCELERATOR_MANUFACTURER,
+        INSTANCE_ACCELERATOR_COUNT,
+        ZONE_ID,
     }
 )
 

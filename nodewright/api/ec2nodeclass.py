@@ -140,13 +140,14 @@ class EC2NodeClass(TopLevel):
         return self.metadata.name
 
     def ami_family(self) -> str:
-        """The AMI family the provider uses: ``spec.amiFamily``, else the alias's family, else AL2."""
+        """The AMI family the provider uses: ``spec.amiFamily``, else the alias's family, else Custom
+        (as Karpenter's ``AMIFamily()``; validation makes the last case unreachable)."""
         if self.spec.ami_family:
             return self.spec.ami_family
         for term in self.spec.ami_selector_terms:
             if term.alias:
-                return ALIAS_FAMILIES.get(term.alias.split("@", 1)[0].lower(), "AL2")
-        return "AL2"
+                return ALIAS_FAMILIES.get(term.alias.split("@", 1)[0].lower(), "Custom")
+        return "Custom"
 
     def alias(self) -> tuple[str, str] | None:
         """``(family, version)`` of the alias AMI selector term, if any (``al2023@latest``)."""
