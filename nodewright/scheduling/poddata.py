@@ -39,6 +39,7 @@ class PodData:
         "sort_key",
         "strict",
         "tolerates",
+        "topo_sig",
         "vec",
         "volume_requirements",
     )
@@ -71,6 +72,7 @@ class PodData:
         self.requirements: Requirements = Requirements()
         self.strict: Requirements = Requirements()
         self.tolerates: dict[int, str | None] = {}
+        self.topo_sig: str | None = None
         self.refresh(pod)
 
     def refresh(self, pod: Pod) -> None:
@@ -83,6 +85,26 @@ class PodData:
             else self.requirements
         )
         self.tolerates = {}
+        self.topo_sig = None
+
+    def topology_signature(self) -> str:
+        """What hostname-keyed topology decisions depend on: namespace, labels, spread and pod
+        (anti-)affinity. Pods with equal signatures are rejected by the same hostnames."""
+        if self.topo_sig is None:
+            pod = self.current
+            aff = pod.spec.affinity
+            parts = [
+                pod.metadata.namespace or "default",
+                repr(sorted(pod.metadata.labels.items())),
+                repr([t.model_dump() for t in pod.spec.topology_spread_constraints]),
+                repr(aff.pod_affinity.model_dump() if aff is not None and aff.pod_affinity is not None else None),
+                repr(
+                    aff.pod_anti_affinity.model_dump() if aff is not None and aff.pod_anti_affinity is not None else None
+                ),
+            ]
+            self.topo_sig = sig = "\x00".join(parts)
+            return sig
+        return self.topo_sig
 
     def reset(self) -> None:
         self.refresh(self.pod)

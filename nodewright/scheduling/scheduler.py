@@ -12,8 +12,9 @@ back of the queue, which stops after a full cycle without progress.
 from __future__ import annotations
 
 import bisect
+from operator import le
 import logging
-from collections.abc import Container, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -40,7 +41,8 @@ from nodewright.scheduling.queue import Queue
 from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, pod_requirements
 from nodewright.scheduling.reservations import ReservationManager
 from nodewright.scheduling.taints import tolerates
-from nodewright.scheduling.topology import Topology
+from nodewright.scheduling.topology import Topology, TopologyError
+from nodewright.scheduling.topologygroup import TopologyType
 from nodewright.scheduling.volumes import VolumeIndex, VolumeUsage
 
 log = logging.getLogger("nodewright")
@@ -50,7 +52,16 @@ NODES_EXHAUSTED: Final = "node limits have been exhausted for nodepool"
 LIMITS_EXCEEDED: Final = "all available instance types exceed limits for nodepool"
 NODES: Final = "nodes"
 RESPECT: Final = "Respect"
-_EMPTY: Final[frozenset[str]] = frozenset()
+_NO_BLOCKED: Final[set[int]] = set()  # shared, never written (only pods with topology add)
+
+
+def _hostname_monotone(failure: Failure) -> bool:
+    """A rejection by a hostname spread or anti-affinity group: it can only get worse this round."""
+    detail = failure.detail
+    if not isinstance(detail, TopologyError):
+        return False
+    group = detail.group
+    return group.key == labels.HOSTNAME and group.type in (TopologyType.SPREAD, TopologyType.POD_ANTI_AFFINITY)
 IGNORE: Final = "Ignore"
 STRICT: Final = "Strict"
 BEST_EFFORT: Final = "BestEffort"
@@ -188,6 +199,7 @@ class Scheduler:
         self.claims: list[NodeClaim] = []
         self._order = _ClaimOrder()
         self._hostnames = 0
+        self._hostname_blocked: dict[str, set[int]] = {}
 
     # -- construction helpers ----------------------------------------------------------------------
     def _daemon_groups(self, tmpl: Template, daemons: Sequence[Pod]) -> list[DaemonGroup]:
@@ -278,15 +290,17 @@ class Scheduler:
             if not isinstance(got, Failure):
                 node.add(pod, got, topo)
                 return None
-        blocked = self._blocked(pod) if has_topology else _EMPTY
+        blocked: set[int] = (
+            self._hostname_blocked.setdefault(pod.topology_signature(), set()) if has_topology else _NO_BLOCKED
+        )
         pvec = pod.vec
         strict_reserved = not self.options.reserved_fallback
         for claim in self._order:
             # cheap necessary conditions first: the largest remaining option has room, the
             # hostname is not already ruled out by a hostname-keyed topology group
-            if any(p > h for p, h in zip(pvec, claim.headroom, strict=True)):
+            if claim.index in blocked or not all(map(le, pvec, claim.headroom)):
                 continue
-            if claim.hostname in blocked or claim.template.tolerates(pod) is not None:
+            if claim.template.tolerates(pod) is not None:
                 continue
             placed = claim.can_add(
                 pod,
@@ -301,16 +315,12 @@ class Scheduler:
                 claim.add(pod, placed, topo, self.reservations)
                 self._order.moved(claim, old)
                 return None
+            if has_topology and _hostname_monotone(placed):
+                # counts only grow within a round: this hostname stays closed to this kind of pod
+                blocked.add(claim.index)
         if not self.templates:
             return Failure(NO_TEMPLATES)
         return self._add_new(pod, has_topology)
-
-    def _blocked(self, pod: PodData) -> Container[str]:
-        query = getattr(self.topology, "blocked_hostnames", None)
-        if query is None:
-            return _EMPTY
-        got: Container[str] = query(pod.current)
-        return got
 
     def _add_new(self, pod: PodData, has_topology: bool) -> Failure | None:
         errs: list[Failure] = []
