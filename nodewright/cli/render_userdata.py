@@ -18,34 +18,28 @@ from nodewright.api.documents import parse_text, read_text
 from nodewright.cli._common import emit, handle_errors, output_option
 from nodewright.errors import InputError
 from nodewright.userdata import UserDataError, effective_kubelet, render
-from nodewright.userdata.launch import cluster_info_from_mapping, options_for
+from nodewright.userdata.launch import cluster_info_from_mapping, launch_options
 from nodewright.userdata.render import MAX_BYTES, WARN_BYTES
 
 log = logging.getLogger("nodewright")
-FALLBACK_MAX_PODS = 110
 
 
-def _one(kind: str, items: list[Any], file: str, name: str | None) -> Any:
+def _pick(kind: str, option: str, items: list[Any], file: str, name: str | None) -> Any:
+    """The one object named ``name`` (or the only one) of ``kind`` in ``file``."""
     if name is not None:
-        items = [i for i in items if i.name == name]
+        found = [i for i in items if i.name == name]
+        if not found:
+            names = ", ".join(i.name for i in items) or "none"
+            raise InputError(f"no {kind} named {name!r} (found: {names})", file=file)
+        return found[0]
     if not items:
-        raise InputError(f"no {kind}{f' named {name!r}' if name else ''} found", file=file)
+        raise InputError(f"no {kind} found", file=file)
     if len(items) > 1:
         names = ", ".join(i.name for i in items)
-        raise InputError(f"several {kind}s ({names}); choose one with --{kind.lower()}-name", file=file)
+        raise InputError(
+            f"the file holds several {kind} objects ({names}); choose one with {option} NAME", file=file
+        )
     return items[0]
-
-
-def _instance_type_pods(catalog: str, instance_type: str, nodeclass: Any) -> int:
-    from nodewright.catalog import load_catalog
-
-    cat = load_catalog(catalog, nodeclass=nodeclass)
-    it = cat.get(instance_type)
-    if it is None:
-        close = [n for n in cat.names() if n.split(".")[0] == instance_type.split(".")[0]][:5]
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise InputError(f'instance type "{instance_type}" is not in the catalog{hint}', file=catalog)
-    return int(it.max_pods)
 
 
 @click.command("userdata")
@@ -69,7 +63,9 @@ def _instance_type_pods(catalog: str, instance_type: str, nodeclass: Any) -> int
 @click.option(
     "--capacity-type", default=None, help="Capacity type label of the launch (default: from the NodePool)."
 )
-@click.option("--nodeclass-name", default=None, help="Which EC2NodeClass, when the file holds several.")
+@click.option(
+    "--nodeclass-name", default=None, help="Which EC2NodeClass (default: the one the NodePool references)."
+)
 @click.option("--nodepool-name", default=None, help="Which NodePool, when the file holds several.")
 @output_option(("raw", "json"), default="raw")
 @handle_errors
@@ -85,30 +81,26 @@ def command(
     output: str,
 ) -> None:
     """Print the user data (decoded) the NodeClass's AMI family produces for the NodePool."""
-    nodeclass = _one(
-        "EC2NodeClass", load_objects([nodeclass_file]).nodeclasses, nodeclass_file, nodeclass_name
+    nodepool = _pick(
+        "NodePool", "--nodepool-name", load_objects([nodepool_file]).nodepools, nodepool_file, nodepool_name
     )
-    nodepool = _one("NodePool", load_objects([nodepool_file]).nodepools, nodepool_file, nodepool_name)
+    nodeclasses = load_objects([nodeclass_file]).nodeclasses
+    if nodeclass_name is None and len(nodeclasses) > 1:
+        nodeclass_name = nodepool.spec.template.spec.node_class_ref.name  # the class the NodePool references
+    nodeclass = _pick("EC2NodeClass", "--nodeclass-name", nodeclasses, nodeclass_file, nodeclass_name)
     raws = parse_text(read_text(info_file), file=info_file)
     if len(raws) != 1:
         raise InputError("expected one YAML document with the cluster facts", file=info_file)
     info = cluster_info_from_mapping(raws[0], file=info_file)
 
-    kubelet = nodeclass.spec.kubelet
-    pods: int | None = None
-    if kubelet is None or kubelet.max_pods is None:
-        if instance_type is not None:
-            pods = _instance_type_pods(catalog, instance_type, nodeclass)
-        else:
-            log.warning(
-                "no --instance-type and no spec.kubelet.maxPods: max-pods is %d; Karpenter uses the instance "
-                "type's pod capacity (one launch template per value), pass --instance-type to see it",
-                FALLBACK_MAX_PODS,
-            )
-            pods = FALLBACK_MAX_PODS
     try:
-        family, options = options_for(
-            nodeclass, nodepool, info, instance_type_pods=pods, capacity_type=capacity_type
+        family, options = launch_options(
+            nodeclass,
+            nodepool,
+            info,
+            instance_type=instance_type,
+            catalog=catalog,
+            capacity_type=capacity_type,
         )
         rendered = render(family, options)
         facts = effective_kubelet(family=family, kubelet=options.kubelet, user_data=options.custom_user_data)

@@ -9,6 +9,9 @@ Public API (pure functions; no pulumi, no click):
   :func:`render_windows`;
 * :func:`check_size` / :func:`is_within_size` (16384-byte limit, warning at 90 %);
 * :func:`effective_kubelet` -> :class:`KubeletFacts` (what the node's kubelet really gets);
+* :func:`render_user_data` / :func:`launch_options` (from NodePool + EC2NodeClass models) and
+  :func:`cluster_info_from_mapping` (``INFO.yaml`` / stack config);
+* :func:`default_block_device_mappings`, :data:`DEFAULT_METADATA_OPTIONS`, :func:`ssm_parameter_for_alias`;
 * :class:`UserDataError` (a :class:`~nodewright.errors.RenderError` with a ``path``).
 """
 
@@ -17,6 +20,12 @@ from nodewright.userdata.al2023 import render_al2023
 from nodewright.userdata.bottlerocket import render_bottlerocket
 from nodewright.userdata.custom import render_custom, render_windows
 from nodewright.userdata.facts import KubeletFacts, effective_kubelet
+from nodewright.userdata.families import (
+    DEFAULT_METADATA_OPTIONS,
+    default_block_device_mappings,
+    ssm_parameter_for_alias,
+)
+from nodewright.userdata.launch import cluster_info_from_mapping, launch_options, render_user_data
 from nodewright.userdata.options import (
     FAMILIES,
     ClusterInfo,
@@ -30,6 +39,7 @@ from nodewright.userdata.options import (
 from nodewright.userdata.render import MAX_BYTES, WARN_BYTES, Rendered, check_size, is_within_size, render
 
 __all__ = [
+    "DEFAULT_METADATA_OPTIONS",
     "FAMILIES",
     "MAX_BYTES",
     "WARN_BYTES",
@@ -41,14 +51,19 @@ __all__ = [
     "Taint",
     "UserDataError",
     "check_size",
+    "cluster_info_from_mapping",
+    "default_block_device_mappings",
     "effective_kubelet",
     "family_of",
     "is_within_size",
+    "launch_options",
     "render",
     "render_al2",
     "render_al2023",
     "render_bottlerocket",
     "render_custom",
+    "render_user_data",
     "render_windows",
     "resolve_options",
+    "ssm_parameter_for_alias",
 ]

@@ -186,3 +186,72 @@ def _bottlerocket_at_least_1_46(version: str) -> bool:
     except ValueError:
         return False
     return nums >= (1, 46, 0)
+
+
+FALLBACK_MAX_PODS: Final = 110
+
+
+def instance_type_pods(catalog: str, instance_type: str, nodeclass: EC2NodeClass) -> int:
+    """The pod capacity Karpenter computes for ``instance_type`` under ``nodeclass`` (from the catalog)."""
+    from nodewright.catalog import load_catalog
+    from nodewright.errors import InputError
+
+    cat = load_catalog(catalog, nodeclass=nodeclass)
+    it = cat.get(instance_type)
+    if it is None:
+        close = [n for n in cat.names() if n.split(".")[0] == instance_type.split(".")[0]][:5]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise InputError(f'instance type "{instance_type}" is not in the catalog{hint}', file=catalog)
+    return int(it.max_pods)
+
+
+def launch_options(
+    nodeclass: EC2NodeClass,
+    nodepool: NodePool,
+    cluster: ClusterInfo,
+    *,
+    instance_type: str | None = None,
+    max_pods: int | None = None,
+    catalog: str = "aws:us-east-1",
+    capacity_type: str | None = None,
+) -> tuple[str, Options]:
+    """:func:`options_for` with max-pods resolved: ``max_pods``, else the instance type's pod count
+    (from ``catalog``) when ``spec.kubelet.maxPods`` is unset, else 110 with a warning."""
+    pods = max_pods
+    kubelet = nodeclass.spec.kubelet
+    if pods is None and (kubelet is None or kubelet.max_pods is None):
+        if instance_type is not None:
+            pods = instance_type_pods(catalog, instance_type, nodeclass)
+        else:
+            log.warning(
+                "no instance type and no spec.kubelet.maxPods: max-pods is %d; Karpenter uses the instance "
+                "type's pod capacity (one launch template per value), pass --instance-type to see it",
+                FALLBACK_MAX_PODS,
+            )
+            pods = FALLBACK_MAX_PODS
+    return options_for(nodeclass, nodepool, cluster, instance_type_pods=pods, capacity_type=capacity_type)
+
+
+def render_user_data(
+    nodeclass: EC2NodeClass,
+    nodepool: NodePool,
+    cluster: ClusterInfo,
+    *,
+    instance_type: str | None = None,
+    max_pods: int | None = None,
+    catalog: str = "aws:us-east-1",
+    capacity_type: str | None = None,
+) -> str:
+    """The decoded user data a node of ``nodepool`` on ``nodeclass`` receives (what the CLI prints raw)."""
+    from nodewright.userdata.render import render
+
+    family, options = launch_options(
+        nodeclass,
+        nodepool,
+        cluster,
+        instance_type=instance_type,
+        max_pods=max_pods,
+        catalog=catalog,
+        capacity_type=capacity_type,
+    )
+    return render(family, options).text

@@ -107,7 +107,7 @@ def test_kubelet_max_pods_needs_no_catalog(tmp_path: Path) -> None:
 def test_without_instance_type_warns(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, _files(tmp_path, "al2@latest"))
     assert result.exit_code == 0
-    assert "warning: no --instance-type" in result.stderr
+    assert "warning: no instance type and no spec.kubelet.maxPods" in result.stderr
     assert "--max-pods=110" in result.stdout
 
 
@@ -134,3 +134,35 @@ def test_windows(tmp_path: Path, alias: str) -> None:
     result = CliRunner().invoke(main, [*_files(tmp_path, alias, "  kubelet: {maxPods: 110}\n")])
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("<powershell>\n") and result.stdout.endswith("</powershell>")
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_readme_example_with_stacks() -> None:
+    args = [
+        "render",
+        "userdata",
+        "-f",
+        str(REPO / "stacks/nodeclasses.yaml"),
+        "--nodepool",
+        str(REPO / "stacks/nodepools.yaml"),
+        "--cluster-info",
+        str(REPO / "stacks/cluster-info.yaml"),
+        "--instance-type",
+        "m5.large",
+        "--nodepool-name",
+        "default",
+    ]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("MIME-Version: 1.0\n")
+    assert "maxPods: 29" in result.stdout
+
+
+def test_several_nodepools_need_a_name(tmp_path: Path) -> None:
+    repo_pools = REPO / "stacks/nodepools.yaml"
+    args = ["render", "userdata", "-f", str(REPO / "stacks/nodeclasses.yaml"), "--nodepool", str(repo_pools)]
+    result = CliRunner().invoke(main, [*args, "--cluster-info", str(REPO / "stacks/cluster-info.yaml")])
+    assert result.exit_code == 1
+    assert "several NodePool objects (default, gpu); choose one with --nodepool-name NAME" in result.stderr
