@@ -12,10 +12,10 @@ back of the queue, which stops after a full cycle without progress.
 from __future__ import annotations
 
 import bisect
-from operator import le
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import le
 from typing import Final
 
 from nodewright import labels
