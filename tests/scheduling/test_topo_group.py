@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from nodewright.labels import HOSTNAME, ZONE
 from nodewright.scheduling.requirements import Requirement
 from nodewright.scheduling.topologyfilter import TopologyNodeFilter
@@ -13,8 +15,13 @@ SEL = RawSelector.of({"app": "web"})
 
 
 def group(
-    kind: TopologyType, key: str = ZONE, *, domains=ZONES, max_skew: int = 1, min_domains=None
-) -> TopologyGroup:  # type: ignore[no-untyped-def]
+    kind: TopologyType,
+    key: str = ZONE,
+    *,
+    domains: Sequence[str] = ZONES,
+    max_skew: int = 1,
+    min_domains: int | None = None,
+) -> TopologyGroup:
     return TopologyGroup(
         topology_type=kind,
         key=key,

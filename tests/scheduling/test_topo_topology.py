@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import pytest
 from test_topo_support import ZONES, Pool, node, pod, reqs, spread, term
 
-from nodewright.api.core import Taint
+from nodewright.api.core import Node, Pod, Taint
 from nodewright.labels import CAPACITY_TYPE, HOSTNAME, ZONE
 from nodewright.scheduling.requirements import Requirement, Requirements
 from nodewright.scheduling.topology import DomainSource, Topology, TopologyError, TopologyType, pretty_map
@@ -17,14 +20,19 @@ EMPTY = Requirements()
 
 
 def topo(
-    batch: list, *, nodes: list = (), cluster: list = (), pools: list | None = None, **kw: object
-) -> Topology:  # type: ignore[assignment,type-arg]
+    batch: Sequence[Pod],
+    *,
+    nodes: Sequence[Node] = (),
+    cluster: Sequence[Pod] = (),
+    pools: Sequence[Pool] | None = None,
+    **kw: Any,
+) -> Topology:
     return Topology(
         domain_sources=[p.source() for p in (pools or [Pool()])],
         nodes=nodes,
         cluster_pods=cluster,
         batch_pods=batch,
-        **kw,  # type: ignore[arg-type]
+        **kw,
     )
 
 
