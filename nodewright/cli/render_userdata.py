@@ -24,7 +24,7 @@ from nodewright.userdata.render import MAX_BYTES, WARN_BYTES
 log = logging.getLogger("nodewright")
 
 
-def _pick(kind: str, option: str, items: list[Any], file: str, name: str | None) -> Any:
+def _pick(kind: str, option: str, *, items: list[Any], file: str, name: str | None) -> Any:
     """The one object named ``name`` (or the only one) of ``kind`` in ``file``."""
     if name is not None:
         found = [i for i in items if i.name == name]
@@ -82,12 +82,18 @@ def command(
 ) -> None:
     """Print the user data (decoded) the NodeClass's AMI family produces for the NodePool."""
     nodepool = _pick(
-        "NodePool", "--nodepool-name", load_objects([nodepool_file]).nodepools, nodepool_file, nodepool_name
+        "NodePool",
+        "--nodepool-name",
+        items=load_objects([nodepool_file]).nodepools,
+        file=nodepool_file,
+        name=nodepool_name,
     )
     nodeclasses = load_objects([nodeclass_file]).nodeclasses
     if nodeclass_name is None and len(nodeclasses) > 1:
         nodeclass_name = nodepool.spec.template.spec.node_class_ref.name  # the class the NodePool references
-    nodeclass = _pick("EC2NodeClass", "--nodeclass-name", nodeclasses, nodeclass_file, nodeclass_name)
+    nodeclass = _pick(
+        "EC2NodeClass", "--nodeclass-name", items=nodeclasses, file=nodeclass_file, name=nodeclass_name
+    )
     raws = parse_text(read_text(info_file), file=info_file)
     if len(raws) != 1:
         raise InputError("expected one YAML document with the cluster facts", file=info_file)

@@ -18,6 +18,7 @@ from nodewright.userdata.gomime import (
     MessageError,
     NotMultipartError,
     Part,
+    check_no_boundary,
     go_quote,
     looks_like_mime,
     read_multipart,
@@ -124,4 +125,12 @@ def render_al2(options: Options) -> str:
     """The decoded AL2 user data: MIME with the user parts, then Karpenter's bootstrap part."""
     parts = user_parts(options.custom_user_data)
     parts.append(Part(headers=(("Content-Type", SHELL_SCRIPT),), body=bootstrap_script(options)))
+    _check(parts)
     return write_multipart(parts)
+
+
+def _check(parts: list[Part]) -> None:
+    try:
+        check_no_boundary(parts)
+    except GoMIMEError as exc:
+        raise UserDataError(str(exc)) from None

@@ -25,6 +25,7 @@ from nodewright.userdata.gomime import (
     MessageError,
     NotMultipartError,
     Part,
+    check_no_boundary,
     looks_like_mime,
     read_multipart,
     write_multipart,
@@ -191,4 +192,12 @@ def render_al2023(options: Options) -> str:
     config = node_config_yaml(options)
     entries = user_entries(options.custom_user_data)
     entries.append(Part(headers=(("Content-Type", NODE_CONFIG),), body=config))
+    _check(entries)
     return write_multipart(entries)
+
+
+def _check(parts: list[Part]) -> None:
+    try:
+        check_no_boundary(parts)
+    except GoMIMEError as exc:
+        raise UserDataError(str(exc)) from None

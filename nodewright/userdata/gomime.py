@@ -469,6 +469,19 @@ def write_multipart(parts: Sequence[Part], boundary: str = BOUNDARY) -> str:
     return "".join(out).replace("\r", "")
 
 
+def check_no_boundary(parts: Sequence[Part], boundary: str = BOUNDARY) -> None:
+    """Raise when a body contains a line starting ``--boundary``: Go's writer does not escape it, so the
+    archive Karpenter writes would split there on the node (cloud-init and nodeadm read a different part list)."""
+    marker = "--" + boundary
+    for index, part in enumerate(parts):
+        body = part.body.replace("\r", "")
+        if body.startswith(marker) or "\n" + marker in body:
+            raise GoMIMEError(
+                f"part {index + 1} has a line starting with {marker}, the boundary Karpenter writes with; "
+                "the node would split the user data there: change that line"
+            )
+
+
 def read_multipart(text: str) -> list[Part]:
     """Karpenter's ``getMultiPartReader`` + ``NextPart`` loop: the parts of a MIME user data.
 

@@ -160,3 +160,10 @@ def test_bad_grace_period() -> None:
     with pytest.raises(UserDataError, match='invalid duration "1 minute"') as info:
         render("AL2", o)
     assert info.value.path == "spec.kubelet.evictionSoftGracePeriod.memory.available"
+
+
+@pytest.mark.parametrize("family", ["AL2", "AL2023"])
+def test_a_body_line_equal_to_the_boundary_is_refused(family: str) -> None:
+    user = "#!/bin/bash\necho start\n--//\necho end\n"
+    with pytest.raises(UserDataError, match="has a line starting with --//"):
+        render(family, opts(family, user))
