@@ -408,13 +408,20 @@ def _suffix(key: str) -> str:
 def label_hint(known: Iterable[str], key: str, allowed_undefined: Iterable[str]) -> str:
     """Karpenter ``labelHint``: `` (typo of "k"?)`` for the first similar key, or ``""``.
 
-    Candidates are the allowed-undefined (well-known) keys, then the receiver's keys, each in
-    sorted order (Go iterates maps randomly). A candidate is similar when it contains ``key``,
+    Candidates are the allowed-undefined (well-known) keys, then the receiver's keys, each with
+    exact name matches first, then sorted (Go iterates maps randomly). A candidate is similar when it contains ``key``,
     is within edit distance ``len(candidate) // 5``, or ends with the part of ``key`` after the
     ``/``.
     """
     suffix = _suffix(key)
-    for group in (sorted(allowed_undefined), sorted(known)):
+    name = key.rsplit("/", 1)[-1]
+
+    def closest_first(candidates: Iterable[str]) -> list[str]:
+        # A candidate whose name part is exactly the key's ("zone" -> ".../zone") beats one that
+        # merely contains it (".../zone-id"); then lexicographic, for a deterministic answer.
+        return sorted(candidates, key=lambda c: (c.rsplit("/", 1)[-1] != name, c))
+
+    for group in (closest_first(allowed_undefined), closest_first(known)):
         for candidate in group:
             if (
                 key in candidate
