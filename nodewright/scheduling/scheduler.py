@@ -38,7 +38,7 @@ from nodewright.scheduling.nodeclaim import (
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.preferences import Preferences, remove_required_node_affinity_term
 from nodewright.scheduling.queue import Queue
-from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, pod_requirements
+from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, pod_requirements
 from nodewright.scheduling.reservations import ReservationManager
 from nodewright.scheduling.taints import tolerates
 from nodewright.scheduling.topology import Topology, TopologyError
@@ -52,19 +52,10 @@ NODES_EXHAUSTED: Final = "node limits have been exhausted for nodepool"
 LIMITS_EXCEEDED: Final = "all available instance types exceed limits for nodepool"
 NODES: Final = "nodes"
 RESPECT: Final = "Respect"
-_NO_BLOCKED: Final[set[int]] = set()  # shared, never written (only pods with topology add)
-
-
-def _hostname_monotone(failure: Failure) -> bool:
-    """A rejection by a hostname spread or anti-affinity group: it can only get worse this round."""
-    detail = failure.detail
-    if not isinstance(detail, TopologyError):
-        return False
-    group = detail.group
-    return group.key == labels.HOSTNAME and group.type in (TopologyType.SPREAD, TopologyType.POD_ANTI_AFFINITY)
 IGNORE: Final = "Ignore"
 STRICT: Final = "Strict"
 BEST_EFFORT: Final = "BestEffort"
+_NO_BLOCKED: Final[set[int]] = set()  # shared, never written (only pods with topology add)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -291,9 +282,12 @@ class Scheduler:
                 node.add(pod, got, topo)
                 return None
         blocked: set[int] = (
-            self._hostname_blocked.setdefault(pod.topology_signature(), set()) if has_topology else _NO_BLOCKED
+            self._hostname_blocked.setdefault(pod.topology_signature(), set())
+            if has_topology
+            else _NO_BLOCKED
         )
         pvec = pod.vec
+        scan_rejected: dict[str, set[Requirement]] = {}
         strict_reserved = not self.options.reserved_fallback
         for claim in self._order:
             # cheap necessary conditions first: the largest remaining option has room, the
@@ -301,6 +295,10 @@ class Scheduler:
             if claim.index in blocked or not all(map(le, pvec, claim.headroom)):
                 continue
             if claim.template.tolerates(pod) is not None:
+                continue
+            if scan_rejected and any(
+                claim.requirements.get(key) in values for key, values in scan_rejected.items()
+            ):
                 continue
             placed = claim.can_add(
                 pod,
@@ -315,9 +313,16 @@ class Scheduler:
                 claim.add(pod, placed, topo, self.reservations)
                 self._order.moved(claim, old)
                 return None
-            if has_topology and _hostname_monotone(placed):
-                # counts only grow within a round: this hostname stays closed to this kind of pod
-                blocked.add(claim.index)
+            if has_topology and isinstance(placed.detail, TopologyError):
+                group = placed.detail.group
+                if group.key == labels.HOSTNAME:
+                    if group.type in (TopologyType.SPREAD, TopologyType.POD_ANTI_AFFINITY):
+                        # counts only grow within a round: this hostname stays closed to such pods
+                        blocked.add(claim.index)
+                elif not pod.volume_requirements:
+                    # counts are constant during this scan: every claim with the same domains for
+                    # this key is rejected by the same group
+                    scan_rejected.setdefault(group.key, set()).add(claim.requirements.get(group.key))
         if not self.templates:
             return Failure(NO_TEMPLATES)
         return self._add_new(pod, has_topology)
