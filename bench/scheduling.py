@@ -224,7 +224,7 @@ def cli_run(count: int, types: list[InstanceType]) -> tuple[float, float, int]:
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         (d / "nodepool.yaml").write_text(yaml.safe_dump(NODEPOOL))
-        (d / "catalog.yaml").write_text(yaml.safe_dump(dump_catalog(types)))
+        (d / "catalog.json").write_text(json.dumps(dump_catalog(types)))
         (d / "cluster.json").write_text(
             json.dumps({"apiVersion": "v1", "kind": "List", "items": diverse_pods(count)})
         )
@@ -240,7 +240,7 @@ def cli_run(count: int, types: list[InstanceType]) -> tuple[float, float, int]:
             "--cluster",
             str(d / "cluster.json"),
             "--catalog",
-            str(d / "catalog.yaml"),
+            str(d / "catalog.json"),
             "-o",
             "json",
         ]

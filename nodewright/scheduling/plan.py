@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from nodewright import labels
-from nodewright.api.core import Affinity, NodeAffinity, ObjectMeta, Pod, PodSpec
+from nodewright.api.core import Affinity, Container, NodeAffinity, ObjectMeta, Pod, PodSpec
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType, Offering
 from nodewright.cluster.state import ClusterState
-from nodewright.resources import format_resource_list
+from nodewright.resources import ResourceList, format_resource_list, requests_for_pod
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import build_state_nodes
 from nodewright.scheduling.instancetypes import ResourceSpace, satisfies_min_values
@@ -176,6 +176,25 @@ def _labels(view: _ClaimView) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
+def _requests(pod: Pod, memo: dict[tuple[object, ...], ResourceList]) -> ResourceList:
+    """``requests_for_pod``, memoised on the pod's resource fields (workloads repeat them)."""
+    spec = pod.spec
+
+    def c_key(c: Container) -> tuple[object, ...]:
+        r = c.resources
+        return (tuple(r.requests.items()), tuple(r.limits.items()), c.restart_policy)
+
+    key = (
+        tuple(c_key(c) for c in spec.containers),
+        tuple(c_key(c) for c in spec.init_containers),
+        tuple(spec.overhead.items()),
+    )
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = requests_for_pod(pod)
+    return dict(got)
+
+
 def plan(
     *,
     nodepools: Sequence[NodePool],
@@ -224,11 +243,10 @@ def plan(
             names.update(it.capacity)
             names.update(it.allocatable())
     ds_pods = daemonset_pods(cluster)
-    from nodewright.resources import requests_for_pod
-
     requests = {}
+    memo: dict[tuple[object, ...], ResourceList] = {}
     for p in [*batch, *ds_pods]:
-        requests[id(p)] = requests_for_pod(p)
+        requests[id(p)] = _requests(p, memo)
         names.update(requests[id(p)])
     for np in pools:
         names.update(k for k in np.spec.limits if k != "nodes")
