@@ -351,7 +351,7 @@ def main() -> None:
             )
         )
     items.append(
-        pod("sql-export-huge", {"app": "export"}, {"containers": [container("300", "64Gi")]}, ns="data")
+        pod("sql-export-huge", {"app": "export"}, {"containers": [container("600", "64Gi")]}, ns="data")
     )
     items.append(
         pod(
