@@ -1,8 +1,8 @@
 """AMI-family facts the NodeClass component needs, as pure data (no ``pulumi`` import).
 
 SSM parameter names for ``alias`` AMI selector terms, default block devices per family, metadata
-options with the EC2NodeClass CRD defaults, and the user-data adapter over
-:mod:`nodewright.userdata` (reference/karpenter-userdata.md sections 4 and 7).
+options with the EC2NodeClass CRD defaults (reference/karpenter-userdata.md sections 4 and 7). The
+user data itself comes from :mod:`components.userdata_adapter`.
 """
 
 from __future__ import annotations
@@ -52,12 +52,6 @@ class AmiSource:
     ssm_parameter: str | None = None
     image_id: str | None = None
     alias: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class RenderedUserData:
-    text: str
-    max_pods: int | None
 
 
 def _spec(nodeclass: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -164,17 +158,3 @@ def block_devices(nodeclass: Mapping[str, Any], family: str) -> tuple[Mapping[st
 def metadata_options(nodeclass: Mapping[str, Any]) -> Mapping[str, Any]:
     given = _spec(nodeclass).get("metadataOptions") or {}
     return {**DEFAULT_METADATA_OPTIONS, **given}
-
-
-def render_user_data(
-    nodeclass: Mapping[str, Any],
-    nodepool: Mapping[str, Any],
-    cluster: Mapping[str, str],
-    *,
-    instance_type: str | None,
-) -> RenderedUserData:
-    """The decoded user data Karpenter would give a node of ``nodepool`` on ``nodeclass``."""
-    from components import userdata_adapter
-
-    out: RenderedUserData = userdata_adapter.render(nodeclass, nodepool, cluster, instance_type=instance_type)
-    return out

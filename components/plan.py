@@ -10,7 +10,6 @@ Nothing here is computed non-deterministically: the same files give the same pla
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -71,18 +70,20 @@ class Settings:
     osc_format: str = "cloud-init"
     osc_namespace: str = "kube-system"
     tags: Mapping[str, str] = field(default_factory=dict)
+    catalog: str = "aws:us-east-1"
 
 
 @dataclass(frozen=True, kw_only=True)
 class LaunchTemplatePlan:
-    """One launch template: a distinct user data for one NodePool on one NodeClass."""
+    """One launch template: a distinct user data (max-pods group) for one NodePool on one NodeClass."""
 
     key: str  # stable suffix of the resource name
     nodepool: str
     nodeclass: str
     family: str
-    user_data: str  # decoded
-    max_pods: int | None
+    user_data: str  # decoded, exactly nodewright.userdata's render
+    max_pods: int
+    capacity_type: str
     instance_types: tuple[str, ...]
 
 
@@ -213,6 +214,7 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         osc_format=get.get("oscFormat") or "cloud-init",
         osc_namespace=get.get("oscNamespace") or "kube-system",
         tags={str(k): str(v) for k, v in tags.items()} if isinstance(tags, Mapping) else {},
+        catalog=get.get("catalog") or "aws:us-east-1",
     )
 
 
@@ -242,8 +244,14 @@ def nodepool_hash(body: Mapping[str, Any]) -> str:
     return _hash(body, crd_defaults=True)
 
 
-def _short(*parts: str) -> str:
-    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:8]
+def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool) -> str:
+    """Stable launch-template key: the pool, the capacity type (fleet) and the max-pods group.
+
+    Names do not depend on the user data's bytes, so editing a NodeClass updates the launch
+    template in place instead of replacing it; ``fixed`` (``spec.kubelet.maxPods``) drops the group.
+    """
+    parts = [pool] + ([capacity_type] if capacity_type else []) + ([] if fixed else [f"pods{max_pods}"])
+    return "-".join(parts)
 
 
 def read_claims(path: Path) -> list[dict[str, Any]]:
@@ -290,6 +298,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
         claims_raw = read_claims(base_dir / (settings.claims or f"stacks/claims-{settings.stack}.yaml"))
 
     pools: list[NodePoolPlan] = []
+    pool_doc_by_name = {d.name: d for d in pool_docs}
     for d in pool_docs:
         ref = d.body.get("spec", {}).get("template", {}).get("spec", {}).get("nodeClassRef", {}) or {}
         nc_name = str(ref.get("name", ""))
@@ -310,38 +319,52 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
         )
     c.raise_if_any()
 
-    # Instance types each pool's launch templates must cover: the claims' (fleet) or none (karpenter).
-    types_by_pool: dict[str, set[str]] = {}
+    # (instance type, capacity type) each pool's launch templates must cover: the claims' (fleet) or
+    # none (karpenter: the catalog's compatible types, see components/userdata_adapter.py).
+    claims_by_pool: dict[str, set[tuple[str, str]]] = {}
     for cl in claims_raw:
-        types_by_pool.setdefault(str(cl["nodePool"]), set()).add(str(cl["launch"]["instanceType"]))
+        launch = cl["launch"]
+        claims_by_pool.setdefault(str(cl["nodePool"]), set()).add(
+            (str(launch["instanceType"]), str(launch["capacityType"]))
+        )
+
+    from components.userdata_adapter import render_groups
 
     nodeclasses: list[NodeClassPlan] = []
-    lt_for: dict[tuple[str, str], str] = {}
+    lt_for: dict[tuple[str, str, str], str] = {}
     for nc_name, nd in sorted(nodeclass_docs.items()):
         family = families.family_of_nodeclass(nd.body)
+        fixed = bool((nd.body.get("spec", {}).get("kubelet") or {}).get("maxPods"))
         lts: dict[str, LaunchTemplatePlan] = {}
         for pool in sorted((p for p in pools if p.nodeclass == nc_name), key=lambda p: p.name):
-            groups: dict[str, list[str]] = {}
-            max_pods: dict[str, int | None] = {}
-            for it in sorted(types_by_pool.get(pool.name, set())) or [""]:
-                ud = families.render_user_data(
-                    nd.body, pool.body, settings.cluster.as_mapping(), instance_type=it or None
+            pool_claims = sorted(claims_by_pool.get(pool.name, set()))
+            groups = render_groups(
+                nd,
+                pool_doc_by_name[pool.name],
+                settings.cluster.as_mapping(),
+                cluster_file=f"Pulumi.{settings.stack}.yaml",
+                claims=pool_claims,
+                catalog=settings.catalog,
+            )
+            for g in groups:
+                key = lt_key(
+                    pool.name,
+                    max_pods=g.max_pods,
+                    capacity_type=g.capacity_type if pool_claims else None,
+                    fixed=fixed,
                 )
-                groups.setdefault(ud.text, []).append(it)
-                max_pods[ud.text] = ud.max_pods
-            for text, its in sorted(groups.items(), key=lambda kv: (kv[1], kv[0])):
-                key = f"{pool.name}-{_short(text)}" if len(groups) > 1 else pool.name
                 lts[key] = LaunchTemplatePlan(
                     key=key,
                     nodepool=pool.name,
                     nodeclass=nc_name,
                     family=family,
-                    user_data=text,
-                    max_pods=max_pods[text],
-                    instance_types=tuple(i for i in its if i),
+                    user_data=g.text,
+                    max_pods=g.max_pods,
+                    capacity_type=g.capacity_type,
+                    instance_types=g.instance_types,
                 )
-                for it in its:
-                    lt_for[(pool.name, it)] = key
+                for it in g.instance_types:
+                    lt_for[(pool.name, it, g.capacity_type)] = key
         nodeclasses.append(
             NodeClassPlan(
                 name=nc_name,
@@ -354,7 +377,9 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 ),
                 block_devices=families.block_devices(nd.body, family),
                 metadata_options=families.metadata_options(nd.body),
-                launch_templates=tuple(lts[k] for k in sorted(lts)),
+                launch_templates=tuple(
+                    sorted(lts.values(), key=lambda lt: (lt.nodepool, lt.capacity_type, lt.max_pods, lt.key))
+                ),
             )
         )
 
@@ -385,7 +410,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 zone=zone,
                 capacity_type=str(cl["launch"]["capacityType"]),
                 nodepool_hash=str(cl.get("nodePoolHash") or pool.hash),
-                launch_template=lt_for.get((pool.name, it), pool.name),
+                launch_template=lt_for[(pool.name, it, str(cl["launch"]["capacityType"]))],
                 labels={str(k): str(v) for k, v in (cl.get("labels") or {}).items()},
             )
         )

@@ -1,107 +1,136 @@
-"""Adapter from the components to :mod:`nodewright.userdata` (the user-data engineer's renderers).
+"""Adapter from the components to :mod:`nodewright.userdata`: the launch templates' user data.
 
-Boundary: pure. Uses the core renderer when it is available; until then a minimal fallback that
-renders the AL2-style bootstrap flags (labels, taints, the unregistered startup taint) and logs a
-warning so nobody mistakes it for Karpenter's exact output.
+Boundary: pure (no ``pulumi``). Every launch template carries exactly what
+``nodewright.userdata.launch_options`` + ``render`` produce (what ``nodewright render userdata``
+prints), one per distinct user data, i.e. per max-pods group as Karpenter renders them:
+
+* ``spec.kubelet.maxPods`` set: one group (every instance type gets the same user data);
+* fleet mode: the claims' instance types, grouped by (capacity type, the type's pod count);
+* karpenter mode: every catalog instance type compatible with the NodePool's requirements (and
+  with an available offering in its zones / capacity types), grouped by pod count, rendered for the
+  pool's default capacity type (its only value, else on-demand, as ``render userdata``).
+
+The NodePool and EC2NodeClass are built with shape validation only: admission rules (restricted
+labels, ...) are the policy pack's to report, by name, so a bad pool still previews. Renderer
+errors become :class:`~nodewright.errors.InputError` pointing into the EC2NodeClass document or
+the stack's ``nodewright:cluster`` config; messages never contain the CA bundle.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
 
 from nodewright import labels
+from nodewright.api import EC2NodeClass, NodePool
+from nodewright.api.documents import Document
+from nodewright.api.loading import build
+from nodewright.catalog import Catalog, InstanceType, load_catalog
+from nodewright.errors import InputError
+from nodewright.scheduling.requirements import Requirements
+from nodewright.userdata import (
+    UserDataError,
+    cluster_info_from_mapping,
+    launch_options,
+)
+from nodewright.userdata import render as render_family
+from nodewright.userdata.launch import capacity_type_for
 
 log = logging.getLogger("nodewright")
 
+FALLBACK_MAX_PODS: Final = 110
+DEFAULT_CATALOG: Final = "aws:us-east-1"
 
-FALLBACK_MAX_PODS = 110
+
+@dataclass(frozen=True, kw_only=True)
+class UserDataGroup:
+    """One launch template's user data: the instance types that share it."""
+
+    text: str  # decoded, as the node receives it
+    max_pods: int  # the --max-pods / maxPods the kubelet gets
+    capacity_type: str
+    instance_types: tuple[str, ...]  # sorted; empty when the group is not tied to types
 
 
-def _core_render(
-    nodeclass: Mapping[str, Any],
-    nodepool: Mapping[str, Any],
+def _compatible(it: InstanceType, reqs: Requirements) -> bool:
+    if not it.requirements.has_intersection(reqs):
+        return False
+    zones, cts = reqs.get(labels.ZONE), reqs.get(labels.CAPACITY_TYPE)
+    return any(o.available and zones.has(o.zone) and cts.has(o.capacity_type) for o in it.offerings)
+
+
+def compatible_instance_types(catalog: Catalog, nodepool: NodePool) -> list[InstanceType]:
+    """Catalog types a NodeClaim of ``nodepool`` could launch (requirements + an available offering)."""
+    reqs = Requirements.from_node_selector_requirements(nodepool.spec.template.spec.requirements)
+    return [it for it in catalog if _compatible(it, reqs)]
+
+
+def render_groups(
+    nodeclass_doc: Document,
+    nodepool_doc: Document,
     cluster: Mapping[str, str],
     *,
-    instance_type: str | None,
-) -> tuple[str, int | None]:
-    """The userdata engineer's renderer, as ``nodewright render userdata`` calls it."""
-    from nodewright.api.documents import Document
-    from nodewright.api.loading import objects_from_documents
-    from nodewright.userdata import render as render_family
-    from nodewright.userdata.launch import cluster_info_from_mapping, options_for
+    cluster_file: str,
+    claims: Sequence[tuple[str, str]] = (),
+    catalog: str = DEFAULT_CATALOG,
+) -> list[UserDataGroup]:
+    """The distinct user data of ``nodepool_doc`` on ``nodeclass_doc``, sorted by (capacity type, max pods).
 
-    objs = objects_from_documents(
-        [Document(file="<stack>", path="", body=nodeclass), Document(file="<stack>", path="", body=nodepool)]
-    )
-    nc, np = objs.nodeclasses[0], objs.nodepools[0]
-    info = cluster_info_from_mapping(dict(cluster), file="nodewright:cluster")
-    pods: int | None = None
-    if nc.spec.kubelet is None or nc.spec.kubelet.max_pods is None:
-        if instance_type:
-            from nodewright.catalog import load_catalog
+    ``claims``: (instance type, capacity type) pairs of fleet-mode claims; empty in karpenter mode.
+    """
+    nc = build(nodeclass_doc, EC2NodeClass)
+    np = build(nodepool_doc, NodePool)
+    info = cluster_info_from_mapping(dict(cluster), file=cluster_file)
+    fixed = nc.spec.kubelet.max_pods if nc.spec.kubelet is not None else None
+    default_ct = capacity_type_for(np)
 
-            found = load_catalog("aws:us-east-1", nodeclass=nc).get(instance_type)
-            pods = int(found.max_pods) if found is not None else FALLBACK_MAX_PODS
-        else:
-            pods = FALLBACK_MAX_PODS
-    family, options = options_for(nc, np, info, instance_type_pods=pods)
-    return render_family(family, options).text, pods
+    members: dict[tuple[str, int | None], set[str]] = {}
+    if claims:
+        cat = load_catalog(catalog, nodeclass=nc) if fixed is None else None
+        for name, ct in claims:
+            pods = fixed if cat is None else _pods_of(cat, name, catalog)
+            members.setdefault((ct, pods), set()).add(name)
+    elif fixed is not None:
+        members[(default_ct, fixed)] = set()
+    else:
+        types = compatible_instance_types(load_catalog(catalog, nodeclass=nc), np)
+        if not types:
+            log.warning(
+                "%s:%s: no instance type of %s is compatible with NodePool %r; its launch template uses "
+                "max-pods %d",
+                nodepool_doc.file,
+                nodepool_doc.at("spec.template.spec.requirements"),
+                catalog,
+                np.name,
+                FALLBACK_MAX_PODS,
+            )
+            members[(default_ct, FALLBACK_MAX_PODS)] = set()
+        for it in types:
+            members.setdefault((default_ct, int(it.max_pods)), set()).add(it.name)
 
-
-USE_CORE_RENDERER = False  # switch on once the example stacks render (see docs/pulumi.md "Limits")
-
-
-def _core() -> Any:
-    return _core_render if USE_CORE_RENDERER else None
-
-
-def render(
-    nodeclass: Mapping[str, Any],
-    nodepool: Mapping[str, Any],
-    cluster: Mapping[str, str],
-    *,
-    instance_type: str | None,
-) -> Any:
-    from components.families import RenderedUserData, family_of_nodeclass
-
-    core = _core()
-    if core is not None:
-        text, max_pods = core(nodeclass, nodepool, cluster, instance_type=instance_type)
-        return RenderedUserData(text=text, max_pods=max_pods)
-    family = family_of_nodeclass(nodeclass)
-    spec = nodeclass.get("spec") or {}
-    custom = str(spec.get("userData") or "")
-    if family == "Custom":
-        return RenderedUserData(text=custom, max_pods=None)
-    tmpl = nodepool.get("spec", {}).get("template", {})
-    pool_labels = dict(tmpl.get("metadata", {}).get("labels") or {})
-    pool_labels[labels.NODEPOOL] = str(nodepool.get("metadata", {}).get("name", ""))
-    node_labels = ",".join(
-        f"{k}={v}"
-        for k, v in sorted(pool_labels.items())
-        if not any(
-            labels.label_domain(k) == d or labels.label_domain(k).endswith("." + d)
-            for d in labels.KUBELET_FORBIDDEN_LABEL_DOMAINS
+    out: list[UserDataGroup] = []
+    for (ct, pods), names in sorted(members.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+        max_pods = int(pods) if pods is not None else FALLBACK_MAX_PODS
+        try:
+            family, options = launch_options(nc, np, info, max_pods=max_pods, capacity_type=ct)
+            text = render_family(family, options).text
+        except UserDataError as exc:
+            on_nodeclass = exc.path.startswith("spec.")
+            raise InputError(
+                exc.message,
+                file=nodeclass_doc.file if on_nodeclass else cluster_file,
+                path=nodeclass_doc.at(exc.path) if on_nodeclass else f"config.nodewright:cluster.{exc.path}",
+            ) from None
+        out.append(
+            UserDataGroup(text=text, max_pods=max_pods, capacity_type=ct, instance_types=tuple(sorted(names)))
         )
-    )
-    taints = [
-        f"{t['key']}{'=' + t['value'] if t.get('value') else ''}:{t['effect']}"
-        for f in ("taints", "startupTaints")
-        for t in tmpl.get("spec", {}).get(f) or []
-    ]
-    taints.append(f"{labels.UNREGISTERED_TAINT_KEY}:NoExecute")
-    max_pods = (spec.get("kubelet") or {}).get("maxPods")
-    kubelet = f"--node-labels={node_labels} --register-with-taints={','.join(taints)}"
-    if max_pods:
-        kubelet += f" --max-pods={max_pods}"
-    script = (
-        "#!/bin/bash -xe\n"
-        + (custom + "\n" if custom else "")
-        + f"/etc/eks/bootstrap.sh '{cluster.get('clusterName', '')}' --apiserver-endpoint "
-        f"'{cluster.get('clusterEndpoint', '')}' --b64-cluster-ca '{cluster.get('caBundle', '')}' \\\n"
-        f"--kubelet-extra-args '{kubelet}'\n"
-    )
-    log.debug("nodewright.userdata renderer not available: fallback bootstrap for %s", family)
-    return RenderedUserData(text=script, max_pods=int(max_pods) if max_pods else None)
+    return out
+
+
+def _pods_of(cat: Catalog, name: str, spec: str) -> int:
+    it = cat.get(name)
+    if it is None:
+        raise InputError(f'instance type "{name}" of a claim is not in the catalog; re-run plan', file=spec)
+    return int(it.max_pods)

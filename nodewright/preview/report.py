@@ -13,6 +13,7 @@ always keeping the summary.
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
@@ -42,6 +43,11 @@ def _redact(text: str, secrets: Sequence[str]) -> str:
     return text
 
 
+def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that orders digit runs by value (``default-pods8`` before ``default-pods29``)."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", name))
+
+
 def build_document(
     run: ProgramRun,
     violations: Sequence[Violation],
@@ -52,7 +58,7 @@ def build_document(
     """The ``-o json`` document (spec: resources, policyViolations, outputs; plus summary and userData)."""
     resources: list[dict[str, Any]] = []
     user_data: list[dict[str, str]] = []
-    for reg in sorted(run.registrations, key=lambda r: (r.type, r.name, r.urn)):
+    for reg in sorted(run.registrations, key=lambda r: (r.type, natural_key(r.name), r.name, r.urn)):
         raw = reg.raw()
         entry: dict[str, Any] = {
             "type": reg.type,

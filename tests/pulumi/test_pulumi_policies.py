@@ -58,7 +58,11 @@ def test_fleet_reports_drifted_claim_as_advisory() -> None:
     [
         ("bad-hash", "nodepool-hash-current", ["default-nodepool"]),
         ("bad-label", "nodepool-restricted-labels", ["default-nodepool"]),
-        ("bad-imds", "imdsv2-required", ["default-default", "default-ec2nodeclass"]),
+        (
+            "bad-imds",
+            "imdsv2-required",
+            ["default-default-pods29", "default-default-pods58", "default-ec2nodeclass"],
+        ),
     ],
 )
 def test_violating_stacks_are_mandatory(stack: str, policy: str, resources: list[str]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+import yaml
 from conftest import run_stack
 
 from nodewright import labels
@@ -31,7 +32,8 @@ def test_karpenter_mode_resources_and_parents() -> None:
     run = run_stack("karpenter")
     kinds = sorted((r.type, r.name) for r in run.registrations)
     assert kinds == [
-        ("aws:ec2/launchTemplate:LaunchTemplate", "default-default"),
+        ("aws:ec2/launchTemplate:LaunchTemplate", "default-default-pods29"),
+        ("aws:ec2/launchTemplate:LaunchTemplate", "default-default-pods58"),
         ("aws:iam/instanceProfile:InstanceProfile", "default-profile"),
         ("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "default-ec2nodeclass"),
         ("kubernetes:karpenter.sh/v1:NodePool", "default-nodepool"),
@@ -46,7 +48,7 @@ def test_karpenter_mode_resources_and_parents() -> None:
             assert reg.custom
     nc = _one(run.registrations, "nodewright:index:NodeClass")
     for typ in ("aws:ec2/launchTemplate:LaunchTemplate", "aws:iam/instanceProfile:InstanceProfile"):
-        assert _one(run.registrations, typ).parent == nc.urn
+        assert all(r.parent == nc.urn for r in _by_type(run.registrations, typ))
     pool = _one(run.registrations, "nodewright:index:NodePool")
     assert _one(run.registrations, "kubernetes:karpenter.sh/v1:NodePool").parent == pool.urn
 
@@ -63,7 +65,8 @@ def test_nodepool_cr_carries_computed_hash() -> None:
 
 def test_launch_template_inputs_and_secret_user_data() -> None:
     run = run_stack("karpenter")
-    reg = _one(run.registrations, "aws:ec2/launchTemplate:LaunchTemplate")
+    lts = {r.name: r for r in _by_type(run.registrations, "aws:ec2/launchTemplate:LaunchTemplate")}
+    reg = lts["default-default-pods29"]
     assert secret_paths(reg.raw()) == ["userData"]
     lt = _inputs(reg)
     assert lt["metadataOptions"]["httpTokens"] == "required"
@@ -74,12 +77,50 @@ def test_launch_template_inputs_and_secret_user_data() -> None:
     assert lt["imageId"].startswith("ami-")
     assert lt["tags"][labels.NODEPOOL] == "default"
     text = base64.b64decode(lt["userData"]).decode()
-    assert f"{labels.UNREGISTERED_TAINT_KEY}:NoExecute" in text
-    assert "team=web" in text
+    # exactly the core renderer's output (as `nodewright render userdata`), one per max-pods group:
+    # the pool allows m5.large, m5a.large (29 pods) and c5.xlarge (58 pods)
+    for name, pods in (("default-default-pods29", 29), ("default-default-pods58", 58)):
+        got = base64.b64decode(_inputs(lts[name])["userData"]).decode()
+        assert got == _core_render(max_pods=pods)
+        assert f"maxPods: {pods}\n" in got
+    assert "key: karpenter.sh/unregistered" in text and "team=web" in text
     # the AMI came from the SSM alias parameter
     assert [i.args["name"] for i in run.invokes] == [
         "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/image_id"
     ]
+
+
+def _core_render(*, max_pods: int, capacity_type: str | None = None) -> str:
+    from conftest import STACKS
+
+    from nodewright.api.loading import load_objects
+    from nodewright.userdata import cluster_info_from_mapping, render_user_data
+
+    objs = load_objects([STACKS.parent / "nodepools.yaml"])
+    cfg = yaml.safe_load((STACKS / "Pulumi.karpenter.yaml").read_text())["config"]
+    info = cluster_info_from_mapping(cfg["nodewright:cluster"], file="cluster")
+    return render_user_data(
+        objs.nodeclasses[0], objs.nodepools[0], info, max_pods=max_pods, capacity_type=capacity_type
+    )
+
+
+def test_fleet_mode_launch_templates_per_capacity_type_and_max_pods() -> None:
+    run = run_stack("fleet")
+    lts = {r.name: r for r in _by_type(run.registrations, "aws:ec2/launchTemplate:LaunchTemplate")}
+    assert sorted(lts) == ["default-default-on-demand-pods58", "default-default-spot-pods29"]
+    spot = base64.b64decode(_inputs(lts["default-default-spot-pods29"])["userData"]).decode()
+    assert spot == _core_render(max_pods=29, capacity_type="spot")
+    assert "karpenter.sh/capacity-type=spot" in spot
+    inst = {r.name: _inputs(r) for r in _by_type(run.registrations, "aws:ec2/instance:Instance")}
+    ids = {_inputs(r)["name"]: r for r in lts.values()}
+    assert set(ids) == {
+        "nodewright-demo-default-default-spot-pods29",
+        "nodewright-demo-default-default-on-demand-pods58",
+    }
+    assert (
+        inst["capacity-default-0001"]["launchTemplate"]["id"]
+        != inst["capacity-default-0002"]["launchTemplate"]["id"]
+    )
 
 
 def test_fleet_mode_instances_from_claims() -> None:
