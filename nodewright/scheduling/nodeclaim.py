@@ -45,6 +45,14 @@ RESERVED_REMOVED: Final = (
 )
 
 
+# equal Requirements share one object, so membership tests hit on identity (cleared per round)
+_INTERNED: dict[Requirement, Requirement] = {}
+
+
+def clear_interned() -> None:
+    _INTERNED.clear()
+
+
 @dataclass(slots=True)
 class Failure:
     """A rejected placement; ``str()`` is Karpenter's text (built lazily)."""
@@ -184,6 +192,7 @@ class NodeClaim:
     """One simulated launch of a template."""
 
     __slots__ = (
+        "_domains",
         "groups",
         "headroom",
         "hostname",
@@ -212,6 +221,15 @@ class NodeClaim:
         self.reserved: list[Offering] = []
         self.min_values_relaxed: bool | None = None
         self.headroom: tuple[int, ...] = template.types.max_alloc(options)
+        self._domains: dict[str, Requirement] = {}
+
+    def domain(self, key: str) -> Requirement:
+        """The claim's requirement for ``key``, interned so equal domains are the same object."""
+        got = self._domains.get(key)
+        if got is None:
+            req = self.requirements.get(key)
+            got = self._domains[key] = _INTERNED.setdefault(req, req)
+        return got
 
     def can_add(
         self,
@@ -347,6 +365,7 @@ class NodeClaim:
             a - r for a, r in zip(self.template.types.max_alloc(self.options), self.requests_vec, strict=True)
         )
         self.requirements = placement.requirements
+        self._domains = {}
         topology.register(labels.HOSTNAME, self.hostname)
         topology.record(
             pod.current,

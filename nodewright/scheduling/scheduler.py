@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import le
 from typing import Final
@@ -32,6 +32,7 @@ from nodewright.scheduling.nodeclaim import (
     NodeClaim,
     Placement,
     Template,
+    clear_interned,
     hostname_for,
     template_requirements,
 )
@@ -55,7 +56,6 @@ RESPECT: Final = "Respect"
 IGNORE: Final = "Ignore"
 STRICT: Final = "Strict"
 BEST_EFFORT: Final = "BestEffort"
-_NO_BLOCKED: Final[set[int]] = set()  # shared, never written (only pods with topology add)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,34 +79,37 @@ def _nodepool_ref(name: str) -> str:
 
 
 class _ClaimOrder:
-    """In-flight NodeClaims ordered by (pod count, creation index) without re-sorting."""
+    """In-flight NodeClaims ordered by (pod count, creation index), as bitmasks of claim indices.
+
+    Each pod count has one ``int`` whose bit *i* is claim *i*; a scan walks counts ascending and,
+    within a count, indices ascending (lowest set bit first), skipping whole sets of claims with
+    one AND-NOT instead of visiting them.
+    """
 
     def __init__(self) -> None:
-        self._buckets: dict[int, list[NodeClaim]] = {}
-        self._counts: list[int] = []
+        self.buckets: dict[int, int] = {}
+        self.counts: list[int] = []
 
     def add(self, claim: NodeClaim) -> None:
-        self._insert(len(claim.pods), claim)
+        self._insert(len(claim.pods), 1 << claim.index)
 
-    def _insert(self, count: int, claim: NodeClaim) -> None:
-        bucket = self._buckets.get(count)
-        if bucket is None:
-            bucket = self._buckets[count] = []
-            bisect.insort(self._counts, count)
-        bisect.insort(bucket, claim, key=lambda c: c.index)
+    def _insert(self, count: int, bit: int) -> None:
+        mask = self.buckets.get(count)
+        if mask is None:
+            bisect.insort(self.counts, count)
+            self.buckets[count] = bit
+        else:
+            self.buckets[count] = mask | bit
 
     def moved(self, claim: NodeClaim, old_count: int) -> None:
-        bucket = self._buckets[old_count]
-        i = bisect.bisect_left(bucket, claim.index, key=lambda c: c.index)
-        del bucket[i]
-        if not bucket:
-            del self._buckets[old_count]
-            self._counts.remove(old_count)
-        self._insert(len(claim.pods), claim)
-
-    def __iter__(self) -> Iterator[NodeClaim]:
-        for count in list(self._counts):
-            yield from self._buckets.get(count, ())
+        bit = 1 << claim.index
+        mask = self.buckets[old_count] & ~bit
+        if mask:
+            self.buckets[old_count] = mask
+        else:
+            del self.buckets[old_count]
+            self.counts.remove(old_count)
+        self._insert(len(claim.pods), bit)
 
 
 class Scheduler:
@@ -124,6 +127,7 @@ class Scheduler:
         volumes: VolumeIndex | None = None,
         options: SchedulerOptions = SchedulerOptions(),
     ) -> None:
+        clear_interned()
         self.topology = topology
         self.space = space
         self.options = options
@@ -190,7 +194,8 @@ class Scheduler:
         self.claims: list[NodeClaim] = []
         self._order = _ClaimOrder()
         self._hostnames = 0
-        self._hostname_blocked: dict[str, set[int]] = {}
+        self._hostname_blocked: dict[str, int] = {}
+        self._domain_index: dict[str, dict[Requirement, int]] = {}
 
     # -- construction helpers ----------------------------------------------------------------------
     def _daemon_groups(self, tmpl: Template, daemons: Sequence[Pod]) -> list[DaemonGroup]:
@@ -281,51 +286,80 @@ class Scheduler:
             if not isinstance(got, Failure):
                 node.add(pod, got, topo)
                 return None
-        blocked: set[int] = (
-            self._hostname_blocked.setdefault(pod.topology_signature(), set())
-            if has_topology
-            else _NO_BLOCKED
-        )
+        sig = pod.topology_signature() if has_topology else ""
+        skip = self._hostname_blocked.get(sig, 0) if has_topology else 0
         pvec = pod.vec
-        scan_rejected: dict[str, set[Requirement]] = {}
+        rejected_keys: set[str] = set()
         strict_reserved = not self.options.reserved_fallback
-        for claim in self._order:
-            # cheap necessary conditions first: the largest remaining option has room, the
-            # hostname is not already ruled out by a hostname-keyed topology group
-            if claim.index in blocked or not all(map(le, pvec, claim.headroom)):
-                continue
-            if claim.template.tolerates(pod) is not None:
-                continue
-            if scan_rejected and any(
-                claim.requirements.get(key) in values for key, values in scan_rejected.items()
-            ):
-                continue
-            placed = claim.can_add(
-                pod,
-                topo,
-                self.reservations,
-                relax_min_values=False,
-                strict_reserved=strict_reserved,
-                has_topology=has_topology,
-            )
-            if isinstance(placed, Placement):
-                old = len(claim.pods)
-                claim.add(pod, placed, topo, self.reservations)
-                self._order.moved(claim, old)
-                return None
-            if has_topology and isinstance(placed.detail, TopologyError):
+        claims = self.claims
+        order = self._order
+        for count in list(order.counts):
+            pending = order.buckets.get(count, 0) & ~skip
+            while pending:
+                low = pending & -pending
+                pending ^= low
+                claim = claims[low.bit_length() - 1]
+                # cheap necessary conditions first: the largest remaining option has room, the
+                # template's taints are tolerated
+                if not all(map(le, pvec, claim.headroom)) or claim.template.tolerates(pod) is not None:
+                    continue
+                placed = claim.can_add(
+                    pod,
+                    topo,
+                    self.reservations,
+                    relax_min_values=False,
+                    strict_reserved=strict_reserved,
+                    has_topology=has_topology,
+                )
+                if isinstance(placed, Placement):
+                    self._place_on(claim, pod, placed)
+                    return None
+                if not has_topology or not isinstance(placed.detail, TopologyError):
+                    continue
                 group = placed.detail.group
                 if group.key == labels.HOSTNAME:
                     if group.type in (TopologyType.SPREAD, TopologyType.POD_ANTI_AFFINITY):
                         # counts only grow within a round: this hostname stays closed to such pods
-                        blocked.add(claim.index)
+                        self._hostname_blocked[sig] = self._hostname_blocked.get(sig, 0) | low
                 elif not pod.volume_requirements:
                     # counts are constant during this scan: every claim with the same domains for
                     # this key is rejected by the same group
-                    scan_rejected.setdefault(group.key, set()).add(claim.requirements.get(group.key))
+                    same = self._domain_mask(group.key, claim.domain(group.key))
+                    rejected_keys.add(group.key)
+                    skip |= same
+                    pending &= ~same
         if not self.templates:
             return Failure(NO_TEMPLATES)
         return self._add_new(pod, has_topology)
+
+    def _domain_mask(self, key: str, domain: Requirement) -> int:
+        """Claims whose (interned) requirement for ``key`` is ``domain``; indexed on first use."""
+        index = self._domain_index.get(key)
+        if index is None:
+            index = self._domain_index[key] = {}
+            for c in self.claims:
+                d = c.domain(key)
+                index[d] = index.get(d, 0) | (1 << c.index)
+        return index.get(domain, 0)
+
+    def _track(self, claim: NodeClaim, before: dict[str, Requirement] | None) -> None:
+        """Keep the domain index current after ``claim`` changed (``before``: its old domains)."""
+        bit = 1 << claim.index
+        for key, index in self._domain_index.items():
+            new = claim.domain(key)
+            if before is not None:
+                old = before[key]
+                if old is new:
+                    continue
+                index[old] = index.get(old, 0) & ~bit
+            index[new] = index.get(new, 0) | bit
+
+    def _place_on(self, claim: NodeClaim, pod: PodData, placed: Placement) -> None:
+        old = len(claim.pods)
+        before = {key: claim.domain(key) for key in self._domain_index}
+        claim.add(pod, placed, self.topology, self.reservations)
+        self._order.moved(claim, old)
+        self._track(claim, before)
 
     def _add_new(self, pod: PodData, has_topology: bool) -> Failure | None:
         errs: list[Failure] = []
@@ -364,6 +398,7 @@ class Scheduler:
             claim.add(pod, placed, self.topology, self.reservations)
             self.claims.append(claim)
             self._order.add(claim)
+            self._track(claim, None)
             if remaining is not None:
                 cap = tmpl.types.max_capacity(claim.options)
                 self.remaining[tmpl.name] = {k: v - cap.get(k, 0) for k, v in remaining.items()}
