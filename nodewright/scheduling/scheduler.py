@@ -289,7 +289,6 @@ class Scheduler:
         sig = pod.topology_signature() if has_topology else ""
         skip = self._hostname_blocked.get(sig, 0) if has_topology else 0
         pvec = pod.vec
-        rejected_keys: set[str] = set()
         strict_reserved = not self.options.reserved_fallback
         claims = self.claims
         order = self._order
@@ -325,7 +324,6 @@ class Scheduler:
                     # counts are constant during this scan: every claim with the same domains for
                     # this key is rejected by the same group
                     same = self._domain_mask(group.key, claim.domain(group.key))
-                    rejected_keys.add(group.key)
                     skip |= same
                     pending &= ~same
         if not self.templates:
