@@ -83,6 +83,34 @@ def kubelet_options(raw: Any) -> KubeletOptions:
     )
 
 
+def effective_kubelet_options(
+    family: str, kubelet: Any, user_data: str | None, *, file: str = "<EC2NodeClass>", path: str = "spec"
+) -> KubeletOptions:
+    """What the node's kubelet really gets (:func:`nodewright.userdata.effective_kubelet`), as options.
+
+    ``spec.kubelet`` plus what the user data sets and Karpenter keeps: Bottlerocket TOML
+    ``settings.kubernetes.kube-reserved`` / ``system-reserved`` / ``eviction-hard``, AL2023
+    NodeConfig ``kubelet.config`` maps. Invalid user data is an :class:`InputError` at ``spec.userData``.
+    """
+    from nodewright.userdata import UserDataError, effective_kubelet
+
+    raw = kubelet if kubelet is None or isinstance(kubelet, Mapping) else _as_mapping(kubelet)
+    try:
+        facts = effective_kubelet(family=family, kubelet=raw, user_data=user_data or None)
+    except UserDataError as exc:
+        where = exc.path or "spec.userData"
+        raise InputError(
+            exc.message, file=file, path=f"{path}.{where[5:]}" if where.startswith("spec.") else where
+        ) from None
+    return KubeletOptions(
+        max_pods=facts.max_pods,
+        pods_per_core=facts.pods_per_core,
+        kube_reserved=_str_map(facts.kube_reserved),
+        system_reserved=_str_map(facts.system_reserved),
+        eviction_hard=_str_map(facts.eviction_hard),
+    )
+
+
 def ami_family(spec: Mapping[str, Any]) -> str:
     """Karpenter's ``AMIFamily()``: spec.amiFamily, else the alias term's family, else Custom."""
     fam = spec.get("amiFamily")
@@ -121,9 +149,18 @@ def nodeclass_options(nodeclass: Any) -> NodeClassOptions:
         for ni in spec.get("networkInterfaces") or []
         if _get(ni, "interfaceType") == "efa-only" and int(_get(ni, "networkCardIndex") or 0) == 0
     )
+    family = ami_family(spec)
+    user_data = spec.get("userData")
+    origin = getattr(nodeclass, "origin_file", None)
     return NodeClassOptions(
-        family=ami_family(spec),
-        kubelet=kubelet_options(spec.get("kubelet")),
+        family=family,
+        kubelet=effective_kubelet_options(
+            family,
+            spec.get("kubelet"),
+            str(user_data) if user_data else None,
+            file=str(origin) if origin else "<EC2NodeClass>",
+            path=nodeclass.origin_path("spec") if origin else "spec",
+        ),
         block_devices=tuple(devices),
         instance_store_raid0=spec.get("instanceStorePolicy") == "RAID0",
         efa_only_interfaces=efa_only,
@@ -221,18 +258,32 @@ def load_catalog(spec: str = DEFAULT_SPEC, *, nodeclass: Any = None) -> Catalog:
 
 
 @overload
-def apply_kubelet(target: Catalog, kubelet: Any, family: str | None = None) -> Catalog: ...
-@overload
-def apply_kubelet(target: InstanceType, kubelet: Any, family: str | None = None) -> InstanceType: ...
 def apply_kubelet(
-    target: Catalog | InstanceType, kubelet: Any, family: str | None = None
+    target: Catalog, kubelet: Any, family: str | None = None, *, user_data: str | None = None
+) -> Catalog: ...
+@overload
+def apply_kubelet(
+    target: InstanceType, kubelet: Any, family: str | None = None, *, user_data: str | None = None
+) -> InstanceType: ...
+def apply_kubelet(
+    target: Catalog | InstanceType, kubelet: Any, family: str | None = None, *, user_data: str | None = None
 ) -> Catalog | InstanceType:
     """Recompute capacity/overhead for an EC2NodeClass kubelet (mapping, model or KubeletOptions).
 
     AWS types are recomputed from their EC2 facts with Karpenter's math for ``family`` (default:
     the family they were computed for, else AL2023); file types get the generic overrides.
+    A mapping or model ``kubelet`` is combined with ``user_data`` (the EC2NodeClass's
+    ``spec.userData``) through :func:`effective_kubelet_options`, so reservations the user data sets
+    count too; :class:`KubeletOptions` are taken as already effective.
     """
-    k = kubelet if isinstance(kubelet, KubeletOptions) else kubelet_options(kubelet)
+    if isinstance(kubelet, KubeletOptions):
+        k = kubelet
+    elif user_data:
+        first = target if isinstance(target, InstanceType) else next(iter(target), None)
+        prev_family = first.nodeclass.family if first is not None and first.nodeclass is not None else None
+        k = effective_kubelet_options(family or prev_family or DEFAULT_AMI_FAMILY, kubelet, user_data)
+    else:
+        k = kubelet_options(kubelet)
 
     def one(it: InstanceType) -> InstanceType:
         prev = it.nodeclass or NodeClassOptions()
