@@ -475,3 +475,73 @@ def test_reserved_offerings_over_rounds() -> None:
     assert launched[0] == ("small-instance-type", "reserved")
     assert launched[1] == ("medium-instance-type", "reserved")
     assert launched[2] == ("small-instance-type", "on-demand")
+
+
+def test_limits_across_rounds() -> None:
+    np = nodepool(limits={"cpu": "2"})
+    first = [pod("a", cpu="1.75")]
+    doc = run([np], first)
+    assert ok(doc, "default/a")
+    nodes, bound = materialize(doc, first)
+    doc2 = run([np], [*bound, pod("b", cpu="1.75")], nodes=nodes)
+    assert not ok(doc2, "default/b")
+    assert "exceed limits for nodepool (NodePool=default)" in doc2["podErrors"]["default/b"]
+
+
+def test_host_port_conflicts_split_nodes() -> None:
+    port = [{"containerPort": 80, "hostPort": 80, "protocol": "TCP"}]
+    doc = run([nodepool()], [pod("a", ports=port), pod("b", ports=port), pod("c")])
+    s = scheduled(doc)
+    assert s["default/a"] is not s["default/b"]
+    assert len(doc["nodeClaims"]) == 2
+
+
+def test_existing_node_host_port_conflict() -> None:
+    n = node("n1", labels={ARCH: "amd64", OS: "linux", ZONE: "test-zone-1"},
+             capacity={"cpu": "10", "memory": "10Gi", "pods": "10"})  # fmt: skip
+    port = [{"containerPort": 80, "hostPort": 80}]
+    running = pod("running", node_name="n1", ports=port)
+    doc = run([nodepool()], [running, pod("p", ports=port)], nodes=[n])
+    assert doc["existingNodes"] == []
+    assert len(doc["nodeClaims"]) == 1
+
+
+def test_queue_order_biggest_first_then_creation() -> None:
+    pods = [
+        pod("small", cpu="100m"),
+        pod("big", cpu="3"),
+        pod("mid", cpu="1", created="2024-01-01T00:00:02Z"),
+    ]
+    doc = run([nodepool()], pods)
+    claim = doc["nodeClaims"][0]
+    assert claim["pods"][0] == "default/big"
+
+
+def test_minvalues_strict_and_best_effort() -> None:
+    from nodewright.scheduling.plan import PlanOptions
+
+    reqs = [
+        {
+            "key": IT,
+            "operator": "In",
+            "values": ["small-instance-type", "default-instance-type"],
+            "minValues": 2,
+        }
+    ]
+    np = nodepool(requirements=reqs)
+    doc = run([np], [pod("p", cpu="1.5")])  # only default fits 1.5 cpu... and small (1.9 alloc) too
+    assert ok(doc)
+    assert len(doc["nodeClaims"][0]["instanceTypes"]) == 2
+    doc = run([np], [pod("p", cpu="2.5")])
+    assert not ok(doc)
+    assert (
+        "minValues requirement is not met for label(s) (label(s)=[node.kubernetes.io/instance-type])"
+        in (doc["podErrors"]["default/p"])
+    )
+    doc = run(
+        [np],
+        [pod("p", cpu="2.5")],
+        options=PlanOptions(max_instance_types=60, min_values_policy="BestEffort"),
+    )
+    assert ok(doc)
+    assert doc["nodeClaims"][0]["minValuesRelaxed"] is True
