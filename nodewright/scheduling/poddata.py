@@ -97,9 +97,15 @@ class PodData:
                 pod.metadata.namespace or "default",
                 repr(sorted(pod.metadata.labels.items())),
                 repr([t.model_dump() for t in pod.spec.topology_spread_constraints]),
-                repr(aff.pod_affinity.model_dump() if aff is not None and aff.pod_affinity is not None else None),
                 repr(
-                    aff.pod_anti_affinity.model_dump() if aff is not None and aff.pod_anti_affinity is not None else None
+                    aff.pod_affinity.model_dump()
+                    if aff is not None and aff.pod_affinity is not None
+                    else None
+                ),
+                repr(
+                    aff.pod_anti_affinity.model_dump()
+                    if aff is not None and aff.pod_anti_affinity is not None
+                    else None
                 ),
             ]
             self.topo_sig = sig = "\x00".join(parts)
