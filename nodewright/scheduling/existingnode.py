@@ -99,18 +99,22 @@ class StateNode:
             ]
         return taints
 
+    def _from_claim(self) -> bool:
+        """Until a managed node is initialized its NodeClaim's status is the truth (Karpenter)."""
+        return self.nodeclaim is not None and (self.node is None or not self.initialized())
+
     def capacity(self) -> ResourceList:
-        if self.node is not None and self.node.status.capacity:
-            return parse_resource_list(self.node.status.capacity)
-        if self.nodeclaim is not None:
+        if self._from_claim() and self.nodeclaim is not None and self.nodeclaim.status.capacity:
             return parse_resource_list(self.nodeclaim.status.capacity)
+        if self.node is not None:
+            return parse_resource_list(self.node.status.capacity)
         return {}
 
     def allocatable(self) -> ResourceList:
-        if self.node is not None and self.node.status.allocatable:
-            return parse_resource_list(self.node.status.allocatable)
-        if self.nodeclaim is not None:
+        if self._from_claim() and self.nodeclaim is not None and self.nodeclaim.status.allocatable:
             return parse_resource_list(self.nodeclaim.status.allocatable)
+        if self.node is not None:
+            return parse_resource_list(self.node.status.allocatable)
         return {}
 
     def active_pods(self) -> list[Pod]:

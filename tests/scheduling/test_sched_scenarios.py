@@ -545,3 +545,36 @@ def test_minvalues_strict_and_best_effort() -> None:
     )
     assert ok(doc)
     assert doc["nodeClaims"][0]["minValuesRelaxed"] is True
+
+
+def test_volume_limits_on_existing_nodes() -> None:
+    from nodewright.api.core import CSINode, PersistentVolumeClaim, StorageClass
+
+    sc = StorageClass.model_validate(
+        {
+            "metadata": {"name": "ebs"},
+            "provisioner": "ebs.csi.aws.com",
+            "volumeBindingMode": "WaitForFirstConsumer",
+        }
+    )
+    pvcs = [
+        PersistentVolumeClaim.model_validate(
+            {"metadata": {"name": f"c{i}", "namespace": "default"}, "spec": {"storageClassName": "ebs"}}
+        )
+        for i in range(12)
+    ]
+    csinode = CSINode.model_validate(
+        {
+            "metadata": {"name": "n1"},
+            "spec": {"drivers": [{"name": "ebs.csi.aws.com", "allocatable": {"count": 10}}]},
+        }
+    )
+    n = node("n1", labels={ARCH: "amd64", OS: "linux", ZONE: "test-zone-1"},
+             capacity={"cpu": "10", "memory": "10Gi", "pods": "100"})  # fmt: skip
+    pods = [pod(f"p{i}", claims=[f"c{2 * i}", f"c{2 * i + 1}"]) for i in range(6)]
+    doc = run([nodepool()], pods, nodes=[n], pvcs=pvcs, storageclasses=[sc], csinodes=[csinode])
+    assert len(doc["existingNodes"][0]["pods"]) == 5
+    assert len(doc["nodeClaims"]) == 1
+    shared = [pod(f"s{i:03d}", claims=["c0"]) for i in range(100)]
+    doc = run([nodepool()], shared, nodes=[n], pvcs=pvcs, storageclasses=[sc], csinodes=[csinode])
+    assert len(doc["existingNodes"][0]["pods"]) == 100

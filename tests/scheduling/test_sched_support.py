@@ -102,6 +102,7 @@ def pod(
     ports: Sequence[Mapping[str, Any]] = (),
     node_name: str | None = None,
     owner: Mapping[str, str] | None = None,
+    claims: Sequence[str] = (),
     deleting: bool = False,
     pending: bool = True,
     namespace: str = "default",
@@ -142,6 +143,10 @@ def pod(
         spec["affinity"] = aff
     if node_name:
         spec["nodeName"] = node_name
+    if claims:
+        spec["volumes"] = [
+            {"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(claims)
+        ]
     meta: dict[str, Any] = {
         "name": name,
         "namespace": namespace,
@@ -231,10 +236,15 @@ def run(
     daemonsets: Sequence[DaemonSet] = (),
     types: Sequence[InstanceType] | None = None,
     options: PlanOptions | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
     its = list(types) if types is not None else catalog()
     state = ClusterState(
-        pods=tuple(pods), nodes=tuple(nodes), nodeclaims=tuple(nodeclaims), daemonsets=tuple(daemonsets)
+        pods=tuple(pods),
+        nodes=tuple(nodes),
+        nodeclaims=tuple(nodeclaims),
+        daemonsets=tuple(daemonsets),
+        **{k: tuple(v) for k, v in extra.items()},
     )
     return plan(
         nodepools=nodepools,
