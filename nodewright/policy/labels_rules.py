@@ -2,9 +2,11 @@
 NodePool's labels and taints (and Karpenter's ``karpenter.sh/unregistered`` startup taint), and a
 custom AMI that comes with user data.
 
-Pure functions, no ``pulumi``. Matching user data is textual and format-agnostic (AL2 bootstrap
-flags, AL2023 NodeConfig flags, Bottlerocket TOML and Custom scripts all spell ``key=value`` /
-``key:Effect`` or the TOML/YAML equivalents on one line).
+Pure functions, no ``pulumi``. User data is read per format by
+:func:`nodewright.policy.userdata_read.read_registration` (MIME parts, AL2023 NodeConfig
+``registerWithTaints`` / ``--node-labels`` flags, Bottlerocket ``node-labels`` / ``node-taints``,
+``bootstrap.sh`` / ``-KubeletExtraArgs`` flags); only script parts that are not flags (Custom user
+data writing a kubelet configuration its own way) fall back to a textual match.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from nodewright.policy.resources import (
     tags_of,
     user_data_of,
 )
+from nodewright.policy.userdata_read import Registration, read_registration
 
 
 def nodepool_labels(props: Mapping[str, Any]) -> dict[str, str]:
@@ -110,6 +113,16 @@ def _registers_taint(text: str, key: str, value: str, effect: str) -> bool:
     return False
 
 
+def _has_label(reg: Registration, key: str, value: str) -> bool:
+    return reg.has_label(key, value) or any(_registers_label(t, key, value) for t in reg.opaque)
+
+
+def _has_taint(reg: Registration, key: str, value: str | None, effect: str) -> bool:
+    if reg.has_taint(key, value, effect):
+        return True
+    return any(_registers_taint(t, key, value or "", effect) for t in reg.opaque)
+
+
 def kubelet_labels(pool_labels: Mapping[str, str]) -> dict[str, str]:
     """Labels that kubelet may set (Karpenter's RejectForbiddenLabels drops the rest)."""
     out: dict[str, str] = {}
@@ -117,6 +130,8 @@ def kubelet_labels(pool_labels: Mapping[str, str]) -> dict[str, str]:
         dom = labels.label_domain(k)
         if any(dom == d or dom.endswith("." + d) for d in labels.KUBELET_FORBIDDEN_LABEL_DOMAINS):
             continue
+        if labels.is_restricted_label(k):
+            continue  # Karpenter rejects the pool (nodepool-restricted-labels says so); never rendered
         out[k] = v
     return out
 
@@ -135,15 +150,16 @@ def check_user_data_registers(
         if not pool_name or not text:
             continue
         pool = pools.get(pool_name)
+        reg = read_registration(text)
         missing: list[str] = []
         if pool is not None:
             for k, v in sorted(kubelet_labels(nodepool_labels(pool)).items()):
-                if not _registers_label(text, k, v):
+                if not _has_label(reg, k, v):
                     missing.append(f"label {k}={v}")
             for k, v, e in nodepool_taints(pool):
-                if not _registers_taint(text, k, v, e):
+                if not _has_taint(reg, k, v, e):
                     missing.append(f"taint {k}{'=' + v if v else ''}:{e}")
-        if not _registers_taint(text, labels.UNREGISTERED_TAINT_KEY, "", "NoExecute"):
+        if not _has_taint(reg, labels.UNREGISTERED_TAINT_KEY, None, "NoExecute"):
             missing.append(f"startup taint {labels.UNREGISTERED_TAINT_KEY}:NoExecute")
         if missing:
             out.append(

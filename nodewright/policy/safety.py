@@ -18,6 +18,7 @@ from nodewright.policy.resources import (
     get_path,
     user_data_of,
 )
+from nodewright.policy.userdata_read import without_cluster_ca
 
 USER_DATA_MAX_BYTES: Final = 16384
 DEFAULT_MAX_HOP_LIMIT: Final = 2
@@ -136,7 +137,8 @@ def check_user_data_safe(resource: ResourceView, config: Mapping[str, Any]) -> l
             "files to S3 or an image and fetch them at boot"
         )
     extra = tuple(str(p) for p in config.get("extraCredentialPatterns") or [])
-    for kind in find_credentials(text, extra_patterns=extra):
+    # The cluster CA is public (it is redacted in previews, but it is no credential): blank it first.
+    for kind in find_credentials(without_cluster_ca(text), extra_patterns=extra):
         out.append(
             f"{resource.name}: user data contains a plain-text {kind}; anyone who can describe the instance "
             "can read it. Fetch it at boot from Secrets Manager/SSM or use the node role"

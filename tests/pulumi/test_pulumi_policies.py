@@ -146,5 +146,5 @@ def test_user_data_must_register_pool_labels_and_unregistered_taint() -> None:
         type="nodewright:index:NodePool",
         name="p",
         props={"nodePool": "p", "template": pool.props["spec"]["template"]},
-    )  # type: ignore[index]
+    )
     assert len(check_user_data_registers([comp, lt("#!/bin/bash")], {})) == 1

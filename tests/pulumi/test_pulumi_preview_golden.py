@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import STACKS, run_stack
@@ -54,7 +55,8 @@ def test_secrets_never_in_clear() -> None:
     doc = _doc("karpenter")
     text = json.dumps(doc)
     assert _ca("karpenter") not in text
-    lt = next(r for r in doc["resources"] if r["type"] == "aws:ec2/launchTemplate:LaunchTemplate")  # type: ignore[index]
+    resources: list[dict[str, Any]] = doc["resources"]  # type: ignore[assignment]
+    lt = next(r for r in resources if r["type"] == "aws:ec2/launchTemplate:LaunchTemplate")
     assert lt["inputs"]["userData"] == "[secret]"
     assert lt["secretInputs"] == ["userData"]
 
