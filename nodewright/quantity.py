@@ -11,6 +11,7 @@ Boundary: parsing and formatting single quantities only. Resource lists live in
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -143,7 +144,10 @@ class Quantity:
         return Quantity(-self.amount, self.format)
 
 
+@functools.lru_cache(maxsize=8192)
 def _parse_str(text: str) -> Quantity:
+    # Cached: a cluster state repeats the same few request strings thousands of times, and a
+    # Quantity is immutable. (Errors are raised, never cached.)
     if not text:
         raise QuantityError(text, "empty string")
     m = _NUMBER.fullmatch(text)
