@@ -1,25 +1,11 @@
-"""Fixtures for the Pulumi tests: run a stack file of tests/data/pulumi/stacks under the mock runtime.
-
-The runner resets Pulumi's process-global runtime state before each run, so runs share a process.
-"""
+"""Fixtures for the Pulumi tests (helpers live in ``pulumi_helpers``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-
-from nodewright.preview.runner import ProgramRun, load_stack, run_program
-
-STACKS = Path(__file__).resolve().parent.parent / "data" / "pulumi" / "stacks"
-
-_cache: dict[str, ProgramRun] = {}
-
-
-def run_stack(name: str) -> ProgramRun:
-    if name not in _cache:
-        _cache[name] = run_program(load_stack(stack_file=STACKS / f"Pulumi.{name}.yaml"))
-    return _cache[name]
+from pulumi_helpers import STACKS
 
 
 @pytest.fixture

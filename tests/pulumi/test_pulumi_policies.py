@@ -6,7 +6,7 @@ import base64
 
 import pytest
 from click.testing import CliRunner
-from conftest import STACKS, run_stack
+from pulumi_helpers import STACKS, run_stack
 
 from nodewright.cli import main
 from nodewright.errors import InputErrors

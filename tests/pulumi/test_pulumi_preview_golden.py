@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import STACKS, run_stack
+from pulumi_helpers import STACKS, run_stack
 
 from nodewright.preview.analyzer import analyze
 from nodewright.preview.report import build_document, render_markdown

@@ -6,7 +6,7 @@ import base64
 from typing import Any
 
 import yaml
-from conftest import run_stack
+from pulumi_helpers import run_stack
 
 from nodewright import labels
 from nodewright.drift.nodepool_hash import nodepool_hash
@@ -91,7 +91,7 @@ def test_launch_template_inputs_and_secret_user_data() -> None:
 
 
 def _core_render(*, max_pods: int, capacity_type: str | None = None) -> str:
-    from conftest import STACKS
+    from pulumi_helpers import STACKS
 
     from nodewright.api.loading import load_objects
     from nodewright.userdata import cluster_info_from_mapping, render_user_data
