@@ -198,8 +198,9 @@ def read_registration(text: str) -> Registration:
     return acc.result()
 
 
-def without_cluster_ca(text: str) -> str:
-    """``text`` with every cluster CA value blanked (it is public, not a credential)."""
+def without_cluster_ca(text: str, *, replacement: str = "<cluster-ca>") -> str:
+    """``text`` with every cluster CA value replaced (it is public, not a credential; previews print
+    ``[secret]`` for it even when the renderer re-encoded it differently from the stack config)."""
     for pattern in _CA_VALUES:
-        text = pattern.sub(r"\1<cluster-ca>", text)
+        text = pattern.sub(lambda m: m.group(1) + replacement, text)
     return text

@@ -161,3 +161,11 @@ def test_credentials_in_a_real_render_are_found() -> None:
     text = _render("AL2", user_data="#!/bin/bash\nexport AWS_ACCESS_KEY_ID=AKIAZZZZZZZZZZZZZZZZ\n")
     (msg,) = check_user_data_safe(_lt(text), {})
     assert "AWS access key id" in msg and "AKIAZZZZ" not in msg
+
+
+def test_preview_redacts_the_ca_field_whatever_its_spelling() -> None:
+    from nodewright.preview.report import _redact
+
+    text = "certificateAuthority: QUJD\n--b64-cluster-ca 'QUJD' x\ncluster-certificate = 'QUJD'\n"
+    assert "QUJD" not in _redact(text, ["QUJDRA=="])
+    assert _redact(text, []).count("[secret]") == 3
