@@ -23,7 +23,6 @@ from nodewright.drift.detect import (
     drift_impact,
     drift_impact_files,
 )
-from nodewright.drift.goduration import DurationError, format_duration, parse_duration
 from nodewright.drift.inputs import hash_documents
 from nodewright.drift.nodeclass_hash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
 from nodewright.drift.nodepool_hash import (
@@ -33,6 +32,7 @@ from nodewright.drift.nodepool_hash import (
     nodepool_hash,
     template_hash,
 )
+from nodewright.goduration import DurationError, format_duration, parse_duration
 
 __all__ = [
     "EC2NODECLASS_HASH_VERSION",

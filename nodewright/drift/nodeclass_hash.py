@@ -18,11 +18,11 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nodewright import labels
-from nodewright.drift.goduration import DurationError, parse_duration
 from nodewright.drift.gotypes import EC2_NODE_CLASS_HASHED, EC2_NODE_CLASS_SPEC, STRING
 from nodewright.drift.hashstructure import KARPENTER_OPTIONS, hash_value
 from nodewright.drift.nodepool_hash import Origin, as_mapping
 from nodewright.errors import Collector, InputError
+from nodewright.goduration import DurationError, parse_duration
 
 EC2NODECLASS_HASH_VERSION: Final = labels.EC2NODECLASS_HASH_VERSION_VALUE
 

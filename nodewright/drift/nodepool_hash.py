@@ -22,10 +22,10 @@ from datetime import datetime
 from typing import Any, Final
 
 from nodewright import labels
-from nodewright.drift.goduration import NEVER, DurationError, parse_duration
 from nodewright.drift.gotypes import NODE_CLAIM_TEMPLATE
 from nodewright.drift.hashstructure import KARPENTER_OPTIONS, GoTimeValue, hash_value
 from nodewright.errors import Collector, InputError
+from nodewright.goduration import NEVER, DurationError, parse_duration
 
 log = logging.getLogger("nodewright")
 

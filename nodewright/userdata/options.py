@@ -11,13 +11,14 @@ set and ``clusterDNS`` defaulted to the kube-dns IP. Pure data; no I/O, no pydan
 from __future__ import annotations
 
 import ipaddress
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from nodewright import labels as L
 from nodewright.errors import RenderError
+from nodewright.goduration import format_duration as format_go_duration
+from nodewright.goduration import parse_duration as parse_go_duration
 
 # -- families ----------------------------------------------------------------------------------
 AL2: Final = "AL2"
@@ -43,87 +44,6 @@ class UserDataError(RenderError):
         self.path = path
         self.message = message
         super().__init__(message)
-
-
-# -- Go durations (metav1.Duration) -------------------------------------------------------------
-_UNITS: Final = {
-    "ns": 1,
-    "us": 1_000,
-    "µs": 1_000,
-    "μs": 1_000,
-    "ms": 1_000_000,
-    "s": 10**9,
-    "m": 60 * 10**9,
-    "h": 3600 * 10**9,
-}
-_DURATION: Final = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-
-
-def parse_go_duration(text: str) -> int:
-    """``time.ParseDuration`` in nanoseconds; raises ValueError with Go's message."""
-    s = text
-    sign = 1
-    if s[:1] in "+-" and s:
-        sign = -1 if s[0] == "-" else 1
-        s = s[1:]
-    if s == "0":
-        return 0
-    if not s:
-        raise ValueError(f'time: invalid duration "{text}"')
-    total = 0
-    pos = 0
-    while pos < len(s):
-        m = _DURATION.match(s, pos)
-        if not m:
-            raise ValueError(f'time: invalid duration "{text}"')
-        number, unit = m.group(1), m.group(2)
-        whole, _, frac = number.partition(".")
-        ns = int(whole or "0") * _UNITS[unit]
-        if frac:
-            ns += int(frac) * _UNITS[unit] // 10 ** len(frac)
-        total += ns
-        pos = m.end()
-    return sign * total
-
-
-def _fmt_frac(v: int, prec: int) -> tuple[str, int]:
-    digits = []
-    printed = False
-    for _ in range(prec):
-        digit = v % 10
-        printed = printed or digit != 0
-        if printed:
-            digits.append(str(digit))
-        v //= 10
-    frac = "".join(reversed(digits))
-    return ("." + frac if printed else ""), v
-
-
-def format_go_duration(ns: int) -> str:
-    """``time.Duration.String()``: ``1m0s``, ``1h30m0s``, ``1.5s``, ``500ms``."""
-    if ns == 0:
-        return "0s"
-    neg = ns < 0
-    u = -ns if neg else ns
-    if u < 10**9:
-        if u < 1_000:
-            out = f"{u}ns"
-        elif u < 1_000_000:
-            frac, whole = _fmt_frac(u, 3)
-            out = f"{whole}{frac}µs"
-        else:
-            frac, whole = _fmt_frac(u, 6)
-            out = f"{whole}{frac}ms"
-    else:
-        frac, secs = _fmt_frac(u, 9)
-        out = f"{secs % 60}{frac}s"
-        mins = secs // 60
-        if mins:
-            out = f"{mins % 60}m" + out
-            hours = mins // 60
-            if hours:
-                out = f"{hours}h" + out
-    return ("-" if neg else "") + out
 
 
 # -- kubelet -----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from conftest import live, make_claim, make_nodepool
+from drift_support import live, make_claim, make_nodepool
 
 from nodewright.drift import drift_impact, nodepool_hash
 

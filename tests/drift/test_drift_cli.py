@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 from click.testing import CliRunner
-from conftest import live, make_claim, make_nodepool, write_cluster
+from drift_support import live, make_claim, make_nodepool, write_cluster
 
 from nodewright.cli import main
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nodewright.drift.goduration import DurationError, format_duration, parse_duration
+from nodewright.goduration import DurationError, format_duration, parse_duration
 
 S = 1_000_000_000
 

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from conftest import AWS_REF, live, make_claim, make_nodepool
+from drift_support import AWS_REF, live, make_claim, make_nodepool
 
 from nodewright.drift import drift_impact, nodeclass_hash, nodepool_hash
 

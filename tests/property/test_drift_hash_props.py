@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nodewright.drift import nodepool_hash, template_hash
-from nodewright.drift.goduration import format_duration, parse_duration
+from nodewright.goduration import format_duration, parse_duration
 
 _name = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=12)
 _effect = st.sampled_from(["NoSchedule", "PreferNoSchedule", "NoExecute"])

@@ -157,7 +157,7 @@ def test_bad_grace_period() -> None:
         opts("AL2", None),
         kubelet=KubeletConfig(max_pods=1, eviction_soft_grace_period={"memory.available": "1 minute"}),
     )
-    with pytest.raises(UserDataError, match='invalid duration "1 minute"') as info:
+    with pytest.raises(UserDataError, match='unknown unit " minute" in duration "1 minute"') as info:
         render("AL2", o)
     assert info.value.path == "spec.kubelet.evictionSoftGracePeriod.memory.available"
 

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import (
+from userdata_support import (
     GOLDEN,
     SYSTEM_PYTHON,
     VALIDATOR,

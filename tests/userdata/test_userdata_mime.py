@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import GOLDEN
+from userdata_support import GOLDEN
 
 from nodewright.userdata.al2 import user_parts
 from nodewright.userdata.gomime import (

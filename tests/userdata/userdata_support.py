@@ -1,4 +1,4 @@
-"""Helpers for the userdata tests: build Options from a golden ``<case>.input.yaml`` and find cases."""
+"""Shared helpers for tests/userdata (a uniquely named module: `from conftest import` breaks when the whole suite runs)."""
 
 from __future__ import annotations
 
