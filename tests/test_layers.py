@@ -41,7 +41,9 @@ def test_core_never_imports_pulumi_or_click(path: Path) -> None:
             bad.add(name)
         if top.startswith("pulumi") and rel[0] != "preview":
             bad.add(name)
-    assert not bad, f"{path.relative_to(PKG)} imports {sorted(bad)}: only nodewright.cli may import click, only nodewright.preview pulumi"
+    assert not bad, (
+        f"{path.relative_to(PKG)} imports {sorted(bad)}: only nodewright.cli may import click, only nodewright.preview pulumi"
+    )
 
 
 @pytest.mark.parametrize("path", modules("api"), ids=lambda p: str(p.relative_to(PKG)))
