@@ -159,6 +159,33 @@ EPHEMERAL_TAINT_KEY_PREFIX: Final = "readiness.k8s.io/"
 OPERATORS: Final[tuple[str, ...]] = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
 
 
+# Karpenter core's RestrictedLabelDomains (plus the AWS provider's group) and LabelDomainExceptions.
+RESTRICTED_LABEL_DOMAINS: Final[tuple[str, ...]] = ("k8s.io", AWS_GROUP, GROUP, "kubernetes.io")
+LABEL_DOMAIN_EXCEPTIONS: Final[tuple[str, ...]] = (
+    "kops.k8s.io",
+    "node.kubernetes.io",
+    "node-restriction.kubernetes.io",
+)
+
+
+def _in_restricted_domain(key: str) -> bool:
+    domain = label_domain(key)
+    if any(domain.endswith(d) for d in LABEL_DOMAIN_EXCEPTIONS):
+        return False
+    return any(domain.endswith(d) for d in RESTRICTED_LABEL_DOMAINS) or key in RESTRICTED_LABELS
+
+
+def is_restricted_node_label(key: str) -> bool:
+    """Karpenter ``IsRestrictedNodeLabel``: labels the cloud provider (not a requirement or a
+    NodePool label) sets on a node: well-known labels and keys in restricted domains."""
+    return key in WELL_KNOWN_LABELS or _in_restricted_domain(key)
+
+
+def is_restricted_pod_label(key: str) -> bool:
+    """Karpenter ``IsRestrictedLabel`` for pod selectors: not well-known and in a restricted domain."""
+    return key not in WELL_KNOWN_LABELS and _in_restricted_domain(key)
+
+
 def normalize(key: str) -> str:
     """The current spelling of a possibly deprecated label key."""
     return NORMALIZED_LABELS.get(key, key)

@@ -432,21 +432,7 @@ def label_hint(known: Iterable[str], key: str, allowed_undefined: Iterable[str])
     return ""
 
 
-# Karpenter v1 LabelDomainExceptions / RestrictedLabelDomains (private to this module).
-_LABEL_DOMAIN_EXCEPTIONS: Final = ("kops.k8s.io", "node.kubernetes.io", "node-restriction.kubernetes.io")
-_RESTRICTED_NODE_LABEL_DOMAINS: Final = (wk.GROUP, wk.AWS_GROUP, *wk.KUBELET_FORBIDDEN_LABEL_DOMAINS)
-
-
-def _is_restricted_node_label(key: str) -> bool:
-    """Karpenter ``IsRestrictedNodeLabel``: labels the cloud provider, not requirements, set."""
-    if key in wk.WELL_KNOWN_LABELS:
-        return True
-    domain = wk.label_domain(key)
-    if any(domain.endswith(d) for d in _LABEL_DOMAIN_EXCEPTIONS):
-        return False
-    if any(domain.endswith(d) for d in _RESTRICTED_NODE_LABEL_DOMAINS):
-        return True
-    return key in wk.RESTRICTED_LABELS
+_is_restricted_node_label = wk.is_restricted_node_label
 
 
 class Requirements:

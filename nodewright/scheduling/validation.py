@@ -86,20 +86,8 @@ def label_value_errors(value: str) -> list[str]:
     return out
 
 
-_RESTRICTED_DOMAINS: Final = ("k8s.io", labels.AWS_GROUP, labels.GROUP, "kubernetes.io")
-_DOMAIN_EXCEPTIONS: Final = ("kops.k8s.io", "node.kubernetes.io", "node-restriction.kubernetes.io")
-
-
-def is_restricted_pod_label(key: str) -> bool:
-    """Karpenter ``IsRestrictedLabel`` for pod selectors: not well known and in a restricted domain."""
-    if key in labels.WELL_KNOWN_LABELS:
-        return False
-    domain = labels.label_domain(key)
-    if any(domain.endswith(d) for d in _DOMAIN_EXCEPTIONS):
-        return False
-    if any(domain.endswith(d) for d in _RESTRICTED_DOMAINS):
-        return True
-    return key in labels.RESTRICTED_LABELS
+_RESTRICTED_DOMAINS: Final = labels.RESTRICTED_LABEL_DOMAINS
+is_restricted_pod_label = labels.is_restricted_pod_label
 
 
 def restricted_label_error(key: str) -> str | None:

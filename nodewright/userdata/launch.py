@@ -27,22 +27,10 @@ from nodewright.userdata.options import (
 
 log = logging.getLogger("nodewright")
 
-# Karpenter core's RestrictedLabelDomains (+ the AWS provider's group) and LabelDomainExceptions.
-_RESTRICTED_DOMAINS: Final = ("kubernetes.io", "k8s.io", L.GROUP, L.AWS_GROUP)
-_DOMAIN_EXCEPTIONS: Final = ("kops.k8s.io", "node.kubernetes.io", "node-restriction.kubernetes.io")
 INFO_KEYS: Final = ("clusterName", "clusterEndpoint", "caBundle", "clusterCIDR", "clusterDNS", "ipFamily")
 
 
-def is_restricted_node_label(key: str) -> bool:
-    """Karpenter's ``IsRestrictedNodeLabel``: well-known labels and restricted domains are not copied."""
-    if key in L.WELL_KNOWN_LABELS:
-        return True
-    domain = L.label_domain(key)
-    if any(domain.endswith(d) for d in _DOMAIN_EXCEPTIONS):
-        return False
-    if any(domain.endswith(d) for d in _RESTRICTED_DOMAINS):
-        return True
-    return key in L.RESTRICTED_LABELS
+is_restricted_node_label = L.is_restricted_node_label
 
 
 def nodeclaim_labels(nodepool: NodePool, nodeclass_name: str) -> dict[str, str]:
