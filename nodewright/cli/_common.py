@@ -47,6 +47,13 @@ def output_option(
     )
 
 
+def files_option(help: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """The repeatable ``-f/--filename`` option (YAML or JSON input files), as ``files``."""
+    return click.option(
+        "-f", "--filename", "files", multiple=True, required=True, type=click.Path(dir_okay=False), help=help
+    )
+
+
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn nodewright errors into ``error:`` lines and exit 1; never print a traceback."""
 

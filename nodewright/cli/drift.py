@@ -9,7 +9,14 @@ from datetime import datetime
 
 import click
 
-from nodewright.cli._common import emit, format_markdown_table, format_table, handle_errors, output_option
+from nodewright.cli._common import (
+    emit,
+    files_option,
+    format_markdown_table,
+    format_table,
+    handle_errors,
+    output_option,
+)
 from nodewright.drift import DriftReport, drift_impact_files
 from nodewright.drift.detect import DefaultsMode, parse_time
 from nodewright.errors import InputError
@@ -64,15 +71,7 @@ def _markdown(report: DriftReport) -> str:
 
 
 @click.command("drift")
-@click.option(
-    "-f",
-    "--filename",
-    "files",
-    multiple=True,
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="NodePool / EC2NodeClass YAML or JSON file of the branch (repeatable).",
-)
+@files_option("NodePool / EC2NodeClass YAML or JSON file of the branch (repeatable).")
 @click.option(
     "--cluster", required=True, type=click.Path(dir_okay=False), help="Cluster state (kubectl List JSON)."
 )

@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import click
 
-from nodewright.cli._common import emit, format_markdown_table, format_table, handle_errors, output_option
+from nodewright.cli._common import (
+    emit,
+    files_option,
+    format_markdown_table,
+    format_table,
+    handle_errors,
+    output_option,
+)
 from nodewright.drift import hash_documents
 
 
 @click.command("hash")
-@click.option(
-    "-f",
-    "--filename",
-    "files",
-    multiple=True,
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="NodePool YAML/JSON file (repeatable).",
-)
+@files_option("NodePool YAML/JSON file (repeatable).")
 @click.option(
     "--crd-defaults/--as-given",
     default=False,

@@ -20,6 +20,7 @@ from nodewright.catalog.model import InstanceType
 from nodewright.cli._common import (
     dump_yaml,
     emit,
+    files_option,
     format_markdown_table,
     format_table,
     handle_errors,
@@ -161,15 +162,7 @@ def claims_document(doc: dict[str, Any], *, catalog: str, hashes: dict[str, str]
 
 
 @click.command("plan")
-@click.option(
-    "-f",
-    "--filename",
-    "files",
-    multiple=True,
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="NodePool / EC2NodeClass YAML or JSON file (repeatable).",
-)
+@files_option("NodePool / EC2NodeClass YAML or JSON file (repeatable).")
 @click.option(
     "--cluster",
     "cluster_path",

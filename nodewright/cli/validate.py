@@ -11,19 +11,11 @@ from collections import Counter
 import click
 
 from nodewright.api.loading import load_objects
-from nodewright.cli._common import emit, format_table, handle_errors, output_option
+from nodewright.cli._common import emit, files_option, format_table, handle_errors, output_option
 
 
 @click.command("validate")
-@click.option(
-    "-f",
-    "--filename",
-    "files",
-    multiple=True,
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="YAML or JSON file (repeatable).",
-)
+@files_option("YAML or JSON file (repeatable).")
 @output_option()
 @handle_errors
 def command(files: tuple[str, ...], output: str) -> None:
