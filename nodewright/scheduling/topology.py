@@ -229,14 +229,7 @@ class Topology:
         self._update_inverse_anti_affinity(pod, None)
         owned: dict[GroupKey, TopologyGroup] = {}
         for spec in self._specs_for(pod):
-            hash_key = group_key(
-                topology_type=spec.topology_type,
-                key=spec.key,
-                namespaces=spec.namespaces,
-                raw_selector=spec.raw_selector,
-                max_skew=spec.max_skew,
-                node_filter=spec.node_filter,
-            )
+            hash_key = spec.group_key()
             existing = self._groups.get(hash_key)
             if existing is None:
                 existing = self._new_group(spec, pod)
@@ -447,14 +440,7 @@ class Topology:
                 min_domains=None,
                 node_filter=TopologyNodeFilter(),
             )
-            hash_key = group_key(
-                topology_type=spec.topology_type,
-                key=spec.key,
-                namespaces=spec.namespaces,
-                raw_selector=spec.raw_selector,
-                max_skew=spec.max_skew,
-                node_filter=spec.node_filter,
-            )
+            hash_key = spec.group_key()
             group = self._inverse.get(hash_key)
             if group is None:
                 group = self._new_group(spec, pod)
@@ -553,6 +539,17 @@ class _GroupSpec:
     max_skew: int
     min_domains: int | None
     node_filter: TopologyNodeFilter
+
+    def group_key(self) -> GroupKey:
+        """The dedupe key of the group this spec describes (Karpenter's ``TopologyGroup.Hash()``)."""
+        return group_key(
+            topology_type=self.topology_type,
+            key=self.key,
+            namespaces=self.namespaces,
+            raw_selector=self.raw_selector,
+            max_skew=self.max_skew,
+            node_filter=self.node_filter,
+        )
 
 
 def _required_anti_affinity(pod: Pod) -> list[PodAffinityTerm]:
