@@ -224,7 +224,12 @@ def objects_from_documents(docs: Iterable[Document]) -> Objects:
         if kind not in KINDS:
             if kind not in QUIET_KINDS:
                 log.warning(
-                    "%s:%s: ignoring unknown kind %s %r", doc.file, doc.path or "<root>", kind, doc.name
+                    "%s:%s: ignoring unknown kind %s %r%s",
+                    doc.file,
+                    doc.path or "<root>",
+                    kind,
+                    doc.name,
+                    validation.hint(kind, [*KINDS, *QUIET_KINDS]),
                 )
             continue
         versions, model, validator = KINDS[kind]

@@ -58,7 +58,10 @@ def hash_documents(paths: Iterable[str | Path], *, crd_defaults: bool = False) -
     """
     docs = of_kind(read_documents(paths), "NodePool")
     if not docs:
-        log.warning("no NodePool found in %s", ", ".join(str(p) for p in paths))
+        raise InputError(
+            "no NodePool (apiVersion karpenter.sh/v1, kind NodePool) found; give the file that holds them with -f",
+            file=", ".join(str(p) for p in paths) or "<input>",
+        )
     out: list[NodePoolHash] = []
     problems: list[Problem] = []
     for doc in docs:

@@ -224,3 +224,8 @@ def test_cli_validate_ok() -> None:
     )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["objects"] == {"EC2NodeClass": 2, "NodePool": 2}
+
+
+def test_unknown_kind_warning_hints_a_typo(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    load_objects([write(tmp_path, NODEPOOL + "---\n" + NODEPOOL.replace("kind: NodePool", "kind: NodePol"))])
+    assert "ignoring unknown kind NodePol 'default' (typo of \"NodePool\"?)" in caplog.text

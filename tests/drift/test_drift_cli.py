@@ -106,3 +106,12 @@ def test_drift_bad_now(tmp_path: Path) -> None:
     branch = _write(tmp_path / "branch.yaml", pool)
     res = CliRunner().invoke(main, ["drift", "-f", branch, "--cluster", str(cluster), "--now", "yesterday"])
     assert res.exit_code == 1 and "--now" in res.stderr
+
+
+def test_hash_without_any_nodepool_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "typo.yaml"
+    path.write_text("apiVersion: karpenter.sh/v1\nkind: NodePol\nmetadata: {name: x}\n")
+    result = CliRunner().invoke(main, ["hash", "-f", str(path), "-o", "json"])
+    assert result.exit_code == 1
+    assert f"error: {path}: no NodePool" in result.stderr
+    assert "Traceback" not in result.output
