@@ -14,7 +14,7 @@ import timeit
 from collections.abc import Callable
 
 from nodewright import labels as wk
-from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
+from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
 
 R = Requirement.new
 ZONES = ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d", "us-east-1f"]

@@ -208,7 +208,7 @@ def lp_lower_bound(types: list[InstanceType], demand: dict[str, int]) -> float:
 
 
 def _demand(raw_pods: list[dict[str, Any]]) -> dict[str, int]:
-    from nodewright.resources import add, requests_for_pod
+    from nodewright.algebra.resources import add, requests_for_pod
 
     return add({}, *(requests_for_pod(Pod.model_validate(p)) for p in raw_pods))
 

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from nodewright import labels
+from nodewright.algebra.requirements import Requirements
 from nodewright.api import EC2NodeClass, NodePool
 from nodewright.api.documents import Document
 from nodewright.api.loading import build
 from nodewright.catalog import Catalog, InstanceType, load_catalog
 from nodewright.errors import InputError
-from nodewright.scheduling.requirements import Requirements
 from nodewright.userdata import (
     UserDataError,
     cluster_info_from_mapping,

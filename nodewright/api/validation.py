@@ -62,7 +62,7 @@ def _known_label_keys() -> list[str]:
 
 
 def check_quantity(c: Collector, path: str, value: Any) -> None:
-    from nodewright.quantity import parse_quantity
+    from nodewright.algebra.quantity import parse_quantity
 
     try:
         parse_quantity(value)

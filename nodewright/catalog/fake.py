@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from typing import Final
 
 from nodewright import labels
+from nodewright.algebra.quantity import parse_quantity
+from nodewright.algebra.resources import ResourceList
 from nodewright.catalog.model import Catalog, InstanceType, Offering, Overhead, RequirementSpec
-from nodewright.quantity import parse_quantity
-from nodewright.resources import ResourceList
 
 # Label keys private to the fake provider (Karpenter inserts them into its well-known labels).
 LABEL_INSTANCE_SIZE: Final = "size"

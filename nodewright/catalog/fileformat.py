@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from nodewright import labels
+from nodewright.algebra.quantity import QuantityError, parse_quantity
+from nodewright.algebra.resources import ResourceList, format_resource_list
 from nodewright.api.documents import Document, documents_from_text, read_text
 from nodewright.catalog.model import Catalog, InstanceType, Offering, Overhead, RequirementSpec
 from nodewright.errors import Collector, InputError
-from nodewright.quantity import QuantityError, parse_quantity
-from nodewright.resources import ResourceList, format_resource_list
 
 log = logging.getLogger("nodewright")
 

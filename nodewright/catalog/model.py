@@ -1,14 +1,14 @@
 """The instance-type catalog model: offerings, instance types with overhead, and the catalog.
 
 Mirrors Karpenter's ``cloudprovider.InstanceType`` / ``Offering``: an instance type has a capacity
-(a :data:`nodewright.resources.ResourceList` in milli-units), an overhead (kube-reserved,
+(a :data:`nodewright.algebra.resources.ResourceList` in milli-units), an overhead (kube-reserved,
 system-reserved, eviction threshold), requirements (its labels as node selector requirements,
 including ``node.kubernetes.io/instance-type``) and offerings (zone x capacity type, priced).
 ``allocatable()`` = capacity − overhead total (memory also minus hugepages), computed once.
 
 Boundary: plain data and the arithmetic on it. Reading files is :mod:`.fileformat`, EC2 is
 :mod:`.aws`. Requirements are stored as plain ``(key, operator, values)`` triples and turned into
-:class:`nodewright.scheduling.requirements.Requirements` lazily, so loading a cached catalog of
+:class:`nodewright.algebra.requirements.Requirements` lazily, so loading a cached catalog of
 ~1400 types stays cheap.
 """
 
@@ -20,11 +20,11 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final
 
 from nodewright import labels
-from nodewright.resources import ResourceList, add, format_resource_list, subtract
+from nodewright.algebra.resources import ResourceList, add, format_resource_list, subtract
 
 if TYPE_CHECKING:
+    from nodewright.algebra.requirements import Requirements
     from nodewright.catalog.overhead import NodeClassOptions
-    from nodewright.scheduling.requirements import Requirements
 
 MEMORY: Final = "memory"
 HUGEPAGES_PREFIX: Final = "hugepages-"
@@ -48,7 +48,7 @@ class RequirementSpec:
 
 
 def _build_requirements(specs: Iterable[RequirementSpec]) -> Requirements:
-    from nodewright.scheduling.requirements import Requirement, Requirements
+    from nodewright.algebra.requirements import Requirement, Requirements
 
     return Requirements(Requirement.new(s.key, s.operator, s.values) for s in specs)
 

@@ -3,7 +3,7 @@
 Mirrors ``pkg/providers/instancetype/types.go`` of aws/karpenter-provider-aws (v1.14.x): memory
 capacity with the VM overhead estimate, ENI-limited max pods, kube-reserved CPU tiers and memory,
 eviction thresholds and ephemeral-storage capacity. Every quantity here is an ``int`` in
-*milli-units* (the :mod:`nodewright.resources` convention: ``1 cpu == 1000``, ``1 byte == 1000``)
+*milli-units* (the :mod:`nodewright.algebra.resources` convention: ``1 cpu == 1000``, ``1 byte == 1000``)
 unless the name says otherwise. No boto3, no I/O: :mod:`nodewright.catalog.aws` feeds it facts.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from nodewright.quantity import parse_quantity
+from nodewright.algebra.quantity import parse_quantity
 
 MI: Final = 1024 * 1024
 GI: Final = 1024 * MI

@@ -11,13 +11,13 @@ from typing import Any
 
 import click
 
+from nodewright.algebra.resources import format_resource_list
 from nodewright.api.documents import load_documents
 from nodewright.catalog import load_catalog
 from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.catalog.model import InstanceType
 from nodewright.cli._common import emit, format_markdown_table, format_table, handle_errors, output_option
 from nodewright.errors import InputError
-from nodewright.resources import format_resource_list
 
 _HEADERS = ("NAME", "CPU", "MEMORY", "MAX PODS", "PRICE", "ALLOCATABLE CPU", "ALLOCATABLE MEMORY")
 

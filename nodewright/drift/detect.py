@@ -210,7 +210,7 @@ def _claim(obj: Any) -> _Claim:
 
 
 def _requirements(template: Mapping[str, Any], origin: Origin) -> Any:
-    from nodewright.scheduling.requirements import RequirementError, Requirements
+    from nodewright.algebra.requirements import RequirementError, Requirements
 
     spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
     raw = (spec or {}).get("requirements") or []
@@ -383,7 +383,7 @@ def _static_drift(
 
 
 def _instance_type_drift(claim: _Claim, catalog: Any, now: datetime) -> str | None:
-    from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
+    from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
 
     if claim.created is not None and now - claim.created <= INSTANCE_TYPE_CHECK_MIN_AGE:
         return None
@@ -550,7 +550,7 @@ def _first_reason(
         return NODEPOOL_DRIFTED, (
             f"nodepool-hash {claim.annotations.get(labels.NODEPOOL_HASH)} != NodePool's {pool.hash_after}"
         )
-    from nodewright.scheduling.requirements import Requirements
+    from nodewright.algebra.requirements import Requirements
 
     if pool.requirements is None:
         pool.requirements = _requirements(pool.template, pool.origin)

@@ -122,7 +122,7 @@ QUANTITY: Final = GoStruct("Quantity", (GoField("Format", STRING),))
 
 def _quantity_string(value: Any) -> str:
     """``(*resource.Quantity).String()``: the canonical form (``1024Gi`` -> ``1Ti``)."""
-    from nodewright.quantity import parse_quantity
+    from nodewright.algebra.quantity import parse_quantity
 
     return str(parse_quantity(value))
 

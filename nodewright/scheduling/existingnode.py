@@ -14,15 +14,23 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from nodewright import labels
+from nodewright.algebra.requirements import Requirement, Requirements
+from nodewright.algebra.resources import (
+    ResourceList,
+    add,
+    fits,
+    parse_resource_list,
+    requests_for_pod,
+    subtract,
+)
+from nodewright.algebra.taints import tolerates
 from nodewright.api.core import Node, Pod, Taint
 from nodewright.api.karpenter import NodeClaim as NodeClaimModel
-from nodewright.resources import ResourceList, add, fits, parse_resource_list, requests_for_pod, subtract
 from nodewright.scheduling import podutil
 from nodewright.scheduling.hostports import CONFLICT, HostPortUsage, host_ports
 from nodewright.scheduling.nodeclaim import Failure
 from nodewright.scheduling.poddata import PodData
-from nodewright.scheduling.requirements import Requirement, Requirements, pod_requirements
-from nodewright.scheduling.taints import tolerates
+from nodewright.scheduling.podrequirements import pod_requirements
 from nodewright.scheduling.volumes import VolumeUsage
 
 if TYPE_CHECKING:

@@ -22,10 +22,17 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from nodewright import labels
+from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
+from nodewright.algebra.resources import (
+    CPU,
+    ResourceList,
+    add,
+    max_resources,
+    min_resources,
+    resource_list_str,
+)
 from nodewright.catalog.model import InstanceType, Offering
 from nodewright.errors import SchedulingError
-from nodewright.resources import CPU, ResourceList, add, max_resources, min_resources, resource_list_str
-from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
 
 _OFFERING_KEYS: Final = (labels.ZONE, labels.CAPACITY_TYPE, labels.CAPACITY_RESERVATION_ID)
 _ONE_MILLION_CPU_MILLI: Final = 1_000_000_000

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 from nodewright import labels
+from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
+from nodewright.algebra.resources import ResourceList, add, min_resources
+from nodewright.algebra.taints import tolerates
 from nodewright.api.core import Taint
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import Offering
-from nodewright.resources import ResourceList, add, min_resources
 from nodewright.scheduling.hostports import HostPortUsage
 from nodewright.scheduling.instancetypes import (
     InstanceTypeFilterError,
@@ -29,8 +31,6 @@ from nodewright.scheduling.instancetypes import (
     vec_add,
 )
 from nodewright.scheduling.poddata import PodData
-from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
-from nodewright.scheduling.taints import tolerates
 
 if TYPE_CHECKING:
     from nodewright.scheduling.reservations import ReservationManager

@@ -17,17 +17,17 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from nodewright import labels
+from nodewright.algebra.requirements import RequirementError, Requirements
+from nodewright.algebra.resources import ResourceList, format_resource_list, requests_for_pod
 from nodewright.api.core import Affinity, Container, NodeAffinity, ObjectMeta, Pod, PodSpec
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType, Offering
 from nodewright.cluster.state import ClusterState
-from nodewright.resources import ResourceList, format_resource_list, requests_for_pod
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import build_state_nodes
 from nodewright.scheduling.instancetypes import ResourceSpace, satisfies_min_values
 from nodewright.scheduling.nodeclaim import NodeClaim
 from nodewright.scheduling.poddata import PodData
-from nodewright.scheduling.requirements import RequirementError, Requirements
 from nodewright.scheduling.reservations import consume_reservations
 from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler, SchedulerOptions, SolveResult
 from nodewright.scheduling.topology import Topology

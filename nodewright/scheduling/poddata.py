@@ -9,11 +9,12 @@ relaxation can change.
 
 from __future__ import annotations
 
+from nodewright.algebra.requirements import Requirements
+from nodewright.algebra.resources import CPU, MEMORY, ResourceList, requests_for_pod
 from nodewright.api.core import Pod
-from nodewright.resources import CPU, MEMORY, ResourceList, requests_for_pod
 from nodewright.scheduling.hostports import HostPort, host_ports
 from nodewright.scheduling.instancetypes import ResourceSpace
-from nodewright.scheduling.requirements import Requirements, pod_requirements
+from nodewright.scheduling.podrequirements import pod_requirements
 
 
 def has_preferred_node_affinity(pod: Pod) -> bool:

@@ -19,10 +19,12 @@ from operator import le
 from typing import Final
 
 from nodewright import labels
+from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement
+from nodewright.algebra.resources import ResourceList, parse_resource_list, requests_for_pods, subtract
+from nodewright.algebra.taints import tolerates
 from nodewright.api.core import Pod
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
-from nodewright.resources import ResourceList, parse_resource_list, requests_for_pods, subtract
 from nodewright.scheduling.existingnode import ExistingNode, StateNode, daemon_compatible_with_node
 from nodewright.scheduling.hostports import HostPortUsage, host_ports
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, iter_bits
@@ -37,11 +39,10 @@ from nodewright.scheduling.nodeclaim import (
     template_requirements,
 )
 from nodewright.scheduling.poddata import PodData
+from nodewright.scheduling.podrequirements import pod_requirements
 from nodewright.scheduling.preferences import Preferences, remove_required_node_affinity_term
 from nodewright.scheduling.queue import Queue
-from nodewright.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, pod_requirements
 from nodewright.scheduling.reservations import ReservationManager
-from nodewright.scheduling.taints import tolerates
 from nodewright.scheduling.topology import Topology, TopologyError
 from nodewright.scheduling.topologygroup import TopologyType
 from nodewright.scheduling.volumes import VolumeIndex, VolumeUsage

@@ -26,7 +26,7 @@ Determinism: groups are evaluated in creation order (the first failing one names
 ties between domains go to the lexicographically smallest (Go uses map order).
 
 Boundary: no instance types, no resources; requirements algebra from
-:mod:`nodewright.scheduling.requirements`.
+:mod:`nodewright.algebra.requirements`.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
+from nodewright.algebra.requirements import Requirement, Requirements
 from nodewright.errors import SchedulingError
 from nodewright.labels import HOSTNAME
-from nodewright.scheduling.requirements import Requirement, Requirements
 from nodewright.scheduling.topologydomains import DomainSource, DomainUniverse
 from nodewright.scheduling.topologyfilter import IGNORE, TopologyNodeFilter
 from nodewright.scheduling.topologygroup import (

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from nodewright.scheduling.requirements import Requirements
-from nodewright.scheduling.taints import is_tolerated
+from nodewright.algebra.requirements import Requirements
+from nodewright.algebra.taints import is_tolerated
 from nodewright.scheduling.topologyfilter import Taint
 
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol
 
-from nodewright.scheduling.requirements import Requirements
-from nodewright.scheduling.taints import is_tolerated
+from nodewright.algebra.requirements import Requirements
+from nodewright.algebra.taints import is_tolerated
 
 if TYPE_CHECKING:
     from nodewright.api.core import Pod, Toleration

@@ -28,8 +28,8 @@ from collections.abc import Iterable, Mapping
 from enum import IntEnum
 from typing import Final
 
+from nodewright.algebra.requirements import Requirement
 from nodewright.labels import HOSTNAME
-from nodewright.scheduling.requirements import Requirement
 from nodewright.scheduling.topologyfilter import TopologyNodeFilter
 from nodewright.scheduling.topologyselector import (
     RawSelector,

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from nodewright import labels
+from nodewright.algebra.requirements import Requirement, Requirements
 from nodewright.api.core import CSINode, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass
-from nodewright.scheduling.requirements import Requirement, Requirements
 
 EXCEEDS: str = "would exceed volume limit"
 

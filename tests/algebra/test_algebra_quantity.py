@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from nodewright.quantity import Quantity, QuantityError, format_milli, is_quantity, parse_quantity
+from nodewright.algebra.quantity import Quantity, QuantityError, format_milli, is_quantity, parse_quantity
 
 EXPECTED = "expected a number with an optional suffix (m, Ki, Mi, Gi, k, M, G, ...)"
 

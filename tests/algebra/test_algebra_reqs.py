@@ -7,16 +7,16 @@ from typing import Any
 import pytest
 
 from nodewright import labels as wk
-from nodewright.api.core import Pod
-from nodewright.api.karpenter import NodeSelectorRequirementWithMinValues
-from nodewright.scheduling.requirements import (
+from nodewright.algebra.requirements import (
     ALLOW_UNDEFINED_WELL_KNOWN,
     MAX_INT,
     Requirement,
     RequirementError,
     Requirements,
-    pod_requirements,
 )
+from nodewright.api.core import Pod
+from nodewright.api.karpenter import NodeSelectorRequirementWithMinValues
+from nodewright.scheduling.podrequirements import pod_requirements
 
 R = Requirement.new
 WK = ALLOW_UNDEFINED_WELL_KNOWN

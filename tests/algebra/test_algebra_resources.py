@@ -6,9 +6,8 @@ from typing import Any
 
 import pytest
 
-from nodewright.api.core import Pod
-from nodewright.quantity import QuantityError
-from nodewright.resources import (
+from nodewright.algebra.quantity import QuantityError
+from nodewright.algebra.resources import (
     add,
     exceeded_by,
     fits,
@@ -23,6 +22,7 @@ from nodewright.resources import (
     resource_list_str,
     subtract,
 )
+from nodewright.api.core import Pod
 
 
 def rl(**kw: str) -> dict[str, int]:

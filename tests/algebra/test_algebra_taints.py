@@ -6,9 +6,7 @@ from typing import Any
 
 import pytest
 
-from nodewright.api.core import Pod, Taint, Toleration
-from nodewright.api.karpenter import TemplateTaint
-from nodewright.scheduling.taints import (
+from nodewright.algebra.taints import (
     PREFER_NO_SCHEDULE_TOLERATION,
     has_prefer_no_schedule,
     is_known_ephemeral_taint,
@@ -22,6 +20,8 @@ from nodewright.scheduling.taints import (
     tolerates_taint,
     untolerated,
 )
+from nodewright.api.core import Pod, Taint, Toleration
+from nodewright.api.karpenter import TemplateTaint
 
 TAINT = Taint(key="test-key", value="test-value", effect="NoSchedule")
 

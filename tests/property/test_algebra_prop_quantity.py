@@ -7,7 +7,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nodewright.quantity import Quantity, format_milli, parse_quantity
+from nodewright.algebra.quantity import Quantity, format_milli, parse_quantity
 
 millis = st.integers(min_value=-(10**24), max_value=10**24)
 nanos = st.integers(min_value=-(10**24), max_value=10**24).map(lambda n: Fraction(n, 10**9))

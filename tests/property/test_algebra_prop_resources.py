@@ -5,7 +5,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nodewright.resources import add, fits, format_resource_list, max_resources, parse_resource_list, subtract
+from nodewright.algebra.resources import (
+    add,
+    fits,
+    format_resource_list,
+    max_resources,
+    parse_resource_list,
+    subtract,
+)
 
 names = st.sampled_from(["cpu", "memory", "pods", "nvidia.com/gpu", "ephemeral-storage"])
 lists = st.dictionaries(names, st.integers(min_value=0, max_value=10**15), max_size=5)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nodewright.scheduling.requirements import Requirement, Requirements
+from nodewright.algebra.requirements import Requirement, Requirements
 
 KEY = "k"
 UNIVERSE = ["a", "b", "c", "0", "1", "2", "3", "5", "8", "13", "-1", "+4", "007", "99"]

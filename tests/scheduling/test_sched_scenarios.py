@@ -27,8 +27,8 @@ from test_sched_support import (
     scheduled,
 )
 
+from nodewright.algebra.resources import parse_resource_list
 from nodewright.catalog.model import InstanceType, Offering
-from nodewright.resources import parse_resource_list
 
 
 def req(key: str, op: str, *values: str) -> dict[str, object]:

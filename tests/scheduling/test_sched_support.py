@@ -11,12 +11,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from nodewright.algebra.resources import format_resource_list
 from nodewright.api.core import DaemonSet, Node, Pod
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.catalog import load_catalog_file
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
-from nodewright.resources import format_resource_list
 from nodewright.scheduling.plan import PlanOptions, plan
 
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from nodewright.algebra.requirements import Requirement
 from nodewright.labels import HOSTNAME, ZONE
-from nodewright.scheduling.requirements import Requirement
 from nodewright.scheduling.topologyfilter import TopologyNodeFilter
 from nodewright.scheduling.topologygroup import MAX_INT32, TopologyGroup, TopologyType
 from nodewright.scheduling.topologyselector import RawSelector

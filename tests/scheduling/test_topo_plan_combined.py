@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from test_topo_plan_support import Cluster, nodepool, req, spread
 
+from nodewright.algebra.resources import parse_resource_list
 from nodewright.catalog.fake import new_instance_type, price_from_resources
 from nodewright.catalog.model import Offering
 from nodewright.labels import CAPACITY_TYPE, HOSTNAME, ZONE
-from nodewright.resources import parse_resource_list
 
 Z1, Z2, Z3 = "test-zone-1", "test-zone-2", "test-zone-3"
 ZONE_TSC = spread(ZONE)

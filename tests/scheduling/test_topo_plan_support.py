@@ -19,13 +19,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from nodewright.algebra.resources import format_resource_list
 from nodewright.api.core import Node, Pod
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog import load_catalog_file
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
 from nodewright.labels import CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, NODE_INITIALIZED, NODE_REGISTERED, ZONE
-from nodewright.resources import format_resource_list
 from nodewright.scheduling.plan import PlanOptions, plan
 
 FAKE: Final = Path(__file__).resolve().parent.parent / "data" / "catalogs" / "fake.yaml"

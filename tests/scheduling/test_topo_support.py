@@ -10,12 +10,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nodewright.api.core import Node, Pod, Taint
-from nodewright.labels import CAPACITY_TYPE, HOSTNAME, NODEPOOL, ZONE
-from nodewright.scheduling.requirements import (
+from nodewright.algebra.requirements import (
     Requirement,
     Requirements,
 )
+from nodewright.api.core import Node, Pod, Taint
+from nodewright.labels import CAPACITY_TYPE, HOSTNAME, NODEPOOL, ZONE
 from nodewright.scheduling.topology import DomainSource
 
 ZONES = ("test-zone-1", "test-zone-2", "test-zone-3")

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from test_topo_support import ZONES, Pool, node, pod, reqs, spread, term
 
+from nodewright.algebra.requirements import Requirement, Requirements
 from nodewright.api.core import Node, Pod, Taint
 from nodewright.labels import CAPACITY_TYPE, HOSTNAME, ZONE
-from nodewright.scheduling.requirements import Requirement, Requirements
 from nodewright.scheduling.topology import DomainSource, Topology, TopologyError, TopologyType, pretty_map
 from nodewright.scheduling.topologygroup import MAX_INT32
 

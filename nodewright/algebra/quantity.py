@@ -6,7 +6,7 @@ Mirrors ``k8s.io/apimachinery/pkg/api/resource``: the accepted grammar, the thre
 string (``Quantity.String``). Values are held as exact :class:`fractions.Fraction`; no floats.
 
 Boundary: parsing and formatting single quantities only. Resource lists live in
-:mod:`nodewright.resources`.
+:mod:`nodewright.algebra.resources`.
 """
 
 from __future__ import annotations

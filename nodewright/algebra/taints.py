@@ -13,10 +13,10 @@ initialises) is the scheduler's decision, helped by :func:`is_known_ephemeral_ta
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Final, Protocol, TypeVar
 
 from nodewright import labels as wk
-from nodewright.api.core import Toleration
 
 __all__ = [
     "EQUAL",
@@ -81,8 +81,17 @@ class PodLike(Protocol):
 
 _T = TypeVar("_T", bound=TaintLike)
 
+
+@dataclass(frozen=True)
+class _Toleration:
+    key: str | None = None
+    operator: str | None = None
+    value: str | None = None
+    effect: str | None = None
+
+
 # The toleration Karpenter's preference relaxation adds as its last step.
-PREFER_NO_SCHEDULE_TOLERATION: Final = Toleration(operator=EXISTS, effect=PREFER_NO_SCHEDULE)
+PREFER_NO_SCHEDULE_TOLERATION: Final[TolerationLike] = _Toleration(operator=EXISTS, effect=PREFER_NO_SCHEDULE)
 
 
 def tolerates_taint(toleration: TolerationLike, taint: TaintLike) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, Protocol
 
-from nodewright.quantity import QuantityError, format_milli, parse_quantity
+from nodewright.algebra.quantity import QuantityError, format_milli, parse_quantity
 
 __all__ = [
     "CPU",
@@ -90,7 +90,7 @@ def is_binary_resource(name: str) -> bool:
 def parse_resource_list(mapping: Mapping[str, str | int | float]) -> ResourceList:
     """Parse ``{name: quantity}`` into milli-units.
 
-    Raises :class:`~nodewright.quantity.QuantityError` for the first bad quantity, its message
+    Raises :class:`~nodewright.algebra.quantity.QuantityError` for the first bad quantity, its message
     prefixed with the resource name (``cpu: invalid quantity "1.5.3": ...``).
     """
     out: ResourceList = {}

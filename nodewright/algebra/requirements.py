@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import Final, Protocol
 
 from nodewright import labels as wk
 from nodewright.errors import NodewrightError
-
-if TYPE_CHECKING:
-    from nodewright.api.core import Pod
 
 __all__ = [
     "ALLOW_UNDEFINED_WELL_KNOWN",
@@ -34,7 +31,6 @@ __all__ = [
     "Requirement",
     "RequirementError",
     "Requirements",
-    "pod_requirements",
 ]
 
 MAX_INT: Final = 2**63 - 1  # Go's math.MaxInt on 64-bit platforms
@@ -655,28 +651,3 @@ class Requirements:
 
     def __repr__(self) -> str:
         return f"Requirements({str(self)!r})"
-
-
-def pod_requirements(pod: Pod, *, include_preferred: bool = True) -> Requirements:
-    """Karpenter ``NewPodRequirements`` (``include_preferred=False``: ``NewStrictPodRequirements``).
-
-    Node selector labels, plus the heaviest preferred node-affinity term (first of equal
-    weights) when ``include_preferred``, plus the first required node-selector term. The outer
-    relaxation loop removes terms that cannot be met.
-    """
-    spec = pod.spec
-    reqs = Requirements.from_labels(spec.node_selector)
-    affinity = spec.affinity
-    node_affinity = affinity.node_affinity if affinity is not None else None
-    if node_affinity is None:
-        return reqs
-    preferred = node_affinity.preferred_during_scheduling_ignored_during_execution
-    if include_preferred and preferred:
-        heaviest = max(preferred, key=lambda t: t.weight)  # first of the heaviest
-        reqs.add_all(Requirements.from_node_selector_requirements(heaviest.preference.match_expressions))
-    required = node_affinity.required_during_scheduling_ignored_during_execution
-    if required is not None and required.node_selector_terms:
-        reqs.add_all(
-            Requirements.from_node_selector_requirements(required.node_selector_terms[0].match_expressions)
-        )
-    return reqs
