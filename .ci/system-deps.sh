@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the real parsers the renderers are validated against: Debian's cloud-init (for
-# ../shared/tools/validate_userdata.py) and ignition-validate. Idempotent; quiet when present.
+# tools/validate_userdata.py) and ignition-validate. Idempotent; quiet when present.
 set -u
 need=()
 /usr/bin/python3 -c 'import cloudinit' 2>/dev/null || need+=(cloud-init)

@@ -1,6 +1,6 @@
 """The ``InstanceTypeCatalog`` file format (``apiVersion: nodewright.dev/v1alpha1``): load and dump.
 
-See ../shared/spec/cli.md "Instance-type catalog". Every problem is reported with its file and
+See docs/cli.md "Instance-type catalog". Every problem is reported with its file and
 JSON path (``error: cat.yaml:instanceTypes[3].capacity.memory: invalid quantity ...``); all
 problems of a file are collected before raising. Zone and capacity-type requirements a type does
 not state are derived from its available offerings, as Karpenter's providers do.

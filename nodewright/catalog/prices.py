@@ -1,7 +1,7 @@
 """The shipped on-demand price table (package data) and its conversion from the public CSV.
 
 ``nodewright/data/prices-<region>.json`` holds ``{"region", "source", "prices": {type: usd/h}}``,
-converted from ``../shared/data/ec2-on-demand-prices.csv`` by
+converted from ``tools/data/ec2-on-demand-prices.csv`` by
 ``python -m nodewright.catalog.prices CSV [OUTDIR]``. Like Karpenter's static pricing table, a
 region without a table falls back to us-east-1 (with a warning).
 

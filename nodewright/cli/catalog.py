@@ -1,4 +1,4 @@
-"""`nodewright catalog` (see ../shared/spec/cli.md): inspect the instance-type catalog.
+"""`nodewright catalog` (see docs/cli.md): inspect the instance-type catalog.
 
 ``nodewright catalog list [--catalog aws:us-east-1|FILE] [--nodeclass FILE] [-o table|json|yaml]``
 prints every instance type with its capacity, allocatable, overhead, max pods, offerings, price

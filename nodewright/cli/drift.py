@@ -1,4 +1,4 @@
-"""`nodewright drift` (see ../shared/spec/cli.md): NodeClaims Karpenter would mark Drifted.
+"""`nodewright drift` (see docs/cli.md): NodeClaims Karpenter would mark Drifted.
 
 Thin: read the files and the cluster state, call :func:`nodewright.drift.drift_impact_files`, print.
 """

@@ -1,4 +1,4 @@
-"""`nodewright hash` (see ../shared/spec/cli.md): the ``karpenter.sh/nodepool-hash`` of each NodePool.
+"""`nodewright hash` (see docs/cli.md): the ``karpenter.sh/nodepool-hash`` of each NodePool.
 
 Thin: read the files, call :func:`nodewright.drift.hash_nodepools`, print.
 """

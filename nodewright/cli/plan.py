@@ -1,4 +1,4 @@
-"""`nodewright plan` (see ../shared/spec/cli.md): simulate one Karpenter provisioning round.
+"""`nodewright plan` (see docs/cli.md): simulate one Karpenter provisioning round.
 
 Thin: read NodePools, cluster state and catalog, call :func:`nodewright.scheduling.plan.plan`,
 print it (json/yaml/table/markdown) and optionally write the claims file Pulumi's Capacity

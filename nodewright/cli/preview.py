@@ -1,7 +1,7 @@
 """``nodewright preview``: what ``pulumi preview --policy-pack policies`` would show, offline.
 
 Thin: parse options, call :func:`nodewright.preview.preview`, print JSON / table / the
-pull-request markdown, exit 1 on a mandatory policy violation (see ../shared/spec/cli.md).
+pull-request markdown, exit 1 on a mandatory policy violation (see docs/cli.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`nodewright render userdata|osc` (see ../shared/spec/cli.md)."""
+"""`nodewright render userdata|osc` (see docs/cli.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`nodewright render osc` (see ../shared/spec/cli.md): an OperatingSystemConfig as user data.
+"""`nodewright render osc` (see docs/cli.md): an OperatingSystemConfig as user data.
 
 Thin: load the OSC (and any Secrets in the same files), call :func:`nodewright.osc.render_osc`,
 print. ``-o raw`` prints the user data exactly (no added newline); ``-o json`` prints

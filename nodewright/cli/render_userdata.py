@@ -1,4 +1,4 @@
-"""`nodewright render userdata` (see ../shared/spec/cli.md): the user data a NodeClass produces.
+"""`nodewright render userdata` (see docs/cli.md): the user data a NodeClass produces.
 
 Thin: load the EC2NodeClass, the NodePool and the cluster facts, find the instance type's pod
 count in the catalog when ``spec.kubelet.maxPods`` is unset, call :func:`nodewright.userdata.render`.

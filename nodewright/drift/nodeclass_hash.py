@@ -2,8 +2,8 @@
 
 Boundary: a thin adapter from a raw EC2NodeClass (mapping, Document or pydantic model) to the Go
 value of ``[]interface{}{spec, AMIFamily()}`` hashed with Karpenter's options. Hashed fields are
-those the AWS provider does not tag ``hash:"ignore"`` (../shared/reference/karpenter-userdata.md
-section 7): userData, tags, role, instanceProfile, kubelet, blockDeviceMappings,
+those the AWS provider does not tag ``hash:"ignore"`` (aws/karpenter-provider-aws
+``pkg/apis/v1/ec2nodeclass.go``): userData, tags, role, instanceProfile, kubelet, blockDeviceMappings,
 instanceStorePolicy, detailedMonitoring, associatePublicIPAddress, metadataOptions, context, and
 the resolved AMI family. The CRD default of ``metadataOptions`` is applied first (the API server
 always does). Newer fields nodewright does not model field by field (networkInterfaces, cpuOptions,

@@ -2,7 +2,7 @@
 
 Field names and shapes follow the CRD (``criConfig``, ``dropIns``, ``filePaths``,
 ``transmitUnencoded``, ``content.inline.encoding`` in ``{"", "b64"}``); see
-../shared/reference/gardener-osc.md section 1. Models are frozen and reject unknown fields
+gardener/gardener ``pkg/apis/extensions/v1alpha1/types_operatingsystemconfig.go``. Models are frozen and reject unknown fields
 (``extra="forbid"``), except Kubernetes ``metadata`` and the operator-owned parts of ``status``,
 which carry many fields nodewright does not model. Cross-field rules that need more than one
 field (exactly one content source, ``filePaths`` naming a file, containerd not allowed for

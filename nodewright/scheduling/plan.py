@@ -4,7 +4,7 @@ Selects the pending pods (``IsProvisionable``) and the reschedulable pods of del
 validates them (Karpenter's texts), orders and filters the NodePools (managed, not static, Ready,
 not deleting; weight descending then name descending), builds topology and runs the
 :class:`~.scheduler.Scheduler`. The result is the ``nodewright plan -o json`` document
-(``../shared/spec/cli.md``): NodeClaims with instance types cheapest first (truncated to
+(``docs/cli.md``): NodeClaims with instance types cheapest first (truncated to
 ``max_instance_types``), launch choice, labels, requests and pods; existing nodes that receive
 pods; per-pod errors; a summary. Deterministic byte for byte.
 """

@@ -1,4 +1,4 @@
-"""Golden vectors: every NodePool vector of ../shared/data and the primitive vectors of the reference."""
+"""Golden vectors: every NodePool vector of tests/data/drift and the primitive vectors of the reference."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from nodewright.drift.hashstructure import (
     hash_value,
 )
 
-VECTORS = Path(__file__).resolve().parents[3] / "shared" / "data" / "nodepool-hash-vectors.yaml"
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "drift" / "nodepool-hash-vectors.yaml"
 
 
 def _vectors() -> list[dict[str, Any]]:

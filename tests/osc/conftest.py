@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
-VALIDATE_USERDATA = SHARED / "tools" / "validate_userdata.py"
+VALIDATE_USERDATA = Path(__file__).resolve().parents[2] / "tools" / "validate_userdata.py"
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 
 Validator = Callable[[Path], None]
@@ -25,7 +24,7 @@ def _has_cloudinit() -> bool:
 
 @pytest.fixture(scope="session")
 def validate_cloudinit() -> Validator:
-    """Debian cloud-init's own splitter + strict schema (../shared/tools/validate_userdata.py)."""
+    """Debian cloud-init's own splitter + strict schema (tools/validate_userdata.py)."""
     if not _has_cloudinit():
         pytest.skip("Debian cloud-init missing: apt-get install -y cloud-init (.ci/system-deps.sh)")
 

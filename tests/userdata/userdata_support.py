@@ -14,7 +14,7 @@ from nodewright.userdata import ClusterInfo, KubeletConfig, Options, resolve_opt
 from nodewright.userdata.options import taints_from
 
 GOLDEN = Path(__file__).resolve().parent.parent / "data" / "userdata"
-VALIDATOR = Path(__file__).resolve().parents[3] / "shared" / "tools" / "validate_userdata.py"
+VALIDATOR = Path(__file__).resolve().parents[2] / "tools" / "validate_userdata.py"
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 UPSTREAM_BASE: dict[str, Any] = {
@@ -84,7 +84,7 @@ def require_validator() -> None:
     if not validator_available():
         pytest.skip(
             "cloud-init is not importable by /usr/bin/python3 (apt-get install -y cloud-init; "
-            "make system-deps does it): cannot run shared/tools/validate_userdata.py"
+            "make system-deps does it): cannot run tools/validate_userdata.py"
         )
 
 
