@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from nodewright.api.amifamily import USER_DATA_MAX_BYTES
 from nodewright.errors import RenderError
 from nodewright.osc.initscript import (
     FULL_CONFIG_KEY,
@@ -32,7 +33,7 @@ log = logging.getLogger("nodewright")
 
 Format = Literal["cloud-init", "bash", "ignition"]
 FORMATS: Final[tuple[Format, ...]] = ("cloud-init", "bash", "ignition")
-USER_DATA_LIMIT: Final = 16384
+USER_DATA_LIMIT: Final = USER_DATA_MAX_BYTES  # EC2's limit, owned by nodewright.api.amifamily
 WARN_RATIO: Final = 0.9
 
 
