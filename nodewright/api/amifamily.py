@@ -142,7 +142,9 @@ def ssm_parameter_for_alias(
         return f"/aws/service/eks/optimized-ami/{k8s_version}/amazon-linux-2023/{a}/{variant}/{leaf}/image_id"
     if fam == "bottlerocket":
         flavour = f"aws-k8s-{k8s_version}" + ("-nvidia" if variant == "nvidia" else "")
-        return f"/aws/service/bottlerocket/{flavour}/{a}/{'latest' if latest else version.lstrip('v')}/image_id"
+        return (
+            f"/aws/service/bottlerocket/{flavour}/{a}/{'latest' if latest else version.lstrip('v')}/image_id"
+        )
     if fam in ("windows2019", "windows2022", "windows2025"):
         if not latest:
             raise InputError(

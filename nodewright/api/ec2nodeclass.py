@@ -20,7 +20,6 @@ from nodewright.api.core import Condition, ObjectMeta
 API_VERSION: Final = "karpenter.k8s.aws/v1"
 
 
-
 class SubnetSelectorTerm(StrictModel):
     tags: dict[str, str] | None = None
     id: str | None = None

@@ -17,7 +17,7 @@ from nodewright.api.loading import load_nodepools
 from nodewright.catalog.model import InstanceType
 from nodewright.cli._common import emit, files_option, handle_errors, output_option
 from nodewright.cluster import load_cluster
-from nodewright.drift.nodepool_hash import nodepool_hash
+from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
 from nodewright.tables import format_markdown_table, format_table

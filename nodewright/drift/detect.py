@@ -38,8 +38,8 @@ from nodewright.algebra.requirements import (
 from nodewright.api.loading import load_objects
 from nodewright.catalog import load_catalog
 from nodewright.drift.inputs import of_kind, read_documents
-from nodewright.drift.nodeclass_hash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
-from nodewright.drift.nodepool_hash import (
+from nodewright.drift.nodeclasshash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
+from nodewright.drift.nodepoolhash import (
     NODEPOOL_HASH_VERSION,
     Origin,
     as_mapping,

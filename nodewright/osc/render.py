@@ -24,7 +24,7 @@ from nodewright.osc.initscript import (
     result_secret_name,
 )
 from nodewright.osc.loading import LoadedOSC
-from nodewright.osc.plan import NodePlan, plan
+from nodewright.osc.nodeplan import NodePlan, node_plan
 from nodewright.osc.render_bash import render_bash
 from nodewright.osc.render_cloudinit import render_cloudinit
 from nodewright.osc.render_ignition import render_ignition
@@ -99,7 +99,7 @@ def render_osc(
     limit: int = USER_DATA_LIMIT,
 ) -> RenderResult:
     """Plan and render ``loaded``; provision results over ``limit`` bytes use the init pattern."""
-    full = plan(loaded, host_name=host_name)
+    full = node_plan(loaded, host_name=host_name)
     content = render_plan(full, fmt)
     size = len(content.encode("utf-8"))
     common = {

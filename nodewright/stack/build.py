@@ -3,7 +3,7 @@
 Boundary: no ``pulumi`` import, so the CLI and tests can call it; ``__main__.py`` turns a
 :class:`~nodewright.stack.model.StackPlan` into components (``components/`` only adapt). It reads
 the stack's files with the core loaders, stamps each NodePool with the hash an in-cluster
-Karpenter computes (:func:`nodewright.drift.nodepool_hash.nodepool_hash`), groups launch templates
+Karpenter computes (:func:`nodewright.drift.nodepoolhash.nodepool_hash`), groups launch templates
 by distinct user data (Karpenter renders one per max-pods group and NodePool,
 :mod:`nodewright.stack.launchtemplates`), reads the reviewed claims file in fleet mode
 (:mod:`nodewright.scheduling.claimsfile`) and derives per-pool registration health from a cluster
@@ -21,7 +21,7 @@ from typing import Any
 from nodewright import labels
 from nodewright.api.amifamily import DEFAULT_METADATA_OPTIONS, ami_family
 from nodewright.api.documents import Document, load_documents
-from nodewright.drift.nodepool_hash import nodepool_hash as _hash
+from nodewright.drift.nodepoolhash import nodepool_hash as _hash
 from nodewright.errors import Collector
 from nodewright.health import nodepool_health
 from nodewright.osc.loading import load_osc_documents

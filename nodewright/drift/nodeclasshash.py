@@ -21,7 +21,7 @@ from nodewright import labels
 from nodewright.api.amifamily import DEFAULT_METADATA_OPTIONS, ami_family
 from nodewright.drift.gotypes import EC2_NODE_CLASS_HASHED, EC2_NODE_CLASS_SPEC, STRING
 from nodewright.drift.hashstructure import KARPENTER_OPTIONS, hash_value
-from nodewright.drift.nodepool_hash import Origin, as_mapping
+from nodewright.drift.nodepoolhash import Origin, as_mapping
 from nodewright.errors import Collector, InputError
 from nodewright.goduration import DurationError, parse_duration
 
