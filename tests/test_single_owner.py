@@ -107,7 +107,7 @@ def test_metadata_option_defaults_have_one_owner() -> None:
 def test_the_user_data_limit_has_one_owner() -> None:
     from nodewright.osc.render import USER_DATA_LIMIT
     from nodewright.policy.safety import USER_DATA_MAX_BYTES as POLICY_LIMIT
-    from nodewright.userdata.render import MAX_BYTES, WARN_BYTES
+    from nodewright.userdata.dispatch import MAX_BYTES, WARN_BYTES
 
     assert amifamily.USER_DATA_MAX_BYTES == 16384
     assert MAX_BYTES == USER_DATA_LIMIT == POLICY_LIMIT == amifamily.USER_DATA_MAX_BYTES

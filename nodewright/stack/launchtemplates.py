@@ -30,6 +30,7 @@ from nodewright.api.documents import Document
 from nodewright.api.loading import build
 from nodewright.catalog import Catalog, InstanceType
 from nodewright.errors import InputError
+from nodewright.userdata.dispatch import render as render_family
 from nodewright.userdata.launch import (
     FALLBACK_MAX_PODS,
     capacity_type_for,
@@ -38,7 +39,6 @@ from nodewright.userdata.launch import (
 )
 from nodewright.userdata.nodeclass import nodeclass_catalog
 from nodewright.userdata.options import UserDataError
-from nodewright.userdata.render import render as render_family
 
 log = logging.getLogger("nodewright")
 

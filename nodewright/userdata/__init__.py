@@ -24,6 +24,7 @@ from nodewright.userdata.al2 import render_al2
 from nodewright.userdata.al2023 import render_al2023
 from nodewright.userdata.bottlerocket import render_bottlerocket
 from nodewright.userdata.custom import render_custom, render_windows
+from nodewright.userdata.dispatch import MAX_BYTES, WARN_BYTES, Rendered, check_size, is_within_size, render
 from nodewright.userdata.facts import KubeletFacts, effective_kubelet
 from nodewright.userdata.launch import cluster_info_from_mapping, launch_options, render_user_data
 from nodewright.userdata.nodeclass import effective_kubelet_options, nodeclass_catalog, nodeclass_options
@@ -35,7 +36,6 @@ from nodewright.userdata.options import (
     UserDataError,
     resolve_options,
 )
-from nodewright.userdata.render import MAX_BYTES, WARN_BYTES, Rendered, check_size, is_within_size, render
 
 __all__ = [
     "MAX_BYTES",

@@ -17,6 +17,7 @@ from nodewright import labels as L
 from nodewright.api import EC2NodeClass, NodePool
 from nodewright.api.amifamily import renderer_family
 from nodewright.errors import Collector, InputError
+from nodewright.userdata.dispatch import render
 from nodewright.userdata.nodeclass import nodeclass_catalog
 from nodewright.userdata.options import (
     ClusterInfo,
@@ -25,7 +26,6 @@ from nodewright.userdata.options import (
     Taint,
     resolve_options,
 )
-from nodewright.userdata.render import render
 
 log = logging.getLogger("nodewright")
 
