@@ -15,7 +15,7 @@ Per NodePool it reconstructs what Karpenter's controllers hold at ``now``:
   launch failure, else ``RegistrationFailed`` / ``Failed to register node``). The condition flips
   exactly as Karpenter flips it (True on a success whose dry run is Healthy, False on a failure
   whose dry run is Unhealthy).
-* the seed RFC's option 4: ``verifiedNodeClasses``, NodeClass name+UID -> True once a NodeClaim of
+* the Degraded NodePool RFC's (kubernetes-sigs/karpenter pull request #1885) record: ``verifiedNodeClasses``, NodeClass name+UID -> True once a NodeClaim of
   the pool with that NodeClass is ``Initialized=True``; the current pair is verified when the
   NodePool's nodeClassRef is in it; and the RFC's ``Degraded`` reading of it.
 * the pending pods (Karpenter's ``IsProvisionable``) each NodePool would take (first pool by

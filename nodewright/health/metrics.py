@@ -6,7 +6,7 @@ Boundary: a :class:`~nodewright.health.derive.HealthReport` -> text. Metrics:
   1 for the current condition (operatorpkg's status-condition metric shape);
 * ``karpenter_nodepool_registration_results{nodepool,result="success"|"failure"}``: the tracker buffer;
 * ``karpenter_nodepool_verified{nodepool,nodeclass}``: 1 when the current NodePool/NodeClass pair has
-  launched an initialized node (seed RFC option 4), else 0;
+  launched an initialized node (the Degraded NodePool RFC, kubernetes-sigs/karpenter pull request #1885), else 0;
 * ``karpenter_nodepool_degraded{nodepool,reason}``: 1 when the RFC's Degraded reading is True;
 * ``karpenter_nodepool_pending_pods{nodepool,nodePoolVerified}``: pending pods waiting on the pool;
 * ``karpenter_pods_provisioning_unbound_time_seconds{name,namespace,nodepool,nodePoolVerified}``:

@@ -3,7 +3,8 @@
 :class:`Options` mirrors the AWS provider's ``bootstrap.Options`` (cluster name, endpoint, CIDR,
 CA bundle, kubelet configuration, labels, taints, instance-store policy, custom user data).
 :func:`resolve_options` is the part of ``launchtemplate.go``/``resolver.go`` that fills it
-(reference/karpenter-userdata.md section 0): capacity-type label, ``do-not-sync-taints`` (every
+(aws/karpenter-provider-aws v1.14.1 ``pkg/providers/launchtemplate/launchtemplate.go``,
+``pkg/providers/amifamily/resolver.go``): capacity-type label, ``do-not-sync-taints`` (every
 family but Custom), ``RejectForbiddenLabels``, the unregistered taint appended, ``maxPods`` always
 set and ``clusterDNS`` defaulted to the kube-dns IP. Pure data; no I/O, no pydantic, no click.
 """

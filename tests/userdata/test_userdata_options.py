@@ -1,4 +1,4 @@
-"""Karpenter's launch-template pipeline (reference section 0) and Go helpers."""
+"""Karpenter's launch-template pipeline (aws/karpenter-provider-aws ``pkg/providers/launchtemplate/launchtemplate.go``) and Go helpers."""
 
 from __future__ import annotations
 
