@@ -1,4 +1,6 @@
-"""Regenerates stacks/cluster.json, the example cluster state (kubectl get ... -A -o json).
+"""Developer tool: regenerates stacks/cluster.json, the example cluster state (kubectl get ... -A -o json).
+
+Run from the repository root: ``PYTHONPATH=. .venv/bin/python tools/generate_cluster.py``.
 
 Deterministic: running it again gives the same file. A realistic mid-size picture: two Karpenter
 nodes already running, three daemonsets, and ~50 pending pods of varied shapes (spread, anti-
@@ -16,6 +18,7 @@ import yaml
 from nodewright.drift import nodepool_hash
 
 T0 = "2026-11-20T09:00:00Z"
+STACKS = Path(__file__).resolve().parents[1] / "stacks"
 
 
 def meta(
@@ -78,7 +81,7 @@ def pod(
 def live_nodepool() -> dict[str, Any]:
     """The ``default`` NodePool as it runs in the cluster today: the branch in stacks/ adds the
     ``workload-class: general`` label, so a preview shows its NodeClaims drifting."""
-    path = Path(__file__).resolve().parent.parent / "nodepools.yaml"
+    path = STACKS / "nodepools.yaml"
     pool = next(d for d in yaml.safe_load_all(path.read_text()) if d["metadata"]["name"] == "default")
     del pool["spec"]["template"]["metadata"]["labels"]["workload-class"]
     pool["metadata"].update(uid="uid-nodepool-default", generation=3, creationTimestamp=T0)
@@ -362,7 +365,7 @@ def main() -> None:
         )
     )
     doc = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
-    out = Path(__file__).resolve().parent.parent / "cluster.json"
+    out = STACKS / "cluster.json"
     out.write_text(json.dumps(doc, indent=2) + "\n")
     print(
         f"wrote {out} ({sum(1 for i in items if i['kind'] == 'Pod' and 'nodeName' not in i['spec'])} pending pods)"
