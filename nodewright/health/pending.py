@@ -15,14 +15,8 @@ from datetime import datetime
 from typing import Any
 
 from nodewright import labels
+from nodewright.api.core import Taint
 from nodewright.drift.detect import parse_time
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Taint:
-    key: str
-    value: str | None
-    effect: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,7 +26,7 @@ class _Req:
     values: tuple[str, ...] = ()
 
 
-def _pool_view(body: Mapping[str, Any]) -> tuple[str, int, Any, list[_Taint]]:
+def _pool_view(body: Mapping[str, Any]) -> tuple[str, int, Any, list[Taint]]:
     from nodewright.algebra.requirements import Requirement, Requirements
 
     meta = body.get("metadata") or {}
@@ -54,7 +48,7 @@ def _pool_view(body: Mapping[str, Any]) -> tuple[str, int, Any, list[_Taint]]:
     reqs.add(*Requirements.from_labels({str(k): str(v) for k, v in tlabels.items()}).values())
     reqs.add(Requirement.new(labels.NODEPOOL, "In", (name,)))
     taints = [
-        _Taint(key=str(t.get("key", "")), value=t.get("value"), effect=str(t.get("effect", "")))
+        Taint(key=str(t.get("key", "")), value=t.get("value"), effect=str(t.get("effect", "")))
         for t in tspec.get("taints") or []
         if isinstance(t, Mapping)
     ]
