@@ -32,8 +32,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from nodewright import labels
+from nodewright.api.loading import load_objects
 from nodewright.drift.detect import parse_time
 from nodewright.drift.nodepoolhash import as_mapping
+from nodewright.health.pending import assign_pending
 from nodewright.health.tracker import HEALTHY, UNHEALTHY, UNKNOWN, Status, Tracker
 
 CONDITION_TYPE: Final = "NodeRegistrationHealthy"
@@ -378,8 +380,6 @@ def degraded_reading(
 
 def _load(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
     if isinstance(cluster, str | Path):
-        from nodewright.api.loading import load_objects
-
         objs = load_objects([cluster])
         return list(objs.nodepools), list(objs.nodeclaims), list(objs.nodeclasses), list(objs.pods)
     return (
@@ -403,8 +403,6 @@ def nodepool_health(
     ``uid`` drive resets and the verified map). Pass the same ``tracker`` across a series of
     states (oldest first) to carry buffers from one to the next.
     """
-    from nodewright.health.pending import assign_pending
-
     now = now or datetime.now(UTC)
     pools_raw, claims_raw, classes_raw, pods = _load(cluster)
     classes: dict[str, Mapping[str, Any]] = {}

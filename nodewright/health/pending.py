@@ -15,8 +15,11 @@ from datetime import datetime
 from typing import Any
 
 from nodewright import labels
+from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
+from nodewright.algebra.taints import is_tolerated
 from nodewright.api.core import Taint
 from nodewright.drift.detect import parse_time
+from nodewright.scheduling.podutil import is_provisionable
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,7 +30,6 @@ class _Req:
 
 
 def _pool_view(body: Mapping[str, Any]) -> tuple[str, int, Any, list[Taint]]:
-    from nodewright.algebra.requirements import Requirement, Requirements
 
     meta = body.get("metadata") or {}
     name = str(meta.get("name", ""))
@@ -57,7 +59,6 @@ def _pool_view(body: Mapping[str, Any]) -> tuple[str, int, Any, list[Taint]]:
 
 def pod_terms(pod: Any) -> list[Any]:
     """The pod's alternatives: node selector AND each required node-affinity term (OR of terms)."""
-    from nodewright.algebra.requirements import Requirements
 
     base = Requirements.from_labels(dict(pod.spec.node_selector or {}))
     aff = pod.spec.affinity.node_affinity if pod.spec.affinity and pod.spec.affinity.node_affinity else None
@@ -86,10 +87,6 @@ def assign_pending(
     pools: Sequence[tuple[Any, Mapping[str, Any]]], pods: Iterable[Any]
 ) -> tuple[dict[str, list[str]], list[str], dict[str, datetime]]:
     """(pool name -> pending pod keys, pods no pool takes, pod key -> pending since)."""
-    from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN
-    from nodewright.algebra.taints import is_tolerated
-    from nodewright.scheduling.podutil import is_provisionable
-
     by_name = sorted((_pool_view(body) for _, body in pools), key=lambda v: v[0], reverse=True)
     views = sorted(by_name, key=lambda v: -v[1])  # stable: weight desc, then name desc
     out: dict[str, list[str]] = {}

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from nodewright import labels
+from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.policy.resources import (
     INSTANCE,
     NODEPOOL_COMPONENT,
@@ -23,8 +24,6 @@ from nodewright.policy.resources import (
 
 def compute_nodepool_hash(nodepool: Mapping[str, Any]) -> str:
     """The ``karpenter.sh/nodepool-hash`` of a raw ``karpenter.sh/v1`` NodePool mapping."""
-    from nodewright.drift.nodepoolhash import nodepool_hash
-
     # The API server applies the CRD defaults (expireAfter: 720h) before Karpenter hashes the pool.
     return nodepool_hash(nodepool, crd_defaults=True)
 
