@@ -7,12 +7,14 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any, ParamSpec, TypeVar
 
 import click
 import yaml
 
-from nodewright.errors import NodewrightError
+from nodewright.drift.detect import parse_time
+from nodewright.errors import InputError, NodewrightError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -111,3 +113,15 @@ def emit(
         click.echo(table())
     else:
         click.echo(dump_json(data))
+
+
+def now_option_value(now: str | None) -> datetime | None:
+    """The ``--now`` option (RFC 3339) as an aware datetime; None when not given."""
+    if now is None:
+        return None
+    when = parse_time(now)
+    if when is None:
+        raise InputError(
+            f"--now {now!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
+        )
+    return when

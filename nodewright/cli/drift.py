@@ -5,14 +5,11 @@ Thin: read the files and the cluster state, call :func:`nodewright.drift.drift_i
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import click
 
-from nodewright.cli._common import emit, files_option, handle_errors, output_option
+from nodewright.cli._common import emit, files_option, handle_errors, now_option_value, output_option
 from nodewright.drift import DriftReport, drift_impact_files
-from nodewright.drift.detect import DefaultsMode, parse_time
-from nodewright.errors import InputError
+from nodewright.drift.detect import DefaultsMode
 from nodewright.tables import format_markdown_table, format_table
 
 
@@ -90,13 +87,7 @@ def command(
     files: tuple[str, ...], cluster: str, catalog: str | None, now: str | None, crd_defaults: str, output: str
 ) -> None:
     """List NodeClaims Karpenter would mark Drifted once these NodePools are applied, and nodes replaced per NodePool."""
-    when: datetime | None = None
-    if now is not None:
-        when = parse_time(now)
-        if when is None:
-            raise InputError(
-                f"--now {now!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
-            )
+    when = now_option_value(now)
     mode: DefaultsMode = (
         "always" if crd_defaults == "always" else "never" if crd_defaults == "never" else "auto"
     )
