@@ -100,16 +100,16 @@ def live_nodepool() -> dict[str, Any]:
     return pool
 
 
-def main() -> None:
+NODES: list[tuple[str, str, str, str]] = [
+    ("ip-10-0-1-17.ec2.internal", "us-east-1a", "m5.xlarge", "default-x7k2p"),
+    ("ip-10-0-2-41.ec2.internal", "us-east-1b", "c5.2xlarge", "default-q9m4t"),
+]
+
+
+def existing_nodes(live_hash: str) -> list[dict[str, Any]]:
+    """Two Karpenter nodes of the default pool, each with its NodeClaim."""
     items: list[dict[str, Any]] = []
-    pool = live_nodepool()
-    items.append(pool)
-    live_hash = pool["metadata"]["annotations"]["karpenter.sh/nodepool-hash"]
-    nodes = [
-        ("ip-10-0-1-17.ec2.internal", "us-east-1a", "m5.xlarge", "default-x7k2p"),
-        ("ip-10-0-2-41.ec2.internal", "us-east-1b", "c5.2xlarge", "default-q9m4t"),
-    ]
-    for name, zone, itype, claim in nodes:
+    for name, zone, itype, claim in NODES:
         cpu, mem = ("4", "15896Mi") if itype == "m5.xlarge" else ("8", "15384Mi")
         labels = {
             "kubernetes.io/hostname": name,
@@ -204,8 +204,13 @@ def main() -> None:
                 },
             }
         )
-    # running pods on the existing nodes
-    for i, (node, *_rest) in enumerate(nodes):
+    return items
+
+
+def running_pods() -> list[dict[str, Any]]:
+    """Pods already bound to the existing nodes."""
+    items: list[dict[str, Any]] = []
+    for i, (node, *_rest) in enumerate(NODES):
         for j in range(3):
             items.append(
                 {
@@ -219,7 +224,11 @@ def main() -> None:
                     },
                 }
             )
-    # daemonsets
+    return items
+
+
+def daemonsets() -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
     for name, cpu, mem, tol in (
         ("aws-node", "25m", "64Mi", True),
         ("kube-proxy", "100m", "128Mi", True),
@@ -245,7 +254,12 @@ def main() -> None:
                 },
             }
         )
-    # pending pods
+    return items
+
+
+def pending_pods() -> list[dict[str, Any]]:
+    """Pending pods of varied shapes, two of which cannot schedule (to show the reasons)."""
+    items: list[dict[str, Any]] = []
     for i in range(12):
         items.append(
             pod(
@@ -364,9 +378,22 @@ def main() -> None:
             ns="data",
         )
     )
+    return items
+
+
+def build() -> str:
+    """The text of stacks/cluster.json."""
+    pool = live_nodepool()
+    live_hash = pool["metadata"]["annotations"]["karpenter.sh/nodepool-hash"]
+    items = [pool, *existing_nodes(live_hash), *running_pods(), *daemonsets(), *pending_pods()]
     doc = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def main() -> None:
     out = STACKS / "cluster.json"
-    out.write_text(json.dumps(doc, indent=2) + "\n")
+    out.write_text(build())
+    items = json.loads(out.read_text())["items"]
     print(
         f"wrote {out} ({sum(1 for i in items if i['kind'] == 'Pod' and 'nodeName' not in i['spec'])} pending pods)"
     )
