@@ -113,7 +113,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     c.raise_if_any()
 
     # (instance type, capacity type) each pool's launch templates must cover: the claims' (fleet) or
-    # none (karpenter: the catalog's compatible types, see components/userdata_adapter.py).
+    # none (karpenter: the catalog's compatible types, see nodewright.stack.launchtemplates).
     claims_by_pool: dict[str, set[tuple[str, str]]] = {}
     for cl in claims_raw:
         launch = cl["launch"]
