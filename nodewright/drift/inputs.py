@@ -1,7 +1,7 @@
 """Reading NodePools and EC2NodeClasses for hashing and drift, as given (no CRD defaulting).
 
 Boundary: files -> raw :class:`~nodewright.api.documents.Document` objects by kind. Hashing works
-on what the user wrote (the lead's pydantic models fill CRD defaults, which the hash must not see
+on what the user wrote (the :mod:`nodewright.api` models fill CRD defaults, which the hash must not see
 unless asked), so these readers keep the raw bodies.
 """
 
