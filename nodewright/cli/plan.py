@@ -198,9 +198,10 @@ def claims_document(doc: dict[str, Any], *, catalog: str, hashes: dict[str, str]
 )
 @click.option(
     "--reserved-fallback/--no-reserved-fallback",
-    default=True,
+    default=False,
     show_default=True,
-    help="Allow falling back from reserved capacity to on-demand/spot.",
+    help="Let pods that only fit exhausted reserved capacity fall back to on-demand/spot in this "
+    "round (Karpenter's provisioner never does: such pods wait for the next round).",
 )
 @output_option(("table", "json", "yaml", "markdown"))
 @handle_errors

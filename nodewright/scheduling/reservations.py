@@ -3,6 +3,9 @@
 Each reservation ID has a capacity (the minimum ``reservationCapacity`` any instance type reports
 for it). A simulated NodeClaim (by hostname) reserves every compatible reserved offering it could
 launch into; reserving is idempotent per hostname, releasing gives the capacity back.
+:class:`LaunchLedger` then accounts the launches themselves: a NodeClaim that holds reservations
+launches into one of them, and any other NodeClaim may take a reserved offering only while its
+reservation has capacity left (an over-committed reservation is not launched into at price 0).
 """
 
 from __future__ import annotations
@@ -49,6 +52,10 @@ class ReservationManager:
                 prev = self._capacity.get(o.reservation_id)
                 self._capacity[o.reservation_id] = cap if prev is None else min(prev, cap)
 
+    def capacities(self) -> dict[str, int]:
+        """Remaining capacity per reservation ID (what no hostname holds)."""
+        return dict(self._capacity)
+
     def can_reserve(self, hostname: str, offering: Offering) -> bool:
         rid = offering.reservation_id or ""
         if rid in self._held.get(hostname, ()):
@@ -70,3 +77,23 @@ class ReservationManager:
         if held and rid in held:
             held.discard(rid)
             self._capacity[rid] = self._capacity.get(rid, 0) + 1
+
+
+class LaunchLedger:
+    """Reservation capacity as the round's NodeClaims launch, one instance each.
+
+    Holders (claims that reserved offerings) are settled first: each launches into one of the
+    reservations it holds, which the round's bookkeeping guarantees has room. Then the others
+    launch, and a reservation with no capacity left is excluded from their offerings.
+    """
+
+    def __init__(self, instance_types: Iterable[InstanceType]) -> None:
+        self._left = ReservationManager(instance_types).capacities()
+
+    def exhausted(self) -> frozenset[str]:
+        return frozenset(rid for rid, n in self._left.items() if n <= 0)
+
+    def launch(self, offering: Offering | None) -> None:
+        if offering is not None and offering.reservation_id is not None:
+            rid = offering.reservation_id
+            self._left[rid] = self._left.get(rid, 0) - 1
