@@ -196,6 +196,7 @@ def nodeclaim(
     nodepool_name: str,
     labels: Mapping[str, str],
     capacity: Mapping[str, str],
+    allocatable: Mapping[str, str] | None = None,
     node_name: str | None = None,
     provider_id: str | None = None,
 ) -> NodeClaim:
@@ -207,7 +208,7 @@ def nodeclaim(
             "spec": {"requirements": []},
             "status": {
                 "capacity": dict(capacity),
-                "allocatable": dict(capacity),
+                "allocatable": dict(allocatable or capacity),
                 **({"nodeName": node_name} if node_name else {}),
                 **({"providerID": provider_id} if provider_id else {}),
             },
@@ -304,3 +305,125 @@ def materialize(
             status = p.status.model_copy(update={"conditions": [], "phase": "Running"})
             bound.append(p.model_copy(update={"spec": spec, "status": status}))
     return nodes, bound
+
+
+class Rounds:
+    """Upstream's ``ExpectProvisioned`` over several rounds (kubernetes-sigs/karpenter
+    ``pkg/test/expectations/expectations.go``): ``provision(*pods)`` adds the pods to the cluster
+    state (unschedulable), runs one ``plan`` round over every pending pod, launches each NodeClaim
+    as a NodeClaim plus a registered but not initialized Node of its launch type (with its labels:
+    instance type, zone, capacity type, reservation ID), and binds the pods of this call that got a
+    place (on a new or an existing node). Pods left pending stay in the state for the next round.
+    """
+
+    def __init__(
+        self,
+        nodepools: Sequence[NodePool],
+        *,
+        types: Sequence[InstanceType] | None = None,
+        types_for: Mapping[str, Sequence[InstanceType]] | None = None,
+        options: PlanOptions | None = None,
+        **extra: Any,
+    ) -> None:
+        self.nodepools = list(nodepools)
+        self.types = list(types) if types is not None else catalog()
+        self.types_for = dict(types_for or {})
+        self.options = options or PlanOptions(max_instance_types=60)
+        self.extra = {k: tuple(v) for k, v in extra.items()}
+        self.pods: dict[str, Pod] = {}
+        self.nodes: list[Node] = []
+        self.nodeclaims: list[NodeClaim] = []
+        self.launched = 0
+
+    def state(self) -> ClusterState:
+        return ClusterState(
+            pods=tuple(self.pods.values()),
+            nodes=tuple(self.nodes),
+            nodeclaims=tuple(self.nodeclaims),
+            **self.extra,
+        )
+
+    def provision(self, *pods: Pod) -> dict[str, Any]:
+        for p in pods:
+            self.pods[p.key] = p
+        doc = plan(
+            nodepools=self.nodepools,
+            cluster=self.state(),
+            catalog_for=lambda np: self.types_for.get(np.name, self.types),
+            options=self.options,
+        )
+        placed: dict[str, str] = {}
+        for c in doc["nodeClaims"]:
+            name = self._launch(c)
+            placed.update({key: name for key in c["pods"]})
+        for n in doc["existingNodes"]:
+            placed.update({key: n["name"] for key in n["pods"]})
+        for p in pods:
+            if p.key in placed:
+                spec = p.spec.model_copy(update={"node_name": placed[p.key]})
+                status = p.status.model_copy(update={"conditions": [], "phase": "Running"})
+                self.pods[p.key] = p.model_copy(update={"spec": spec, "status": status})
+        return doc
+
+    def _launch(self, claim: Mapping[str, Any]) -> str:
+        pool_types = self.types_for.get(claim["nodePool"], self.types)
+        it = next(t for t in pool_types if t.name == claim["launch"]["instanceType"])
+        name = f"node-{self.launched}"
+        self.launched += 1
+        node_labels = {**claim["labels"], "karpenter.sh/registered": "true"}
+        for r in it.requirement_specs:
+            if r.operator == "In" and len(r.values) == 1 and r.key not in node_labels:
+                node_labels[r.key] = r.values[0]
+        cap = format_resource_list(it.capacity)
+        alloc = format_resource_list(it.allocatable())
+        self.nodes.append(
+            node(name, labels=node_labels, capacity=cap, allocatable=alloc, taints=claim.get("taints", ()))
+        )
+        self.nodeclaims.append(
+            nodeclaim(name, nodepool_name=claim["nodePool"], labels=claim["labels"], capacity=cap,
+                      allocatable=alloc, node_name=name, provider_id=f"fake://{name}")  # fmt: skip
+        )
+        return name
+
+    def node_of(self, pod_key: str) -> Node | None:
+        """The Node a pod is bound to (``None`` while pending)."""
+        name = self.pods[pod_key].spec.node_name
+        return next((n for n in self.nodes if n.metadata.name == name), None)
+
+    def bound(self, pods: Sequence[Pod]) -> list[Pod]:
+        return [p for p in pods if self.pods[p.key].spec.node_name]
+
+    def pending(self, pods: Sequence[Pod]) -> list[Pod]:
+        return [p for p in pods if not self.pods[p.key].spec.node_name]
+
+
+def reserved_type(
+    name: str, cpu: str, memory: str, reservations: Sequence[tuple[str, int]] = ()
+) -> InstanceType:
+    """Upstream ``fake.NewInstanceType`` with its five offerings plus, per ``(id, capacity)``, a
+    reserved offering in test-zone-1 priced ``PriceFromResources / 100000`` (the "Reserved Instance
+    Types" fixtures of ``scheduling/suite_test.go``)."""
+    from nodewright.algebra.resources import parse_resource_list
+    from nodewright.catalog.fake import DEFAULT_OFFERINGS, new_instance_type, price_from_resources
+    from nodewright.catalog.model import Offering
+
+    price = price_from_resources(parse_resource_list({"cpu": cpu, "memory": memory}))
+    offerings = [Offering(zone=z, capacity_type=ct, price=price) for ct, z in DEFAULT_OFFERINGS]
+    offerings += [
+        Offering(zone="test-zone-1", capacity_type="reserved", price=price / 100_000.0,
+                 reservation_id=rid, reservation_capacity=n)  # fmt: skip
+        for rid, n in reservations
+    ]
+    return new_instance_type(name, resources={"cpu": cpu, "memory": memory}, offerings=tuple(offerings))
+
+
+def anti_affinity(key: str = HOSTNAME, app: str = "test") -> dict[str, Any]:
+    """``PodAntiRequirements``: required anti-affinity to pods labelled ``app``, over ``key``."""
+    term = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key}
+    return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+
+
+def affinity_to(key: str, app: str = "test") -> dict[str, Any]:
+    """``PodRequirements``: required affinity to pods labelled ``app``, over ``key``."""
+    term = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key}
+    return {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}

@@ -1,0 +1,214 @@
+"""Reserved capacity through ``plan`` over several rounds, ported from kubernetes-sigs/karpenter
+v1.14.1 ``pkg/controllers/provisioning/scheduling/suite_test.go``, Describe "Reserved Instance
+Types" (each test names its ``It``). Karpenter's provisioner runs the strict reserved-offering
+mode (``provisioner.go``: ``DisableReservedCapacityFallback``), which is ``plan``'s default; a
+round's NodeClaims become registered, not initialized Nodes before the next round
+(:class:`Rounds`, upstream ``ExpectProvisioned``), and a launched reservation is used up for the
+rounds after it as the fake provider marks it unavailable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nodewright.scheduling.plan import PlanOptions
+from tests.scheduling.test_sched_support import (
+    CT,
+    IT,
+    ZONE,
+    Rounds,
+    affinity_to,
+    anti_affinity,
+    nodepool,
+    pod,
+    reserved_type,
+    run,
+)
+
+RID = "karpenter.k8s.aws/capacity-reservation-id"
+NODEPOOL = "karpenter.sh/nodepool"
+RESERVED_ERROR = "one or more instance types with compatible reserved offerings are available, but could not be reserved"
+
+
+def _types() -> list[Any]:
+    """The suite's BeforeEach: large (no reservation), medium and small with one instance each."""
+    return [
+        reserved_type("large-instance-type", "6", "6Gi"),
+        reserved_type("medium-instance-type", "3", "3Gi", [("r-medium-instance-type", 1)]),
+        reserved_type("small-instance-type", "2", "2Gi", [("r-small-instance-type", 1)]),
+    ]
+
+
+def _labels(env: Rounds, p: Any) -> dict[str, str]:
+    n = env.node_of(p.key)
+    assert n is not None, f"{p.key} is not bound"
+    return dict(n.metadata.labels)
+
+
+def _it(name: str) -> list[dict[str, Any]]:
+    return [{"key": IT, "operator": "In", "values": [name]}]
+
+
+def test_no_fallback_while_compatible_reservations_exist() -> None:
+    """It "shouldn't fallback to on-demand or spot when compatible reserved offerings are available"."""
+    env = Rounds([nodepool()], types=_types())
+    pods = [pod(f"p{i}", cpu="1800m") for i in range(3)]
+    doc = env.provision(*pods)
+    assert len(env.bound(pods)) == 1
+    assert all(e.endswith(RESERVED_ERROR) for e in doc["podErrors"].values())
+    got = _labels(env, env.bound(pods)[0])
+    assert (got[RID], got[CT], got[IT]) == ("r-small-instance-type", "reserved", "small-instance-type")
+
+    rest = env.pending(pods)
+    env.provision(*rest)
+    assert len(env.bound(rest)) == 1
+    got = _labels(env, env.bound(rest)[0])
+    assert (got[RID], got[CT], got[IT]) == ("r-medium-instance-type", "reserved", "medium-instance-type")
+
+    rest = env.pending(rest)
+    env.provision(*rest)
+    assert len(env.bound(rest)) == 1
+    got = _labels(env, env.bound(rest)[0])
+    assert RID not in got and got[CT] != "reserved" and got[IT] == "small-instance-type"
+
+
+def _two_pools_pods(it: str, pools: bool = True) -> list[Any]:
+    out = []
+    for i in range(2):
+        reqs = _it(it)
+        if pools:
+            reqs.append({"key": NODEPOOL, "operator": "In", "values": [f"np-{i + 1}"]})
+        out.append(pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), required=[reqs]))
+    return out
+
+
+def test_reservations_shared_across_nodepools() -> None:
+    """It "should correctly track reservations shared across nodepools"."""
+    env = Rounds([nodepool("np-1"), nodepool("np-2")], types=_types())
+    pods = _two_pools_pods("small-instance-type")
+    env.provision(*pods)
+    assert len(env.bound(pods)) == 1
+    got = _labels(env, env.bound(pods)[0])
+    assert (got[RID], got[CT], got[IT]) == ("r-small-instance-type", "reserved", "small-instance-type")
+    rest = env.pending(pods)
+    env.provision(*rest)
+    got = _labels(env, env.bound(rest)[0])
+    assert RID not in got and got[CT] != "reserved" and got[IT] == "small-instance-type"
+
+
+def test_distinct_reservations_per_nodepool_for_one_instance_pool() -> None:
+    """It "should correctly track reservations for multiple nodepools with distinct reservations for
+    the same instance pool"."""
+    distinct = reserved_type("small-instance-type", "2", "2Gi", [("r-distinct", 1)])
+    env = Rounds([nodepool("np-1"), nodepool("np-2")], types=_types(), types_for={"np-2": [distinct]})
+    pods = _two_pools_pods("small-instance-type")
+    env.provision(*pods)
+    assert len(env.bound(pods)) == 2
+    got = [_labels(env, p) for p in pods]
+    assert all(g[CT] == "reserved" and g[IT] == "small-instance-type" for g in got)
+    assert got[0][RID] != got[1][RID]
+
+
+def test_multiple_reservations_for_one_instance_pool() -> None:
+    """It "should correctly track multiple reservations for the same instance pool"."""
+    types = _types()
+    types[2] = reserved_type("small-instance-type", "2", "2Gi",
+                             [("r-small-instance-type", 1), ("r-small-instance-type-2", 2)])  # fmt: skip
+    env = Rounds([nodepool()], types=types)
+    pods = [pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), required=[_it("small-instance-type")])
+            for i in range(4)]  # fmt: skip
+    env.provision(*pods)
+    assert len(env.bound(pods)) == 2
+    for p in env.bound(pods):
+        got = _labels(env, p)
+        assert RID in got and got[CT] == "reserved" and got[IT] == "small-instance-type"
+    rest = env.pending(pods)
+    env.provision(*rest)
+    assert len(env.bound(rest)) == 1
+    got = _labels(env, env.bound(rest)[0])
+    assert RID in got and got[CT] == "reserved"
+    rest = env.pending(rest)
+    env.provision(*rest)
+    got = _labels(env, env.bound(rest)[0])
+    assert RID not in got and got[CT] != "reserved" and got[IT] == "small-instance-type"
+
+
+def test_no_fallback_to_lower_weight_nodepool_while_reserved_available() -> None:
+    """It "shouldn't fallback to a lower weight NodePool if a reserved offering is available"."""
+    target = reserved_type("small-instance-type", "2", "2Gi", [("r-fallback", 1)])
+    env = Rounds(
+        [nodepool("np-primary", weight=100), nodepool("np-fallback", weight=50)],
+        types=_types(),
+        types_for={"np-fallback": [target]},
+    )
+    pods = [pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), required=[_it("small-instance-type")])
+            for i in range(2)]  # fmt: skip
+    env.provision(*pods)
+    assert len(env.bound(pods)) == 1
+    got = _labels(env, env.bound(pods)[0])
+    assert RID in got and got[CT] == "reserved" and got[NODEPOOL] == "np-primary"
+    rest = env.pending(pods)
+    env.provision(*rest)
+    got = _labels(env, env.bound(rest)[0])
+    assert RID not in got and got[CT] != "reserved" and got[NODEPOOL] == "np-primary"
+
+
+def test_no_relaxation_on_reserved_offering_error() -> None:
+    """It "shouldn't relax preferences when a pod fails to schedule due to a reserved offering error"."""
+    distinct = reserved_type("small-instance-type", "2", "2Gi", [("r-distinct", 1)])
+    env = Rounds([nodepool("np-1"), nodepool("np-2")], types=_types(), types_for={"np-2": [distinct]})
+    prefer = [(1, [{"key": NODEPOOL, "operator": "In", "values": ["np-1"]}])]
+    pods = [pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), preferred=prefer,
+                required=[_it("small-instance-type")]) for i in range(2)]  # fmt: skip
+    env.provision(*pods)
+    assert len(env.bound(pods)) == 1
+    got = _labels(env, env.bound(pods)[0])
+    assert RID in got and got[CT] == "reserved" and got[NODEPOOL] == "np-1"
+    rest = env.pending(pods)
+    env.provision(*rest)
+    got = _labels(env, env.bound(rest)[0])
+    assert RID not in got and got[CT] != "reserved" and got[NODEPOOL] == "np-1"
+
+
+def test_multiple_pods_on_one_reserved_node() -> None:
+    """It "should handle multiple pods on reserved nodes"."""
+    env = Rounds([nodepool("np-1")], types=_types())
+    reqs = [*_it("small-instance-type"), {"key": NODEPOOL, "operator": "In", "values": ["np-1"]},
+            {"key": CT, "operator": "In", "values": ["reserved"]},
+            {"key": ZONE, "operator": "In", "values": ["test-zone-1"]}]  # fmt: skip
+    pods = [pod(f"p{i}", labels={"app": "test"}, affinity=affinity_to(ZONE), required=[reqs]) for i in range(2)]
+    env.provision(*pods)
+    assert len(env.bound(pods)) == 2
+    nodes = {env.pods[p.key].spec.node_name for p in pods}
+    assert len(nodes) == 1
+    got = _labels(env, pods[0])
+    assert (got[RID], got[CT], got[IT]) == ("r-small-instance-type", "reserved", "small-instance-type")
+
+
+# -- launch accounting (nodewright: issue #12) -----------------------------------------------------
+def _one_reservation() -> list[Any]:
+    return [reserved_type("small-instance-type", "2", "2Gi", [("r-one", 1)])]
+
+
+def test_fallback_opt_in_does_not_overfill_a_reservation() -> None:
+    """With ``--reserved-fallback``, three claims fit the small type; the reservation for one
+    instance hosts one launch, the others launch on-demand/spot at their price."""
+    pods = [pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), cpu="1") for i in range(3)]
+    doc = run([nodepool()], pods, types=_one_reservation(),
+              options=PlanOptions(max_instance_types=60, reserved_fallback=True))  # fmt: skip
+    launches = [c["launch"] for c in doc["nodeClaims"]]
+    assert len(launches) == 3
+    assert [x["capacityType"] for x in launches].count("reserved") == 1
+    assert [c["labels"].get(RID) for c in doc["nodeClaims"]].count("r-one") == 1
+    assert abs(doc["summary"]["hourlyCost"] - sum(x["price"] for x in launches)) < 1e-3
+    assert doc["summary"]["hourlyCost"] > 2 * 0.2
+
+
+def test_strict_default_defers_pods_beyond_the_reservation() -> None:
+    """The default (strict): one claim takes the reservation, the other pods wait for the next round
+    with Karpenter's reserved-offering error, and nothing is launched at price 0 twice."""
+    pods = [pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), cpu="1") for i in range(3)]
+    doc = run([nodepool()], pods, types=_one_reservation())
+    assert [c["launch"]["capacityType"] for c in doc["nodeClaims"]] == ["reserved"]
+    assert len(doc["podErrors"]) == 2
+    assert all(e == "Failed to schedule pod, " + RESERVED_ERROR for e in doc["podErrors"].values())
