@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from nodewright.algebra.resources import format_resource_list
-from nodewright.api.core import DaemonSet, Node, Pod
+from nodewright.api.core import DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.catalog import load_catalog_file
 from nodewright.catalog.model import InstanceType
@@ -103,6 +103,8 @@ def pod(
     node_name: str | None = None,
     owner: Mapping[str, str] | None = None,
     claims: Sequence[str] = (),
+    ephemeral: Sequence[str] = (),
+    pod_resources: Mapping[str, Mapping[str, str]] | None = None,
     deleting: bool = False,
     pending: bool = True,
     namespace: str = "default",
@@ -143,10 +145,14 @@ def pod(
         spec["affinity"] = aff
     if node_name:
         spec["nodeName"] = node_name
-    if claims:
+    if claims or ephemeral:
+        # an ephemeral volume's claim is named <pod>-<volume> (storage class names are not needed)
         spec["volumes"] = [
             {"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(claims)
-        ]
+        ] + [{"name": f"e{i}", "ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": sc}}}}
+             for i, sc in enumerate(ephemeral)]  # fmt: skip
+    if pod_resources is not None:
+        spec["resources"] = {k: dict(v) for k, v in pod_resources.items()}
     meta: dict[str, Any] = {
         "name": name,
         "namespace": namespace,
@@ -427,3 +433,53 @@ def affinity_to(key: str, app: str = "test") -> dict[str, Any]:
     """``PodRequirements``: required affinity to pods labelled ``app``, over ``key``."""
     term = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key}
     return {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+
+
+def storage_class(
+    name: str,
+    *,
+    zones: Sequence[str] | None = None,
+    allowed: Sequence[Mapping[str, Sequence[str]]] = (),
+    mode: str | None = "WaitForFirstConsumer",
+    provisioner: str = "test-provisioner",
+) -> StorageClass:
+    """Upstream ``test.StorageClass``: ``zones`` as one allowedTopologies term, or ``allowed``
+    terms (key -> values each)."""
+    terms = [{"matchLabelExpressions": [{"key": k, "values": list(v)} for k, v in t.items()]} for t in allowed]
+    if not terms and zones is not None:
+        terms = [{"matchLabelExpressions": [{"key": ZONE, "values": list(zones)}]}]
+    doc: dict[str, Any] = {"metadata": {"name": name}, "provisioner": provisioner, "allowedTopologies": terms}
+    if mode is not None:
+        doc["volumeBindingMode"] = mode
+    return StorageClass.model_validate(doc)
+
+
+def pvc(
+    name: str, *, storage_class: str | None = None, volume: str | None = None, **meta: Any
+) -> PersistentVolumeClaim:
+    """Upstream ``test.PersistentVolumeClaim``: a claim with a ``volume`` carries the
+    ``pv.kubernetes.io/bind-completed`` annotation; ``meta`` adds metadata fields."""
+    annotations = {"pv.kubernetes.io/bind-completed": "yes"} if volume else {}
+    spec: dict[str, Any] = {"storageClassName": storage_class, "volumeName": volume}
+    return PersistentVolumeClaim.model_validate(
+        {"metadata": {"name": name, "namespace": "default", "annotations": annotations, **meta}, "spec": spec}
+    )
+
+
+def pv(
+    name: str,
+    *,
+    zones: Sequence[str] | None = None,
+    terms: Sequence[Sequence[Mapping[str, Any]]] | None = None,
+    source: str = "csi",
+    storage_class: str | None = None,
+) -> PersistentVolume:
+    """Upstream ``test.PersistentVolume``: node affinity from ``terms`` (match expressions per
+    term) or ``zones``; ``source`` is ``csi`` (driver ``test.driver``), ``local`` or ``hostPath``."""
+    spec: dict[str, Any] = {"storageClassName": storage_class}
+    spec[source] = {"driver": "test.driver", "volumeHandle": "test-handle"} if source == "csi" else {"path": "/mnt"}
+    if terms is None and zones is not None:
+        terms = [[{"key": ZONE, "operator": "In", "values": list(zones)}]]
+    if terms is not None:
+        spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": list(t)} for t in terms]}}
+    return PersistentVolume.model_validate({"metadata": {"name": name}, "spec": spec})
