@@ -210,7 +210,9 @@ def _pod_level_requests(spec: PodSpecLike, containers: ResourceList) -> Resource
         return {}
     out = {k: v for k, v in parse_resource_list(res.requests).items() if is_pod_level_resource(k)}
     for k, v in parse_resource_list(res.limits).items():
-        if is_pod_level_resource(k) and k not in out and k not in containers:
+        # hugepages cannot be overcommitted: their pod-level request always defaults to the limit
+        overcommit = not k.startswith(_HUGEPAGES_PREFIX)
+        if is_pod_level_resource(k) and k not in out and not (overcommit and k in containers):
             out[k] = v
     return out
 

@@ -241,7 +241,9 @@ class TypeIndex:
             table[i] = got
         return got
 
-    def order_by_price(self, mask: int, reqs: Requirements, exclude: frozenset[str] = frozenset()) -> list[int]:
+    def order_by_price(
+        self, mask: int, reqs: Requirements, exclude: frozenset[str] = frozenset()
+    ) -> list[int]:
         """Karpenter ``OrderByPrice``: cheapest compatible available offering first, ties by name
         (reserved offerings of the reservation IDs in ``exclude`` do not count)."""
         key = self.project(reqs)

@@ -217,8 +217,11 @@ def _requests(pod: Pod, memo: dict[tuple[object, ...], ResourceList]) -> Resourc
 def _volume_index(cluster: ClusterState, pending: Sequence[Pod]) -> VolumeIndex | None:
     """The cluster's volume objects, when they matter: some are listed, or a pending pod has a
     claim (which then fails validation as missing, as in a cluster without it)."""
-    claims = any(v.persistent_volume_claim is not None or v.ephemeral is not None
-                 for p in pending for v in p.spec.volumes)  # fmt: skip
+    claims = any(
+        v.persistent_volume_claim is not None or v.ephemeral is not None
+        for p in pending
+        for v in p.spec.volumes
+    )
     if not (claims or cluster.pvcs or cluster.csinodes):
         return None
     if claims and not cluster.pvcs:

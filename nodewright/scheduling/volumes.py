@@ -105,7 +105,7 @@ class VolumeIndex:
             alts = self._claim_alternatives(pvc)
             if not alts:
                 continue
-            compatible = [
+            compatible: list[Requirements | None] = [
                 _merge(a, v) for a in alternatives for v in alts if a is None or a.has_intersection(v)
             ]
             alternatives = compatible or [_merge(a, v) for a in alternatives for v in alts]
@@ -194,7 +194,9 @@ class VolumeIndex:
                 )
             return None
         if not sc_name:
-            return _serr("unbound pvc must define a storage class", PersistentVolumeClaim=key, StorageClass="")
+            return _serr(
+                "unbound pvc must define a storage class", PersistentVolumeClaim=key, StorageClass=""
+            )
         sc = self.classes.get(sc_name)
         if sc is None:
             return _serr(

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodewright.scheduling.plan import PlanOptions
-from tests.scheduling.test_sched_support import (
+from test_sched_support import (
     CT,
     IT,
     ZONE,
@@ -25,9 +24,13 @@ from tests.scheduling.test_sched_support import (
     run,
 )
 
+from nodewright.scheduling.plan import PlanOptions
+
 RID = "karpenter.k8s.aws/capacity-reservation-id"
 NODEPOOL = "karpenter.sh/nodepool"
-RESERVED_ERROR = "one or more instance types with compatible reserved offerings are available, but could not be reserved"
+RESERVED_ERROR = (
+    "one or more instance types with compatible reserved offerings are available, but could not be reserved"
+)
 
 
 def _types() -> list[Any]:
@@ -53,20 +56,20 @@ def test_no_fallback_while_compatible_reservations_exist() -> None:
     """It "shouldn't fallback to on-demand or spot when compatible reserved offerings are available"."""
     env = Rounds([nodepool()], types=_types())
     pods = [pod(f"p{i}", cpu="1800m") for i in range(3)]
-    doc = env.provision(*pods)
+    doc = env.round(*pods)
     assert len(env.bound(pods)) == 1
     assert all(e.endswith(RESERVED_ERROR) for e in doc["podErrors"].values())
     got = _labels(env, env.bound(pods)[0])
     assert (got[RID], got[CT], got[IT]) == ("r-small-instance-type", "reserved", "small-instance-type")
 
-    rest = env.pending(pods)
-    env.provision(*rest)
+    rest = env.waiting(pods)
+    env.round(*rest)
     assert len(env.bound(rest)) == 1
     got = _labels(env, env.bound(rest)[0])
     assert (got[RID], got[CT], got[IT]) == ("r-medium-instance-type", "reserved", "medium-instance-type")
 
-    rest = env.pending(rest)
-    env.provision(*rest)
+    rest = env.waiting(rest)
+    env.round(*rest)
     assert len(env.bound(rest)) == 1
     got = _labels(env, env.bound(rest)[0])
     assert RID not in got and got[CT] != "reserved" and got[IT] == "small-instance-type"
@@ -86,12 +89,12 @@ def test_reservations_shared_across_nodepools() -> None:
     """It "should correctly track reservations shared across nodepools"."""
     env = Rounds([nodepool("np-1"), nodepool("np-2")], types=_types())
     pods = _two_pools_pods("small-instance-type")
-    env.provision(*pods)
+    env.round(*pods)
     assert len(env.bound(pods)) == 1
     got = _labels(env, env.bound(pods)[0])
     assert (got[RID], got[CT], got[IT]) == ("r-small-instance-type", "reserved", "small-instance-type")
-    rest = env.pending(pods)
-    env.provision(*rest)
+    rest = env.waiting(pods)
+    env.round(*rest)
     got = _labels(env, env.bound(rest)[0])
     assert RID not in got and got[CT] != "reserved" and got[IT] == "small-instance-type"
 
@@ -102,7 +105,7 @@ def test_distinct_reservations_per_nodepool_for_one_instance_pool() -> None:
     distinct = reserved_type("small-instance-type", "2", "2Gi", [("r-distinct", 1)])
     env = Rounds([nodepool("np-1"), nodepool("np-2")], types=_types(), types_for={"np-2": [distinct]})
     pods = _two_pools_pods("small-instance-type")
-    env.provision(*pods)
+    env.round(*pods)
     assert len(env.bound(pods)) == 2
     got = [_labels(env, p) for p in pods]
     assert all(g[CT] == "reserved" and g[IT] == "small-instance-type" for g in got)
@@ -112,23 +115,26 @@ def test_distinct_reservations_per_nodepool_for_one_instance_pool() -> None:
 def test_multiple_reservations_for_one_instance_pool() -> None:
     """It "should correctly track multiple reservations for the same instance pool"."""
     types = _types()
-    types[2] = reserved_type("small-instance-type", "2", "2Gi",
-                             [("r-small-instance-type", 1), ("r-small-instance-type-2", 2)])  # fmt: skip
+    types[2] = reserved_type(
+        "small-instance-type", "2", "2Gi", [("r-small-instance-type", 1), ("r-small-instance-type-2", 2)]
+    )
     env = Rounds([nodepool()], types=types)
-    pods = [pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), required=[_it("small-instance-type")])
-            for i in range(4)]  # fmt: skip
-    env.provision(*pods)
+    pods = [
+        pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), required=[_it("small-instance-type")])
+        for i in range(4)
+    ]
+    env.round(*pods)
     assert len(env.bound(pods)) == 2
     for p in env.bound(pods):
         got = _labels(env, p)
         assert RID in got and got[CT] == "reserved" and got[IT] == "small-instance-type"
-    rest = env.pending(pods)
-    env.provision(*rest)
+    rest = env.waiting(pods)
+    env.round(*rest)
     assert len(env.bound(rest)) == 1
     got = _labels(env, env.bound(rest)[0])
     assert RID in got and got[CT] == "reserved"
-    rest = env.pending(rest)
-    env.provision(*rest)
+    rest = env.waiting(rest)
+    env.round(*rest)
     got = _labels(env, env.bound(rest)[0])
     assert RID not in got and got[CT] != "reserved" and got[IT] == "small-instance-type"
 
@@ -141,14 +147,16 @@ def test_no_fallback_to_lower_weight_nodepool_while_reserved_available() -> None
         types=_types(),
         types_for={"np-fallback": [target]},
     )
-    pods = [pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), required=[_it("small-instance-type")])
-            for i in range(2)]  # fmt: skip
-    env.provision(*pods)
+    pods = [
+        pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), required=[_it("small-instance-type")])
+        for i in range(2)
+    ]
+    env.round(*pods)
     assert len(env.bound(pods)) == 1
     got = _labels(env, env.bound(pods)[0])
     assert RID in got and got[CT] == "reserved" and got[NODEPOOL] == "np-primary"
-    rest = env.pending(pods)
-    env.provision(*rest)
+    rest = env.waiting(pods)
+    env.round(*rest)
     got = _labels(env, env.bound(rest)[0])
     assert RID not in got and got[CT] != "reserved" and got[NODEPOOL] == "np-primary"
 
@@ -158,14 +166,22 @@ def test_no_relaxation_on_reserved_offering_error() -> None:
     distinct = reserved_type("small-instance-type", "2", "2Gi", [("r-distinct", 1)])
     env = Rounds([nodepool("np-1"), nodepool("np-2")], types=_types(), types_for={"np-2": [distinct]})
     prefer = [(1, [{"key": NODEPOOL, "operator": "In", "values": ["np-1"]}])]
-    pods = [pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), preferred=prefer,
-                required=[_it("small-instance-type")]) for i in range(2)]  # fmt: skip
-    env.provision(*pods)
+    pods = [
+        pod(
+            f"p{i}",
+            labels={"app": "test"},
+            affinity=anti_affinity(),
+            preferred=prefer,
+            required=[_it("small-instance-type")],
+        )
+        for i in range(2)
+    ]
+    env.round(*pods)
     assert len(env.bound(pods)) == 1
     got = _labels(env, env.bound(pods)[0])
     assert RID in got and got[CT] == "reserved" and got[NODEPOOL] == "np-1"
-    rest = env.pending(pods)
-    env.provision(*rest)
+    rest = env.waiting(pods)
+    env.round(*rest)
     got = _labels(env, env.bound(rest)[0])
     assert RID not in got and got[CT] != "reserved" and got[NODEPOOL] == "np-1"
 
@@ -173,13 +189,18 @@ def test_no_relaxation_on_reserved_offering_error() -> None:
 def test_multiple_pods_on_one_reserved_node() -> None:
     """It "should handle multiple pods on reserved nodes"."""
     env = Rounds([nodepool("np-1")], types=_types())
-    reqs = [*_it("small-instance-type"), {"key": NODEPOOL, "operator": "In", "values": ["np-1"]},
-            {"key": CT, "operator": "In", "values": ["reserved"]},
-            {"key": ZONE, "operator": "In", "values": ["test-zone-1"]}]  # fmt: skip
-    pods = [pod(f"p{i}", labels={"app": "test"}, affinity=affinity_to(ZONE), required=[reqs]) for i in range(2)]
-    env.provision(*pods)
+    reqs = [
+        *_it("small-instance-type"),
+        {"key": NODEPOOL, "operator": "In", "values": ["np-1"]},
+        {"key": CT, "operator": "In", "values": ["reserved"]},
+        {"key": ZONE, "operator": "In", "values": ["test-zone-1"]},
+    ]
+    pods = [
+        pod(f"p{i}", labels={"app": "test"}, affinity=affinity_to(ZONE), required=[reqs]) for i in range(2)
+    ]
+    env.round(*pods)
     assert len(env.bound(pods)) == 2
-    nodes = {env.pods[p.key].spec.node_name for p in pods}
+    nodes = {env.pod(p.key).spec.node_name for p in pods}
     assert len(nodes) == 1
     got = _labels(env, pods[0])
     assert (got[RID], got[CT], got[IT]) == ("r-small-instance-type", "reserved", "small-instance-type")
@@ -194,8 +215,12 @@ def test_fallback_opt_in_does_not_overfill_a_reservation() -> None:
     """With ``--reserved-fallback``, three claims fit the small type; the reservation for one
     instance hosts one launch, the others launch on-demand/spot at their price."""
     pods = [pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), cpu="1") for i in range(3)]
-    doc = run([nodepool()], pods, types=_one_reservation(),
-              options=PlanOptions(max_instance_types=60, reserved_fallback=True))  # fmt: skip
+    doc = run(
+        [nodepool()],
+        pods,
+        types=_one_reservation(),
+        options=PlanOptions(max_instance_types=60, reserved_fallback=True),
+    )
     launches = [c["launch"] for c in doc["nodeClaims"]]
     assert len(launches) == 3
     assert [x["capacityType"] for x in launches].count("reserved") == 1

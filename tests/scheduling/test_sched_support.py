@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from test_topo_plan_support import Cluster
+
 from nodewright.algebra.resources import format_resource_list
 from nodewright.api.core import DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass
 from nodewright.api.karpenter import NodeClaim, NodePool
@@ -149,8 +151,10 @@ def pod(
         # an ephemeral volume's claim is named <pod>-<volume> (storage class names are not needed)
         spec["volumes"] = [
             {"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(claims)
-        ] + [{"name": f"e{i}", "ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": sc}}}}
-             for i, sc in enumerate(ephemeral)]  # fmt: skip
+        ] + [
+            {"name": f"e{i}", "ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": sc}}}}
+            for i, sc in enumerate(ephemeral)
+        ]
     if pod_resources is not None:
         spec["resources"] = {k: dict(v) for k, v in pod_resources.items()}
     meta: dict[str, Any] = {
@@ -313,14 +317,12 @@ def materialize(
     return nodes, bound
 
 
-class Rounds:
-    """Upstream's ``ExpectProvisioned`` over several rounds (kubernetes-sigs/karpenter
-    ``pkg/test/expectations/expectations.go``): ``provision(*pods)`` adds the pods to the cluster
-    state (unschedulable), runs one ``plan`` round over every pending pod, launches each NodeClaim
-    as a NodeClaim plus a registered but not initialized Node of its launch type (with its labels:
-    instance type, zone, capacity type, reservation ID), and binds the pods of this call that got a
-    place (on a new or an existing node). Pods left pending stay in the state for the next round.
-    """
+class Rounds(Cluster):
+    """Upstream's ``ExpectProvisioned`` (kubernetes-sigs/karpenter ``pkg/test/expectations``) with the
+    scheduling suite's NodePools fixed: ``provision(*pods)`` adds the pods as unschedulable, plans
+    one round over every pending pod and launches its NodeClaims as NodeClaims plus registered, not
+    initialized Nodes (:class:`Cluster`, the one multi-round helper), binding the pods that got a
+    place. Pods left pending stay for the next round."""
 
     def __init__(
         self,
@@ -329,78 +331,26 @@ class Rounds:
         types: Sequence[InstanceType] | None = None,
         types_for: Mapping[str, Sequence[InstanceType]] | None = None,
         options: PlanOptions | None = None,
-        **extra: Any,
+        **objects: Sequence[Any],
     ) -> None:
+        super().__init__(
+            types=types if types is not None else catalog(), types_for=types_for, objects=objects
+        )
         self.nodepools = list(nodepools)
-        self.types = list(types) if types is not None else catalog()
-        self.types_for = dict(types_for or {})
-        self.options = options or PlanOptions(max_instance_types=60)
-        self.extra = {k: tuple(v) for k, v in extra.items()}
-        self.pods: dict[str, Pod] = {}
-        self.nodes: list[Node] = []
-        self.nodeclaims: list[NodeClaim] = []
-        self.launched = 0
+        self.options = options
 
-    def state(self) -> ClusterState:
-        return ClusterState(
-            pods=tuple(self.pods.values()),
-            nodes=tuple(self.nodes),
-            nodeclaims=tuple(self.nodeclaims),
-            **self.extra,
-        )
+    def round(self, *pods: Pod) -> dict[str, Any]:
+        known = {p.key for p in self.pods}
+        return self.provision(self.nodepools, [p for p in pods if p.key not in known], options=self.options)
 
-    def provision(self, *pods: Pod) -> dict[str, Any]:
-        for p in pods:
-            self.pods[p.key] = p
-        doc = plan(
-            nodepools=self.nodepools,
-            cluster=self.state(),
-            catalog_for=lambda np: self.types_for.get(np.name, self.types),
-            options=self.options,
-        )
-        placed: dict[str, str] = {}
-        for c in doc["nodeClaims"]:
-            name = self._launch(c)
-            placed.update({key: name for key in c["pods"]})
-        for n in doc["existingNodes"]:
-            placed.update({key: n["name"] for key in n["pods"]})
-        for p in pods:
-            if p.key in placed:
-                spec = p.spec.model_copy(update={"node_name": placed[p.key]})
-                status = p.status.model_copy(update={"conditions": [], "phase": "Running"})
-                self.pods[p.key] = p.model_copy(update={"spec": spec, "status": status})
-        return doc
-
-    def _launch(self, claim: Mapping[str, Any]) -> str:
-        pool_types = self.types_for.get(claim["nodePool"], self.types)
-        it = next(t for t in pool_types if t.name == claim["launch"]["instanceType"])
-        name = f"node-{self.launched}"
-        self.launched += 1
-        node_labels = {**claim["labels"], "karpenter.sh/registered": "true"}
-        for r in it.requirement_specs:
-            if r.operator == "In" and len(r.values) == 1 and r.key not in node_labels:
-                node_labels[r.key] = r.values[0]
-        cap = format_resource_list(it.capacity)
-        alloc = format_resource_list(it.allocatable())
-        self.nodes.append(
-            node(name, labels=node_labels, capacity=cap, allocatable=alloc, taints=claim.get("taints", ()))
-        )
-        self.nodeclaims.append(
-            nodeclaim(name, nodepool_name=claim["nodePool"], labels=claim["labels"], capacity=cap,
-                      allocatable=alloc, node_name=name, provider_id=f"fake://{name}")  # fmt: skip
-        )
-        return name
-
-    def node_of(self, pod_key: str) -> Node | None:
-        """The Node a pod is bound to (``None`` while pending)."""
-        name = self.pods[pod_key].spec.node_name
-        return next((n for n in self.nodes if n.metadata.name == name), None)
+    def _node_name(self, p: Pod) -> str | None:
+        return next((q.spec.node_name for q in self.pods if q.key == p.key), None)
 
     def bound(self, pods: Sequence[Pod]) -> list[Pod]:
-        return [p for p in pods if self.pods[p.key].spec.node_name]
+        return [p for p in pods if self._node_name(p)]
 
-    def pending(self, pods: Sequence[Pod]) -> list[Pod]:
-        return [p for p in pods if not self.pods[p.key].spec.node_name]
+    def waiting(self, pods: Sequence[Pod]) -> list[Pod]:
+        return [p for p in pods if not self._node_name(p)]
 
 
 def reserved_type(
@@ -416,8 +366,13 @@ def reserved_type(
     price = price_from_resources(parse_resource_list({"cpu": cpu, "memory": memory}))
     offerings = [Offering(zone=z, capacity_type=ct, price=price) for ct, z in DEFAULT_OFFERINGS]
     offerings += [
-        Offering(zone="test-zone-1", capacity_type="reserved", price=price / 100_000.0,
-                 reservation_id=rid, reservation_capacity=n)  # fmt: skip
+        Offering(
+            zone="test-zone-1",
+            capacity_type="reserved",
+            price=price / 100_000.0,
+            reservation_id=rid,
+            reservation_capacity=n,
+        )
         for rid, n in reservations
     ]
     return new_instance_type(name, resources={"cpu": cpu, "memory": memory}, offerings=tuple(offerings))
@@ -445,7 +400,9 @@ def storage_class(
 ) -> StorageClass:
     """Upstream ``test.StorageClass``: ``zones`` as one allowedTopologies term, or ``allowed``
     terms (key -> values each)."""
-    terms = [{"matchLabelExpressions": [{"key": k, "values": list(v)} for k, v in t.items()]} for t in allowed]
+    terms = [
+        {"matchLabelExpressions": [{"key": k, "values": list(v)} for k, v in t.items()]} for t in allowed
+    ]
     if not terms and zones is not None:
         terms = [{"matchLabelExpressions": [{"key": ZONE, "values": list(zones)}]}]
     doc: dict[str, Any] = {"metadata": {"name": name}, "provisioner": provisioner, "allowedTopologies": terms}
@@ -477,9 +434,13 @@ def pv(
     """Upstream ``test.PersistentVolume``: node affinity from ``terms`` (match expressions per
     term) or ``zones``; ``source`` is ``csi`` (driver ``test.driver``), ``local`` or ``hostPath``."""
     spec: dict[str, Any] = {"storageClassName": storage_class}
-    spec[source] = {"driver": "test.driver", "volumeHandle": "test-handle"} if source == "csi" else {"path": "/mnt"}
+    spec[source] = (
+        {"driver": "test.driver", "volumeHandle": "test-handle"} if source == "csi" else {"path": "/mnt"}
+    )
     if terms is None and zones is not None:
         terms = [[{"key": ZONE, "operator": "In", "values": list(zones)}]]
     if terms is not None:
-        spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": list(t)} for t in terms]}}
+        spec["nodeAffinity"] = {
+            "required": {"nodeSelectorTerms": [{"matchExpressions": list(t)} for t in terms]}
+        }
     return PersistentVolume.model_validate({"metadata": {"name": name}, "spec": spec})

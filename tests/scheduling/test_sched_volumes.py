@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from tests.scheduling.test_sched_support import (
+from test_sched_support import (
     CT,
     FAKE5,
     HOSTNAME,
@@ -64,8 +63,12 @@ def test_invalid_pvc_is_not_scheduled() -> None:
 
 def test_empty_storage_class_bound_pvc_schedules() -> None:
     """It "should schedule with an empty storage class if the pvc is bound"."""
-    doc = run([nodepool()], [pod("p", claims=["c"])], pvcs=[pvc("c", storage_class="", volume="v")],
-              pvs=[pv("v", storage_class="")])  # fmt: skip
+    doc = run(
+        [nodepool()],
+        [pod("p", claims=["c"])],
+        pvcs=[pvc("c", storage_class="", volume="v")],
+        pvs=[pv("v", storage_class="")],
+    )
     assert "default/p" in scheduled(doc)
 
 
@@ -79,8 +82,12 @@ def test_empty_storage_class_unbound_pvc_is_not_scheduled() -> None:
 
 def test_missing_storage_class_bound_pvc_schedules() -> None:
     """It "should schedule with a missing storage class if the pvc is bound"."""
-    doc = run([nodepool()], [pod("p", claims=["c"])], pvcs=[pvc("c", storage_class="missing", volume="v")],
-              pvs=[pv("v", storage_class="missing")])  # fmt: skip
+    doc = run(
+        [nodepool()],
+        [pod("p", claims=["c"])],
+        pvcs=[pvc("c", storage_class="missing", volume="v")],
+        pvs=[pv("v", storage_class="missing")],
+    )
     assert "default/p" in scheduled(doc)
 
 
@@ -106,10 +113,10 @@ def test_valid_pods_schedule_beside_an_invalid_pvc(claim: str, objects: dict[str
     class | volume name)", over two rounds as upstream."""
     env = Rounds([nodepool()], **objects)
     invalid = pod("invalid", claims=[claim])
-    env.provision(invalid)
+    env.round(invalid)
     valid = pod("valid")
-    doc = env.provision(valid)
-    assert env.pending([invalid]) == [invalid] and env.bound([valid]) == [valid]
+    doc = env.round(valid)
+    assert env.waiting([invalid]) == [invalid] and env.bound([valid]) == [valid]
     assert "default/invalid" in doc["podErrors"]
 
 
@@ -117,8 +124,12 @@ def test_valid_pods_schedule_beside_an_invalid_pvc(claim: str, objects: dict[str
 def test_storage_class_zones_when_volume_does_not_exist(ephemeral: bool) -> None:
     """It "should schedule to storage class zones if volume does not exist" (and "(ephemeral volume)")."""
     claim = "p-e0" if ephemeral else "c"
-    p = pod("p", ephemeral=["sc"] if ephemeral else (), claims=() if ephemeral else ["c"],
-            required=_zones_in("test-zone-1", "test-zone-3"))  # fmt: skip
+    p = pod(
+        "p",
+        ephemeral=["sc"] if ephemeral else (),
+        claims=() if ephemeral else ["c"],
+        required=_zones_in("test-zone-1", "test-zone-3"),
+    )
     doc = run([nodepool()], [p], pvcs=[pvc(claim, storage_class="sc")], storageclasses=[SC])
     assert _zone(doc) == "test-zone-3"
 
@@ -127,8 +138,12 @@ def test_storage_class_zones_when_volume_does_not_exist(ephemeral: bool) -> None
 def test_incompatible_storage_class_zones(ephemeral: bool) -> None:
     """It "should not schedule if storage class zones are incompatible" (and "(ephemeral volume)")."""
     claim = "p-e0" if ephemeral else "c"
-    p = pod("p", ephemeral=["sc"] if ephemeral else (), claims=() if ephemeral else ["c"],
-            required=_zones_in("test-zone-1"))  # fmt: skip
+    p = pod(
+        "p",
+        ephemeral=["sc"] if ephemeral else (),
+        claims=() if ephemeral else ["c"],
+        required=_zones_in("test-zone-1"),
+    )
     doc = run([nodepool()], [p], pvcs=[pvc(claim, storage_class="sc")], storageclasses=[SC])
     assert "incompatible volume requirements" in _not_scheduled(doc)
 
@@ -138,8 +153,13 @@ def test_volume_zones_when_already_bound(ephemeral: bool) -> None:
     """It "should schedule to volume zones if volume already bound" (and "(ephemeral volume)")."""
     claim = "p-e0" if ephemeral else "c"
     p = pod("p", ephemeral=["sc"] if ephemeral else (), claims=() if ephemeral else ["c"])
-    doc = run([nodepool()], [p], pvcs=[pvc(claim, storage_class="sc", volume="v")],
-              pvs=[pv("v", zones=["test-zone-3"])], storageclasses=[SC])  # fmt: skip
+    doc = run(
+        [nodepool()],
+        [p],
+        pvcs=[pvc(claim, storage_class="sc", volume="v")],
+        pvs=[pv("v", zones=["test-zone-3"])],
+        storageclasses=[SC],
+    )
     assert _zone(doc) == "test-zone-3"
 
 
@@ -152,16 +172,26 @@ def test_local_volume_hostname_affinity_ignored(source: str, ephemeral: bool) ->
     local_sc = storage_class("local-path", mode=None, provisioner="kubernetes.io/no-provisioner")
     p = pod("p", ephemeral=["local-path"] if ephemeral else (), claims=() if ephemeral else ["c"])
     vol = pv("v", source=source, terms=[[{"key": HOSTNAME, "operator": "In", "values": ["random-host"]}]])
-    doc = run([nodepool()], [p], pvcs=[pvc(claim, storage_class="local-path", volume="v")], pvs=[vol],
-              storageclasses=[local_sc])  # fmt: skip
+    doc = run(
+        [nodepool()],
+        [p],
+        pvcs=[pvc(claim, storage_class="local-path", volume="v")],
+        pvs=[vol],
+        storageclasses=[local_sc],
+    )
     assert "default/p" in scheduled(doc)
 
 
 def test_non_local_volume_hostname_affinity_is_kept() -> None:
     """It "should not ignore hostname affinity when using non-local path volumes"."""
     vol = pv("v", terms=[[{"key": HOSTNAME, "operator": "In", "values": ["random-host"]}]])
-    doc = run([nodepool()], [pod("p", claims=["c"])], pvcs=[pvc("c", storage_class="sc", volume="v")],
-              pvs=[vol], storageclasses=[SC])  # fmt: skip
+    doc = run(
+        [nodepool()],
+        [pod("p", claims=["c"])],
+        pvcs=[pvc("c", storage_class="sc", volume="v")],
+        pvs=[vol],
+        storageclasses=[SC],
+    )
     _not_scheduled(doc)
 
 
@@ -169,27 +199,44 @@ def test_non_local_volume_hostname_affinity_is_kept() -> None:
 def test_incompatible_volume_zones(ephemeral: bool) -> None:
     """It "should not schedule if volume zones are incompatible" (and "(ephemeral volume)")."""
     claim = "p-e0" if ephemeral else "c"
-    p = pod("p", ephemeral=["sc"] if ephemeral else (), claims=() if ephemeral else ["c"],
-            required=_zones_in("test-zone-1"))  # fmt: skip
-    doc = run([nodepool()], [p], pvcs=[pvc(claim, storage_class="sc", volume="v")],
-              pvs=[pv("v", zones=["test-zone-3"])], storageclasses=[SC])  # fmt: skip
+    p = pod(
+        "p",
+        ephemeral=["sc"] if ephemeral else (),
+        claims=() if ephemeral else ["c"],
+        required=_zones_in("test-zone-1"),
+    )
+    doc = run(
+        [nodepool()],
+        [p],
+        pvcs=[pvc(claim, storage_class="sc", volume="v")],
+        pvs=[pv("v", zones=["test-zone-3"])],
+        storageclasses=[SC],
+    )
     _not_scheduled(doc)
 
 
 def test_volume_zone_is_not_relaxed_away() -> None:
     """It "should not relax an added volume topology zone node-selector away"."""
-    terms = [[{"key": "example.com/label", "operator": "In", "values": ["unsupported"]}],
-             [{"key": CT, "operator": "In", "values": ["on-demand"]}]]  # fmt: skip
-    doc = run([nodepool()], [pod("p", claims=["c"], required=terms)],
-              pvcs=[pvc("c", storage_class="sc", volume="v")], pvs=[pv("v", zones=["test-zone-3"])],
-              storageclasses=[SC])  # fmt: skip
+    terms = [
+        [{"key": "example.com/label", "operator": "In", "values": ["unsupported"]}],
+        [{"key": CT, "operator": "In", "values": ["on-demand"]}],
+    ]
+    doc = run(
+        [nodepool()],
+        [pod("p", claims=["c"], required=terms)],
+        pvcs=[pvc("c", storage_class="sc", volume="v")],
+        pvs=[pv("v", zones=["test-zone-3"])],
+        storageclasses=[SC],
+    )
     assert _zone(doc) == "test-zone-3"
 
 
 # -- scheduling/suite_test.go: Describe "VolumeUsage" --------------------------------------------
 def _anti_zone_pods(claims: list[str]) -> list[Any]:
-    return [pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(ZONE), claims=[c])
-            for i, c in enumerate(claims)]  # fmt: skip
+    return [
+        pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(ZONE), claims=[c])
+        for i, c in enumerate(claims)
+    ]
 
 
 def test_pv_with_multiple_zones() -> None:
@@ -205,10 +252,16 @@ def test_pv_with_multiple_zones() -> None:
 @pytest.mark.parametrize("source", ["local", "hostPath"])
 def test_unconstrained_pv_alternative_after_hostname(source: str) -> None:
     """DescribeTable "should preserve unconstrained PV alternatives after ignoring hostname affinity"."""
-    terms = [[{"key": HOSTNAME, "operator": "In", "values": ["existing-host"]}],
-             [{"key": ZONE, "operator": "In", "values": ["invalid-zone"]}]]  # fmt: skip
-    doc = run([nodepool()], [pod("p", claims=["c"])], pvcs=[pvc("c", volume="v")],
-              pvs=[pv("v", source=source, terms=terms)])  # fmt: skip
+    terms = [
+        [{"key": HOSTNAME, "operator": "In", "values": ["existing-host"]}],
+        [{"key": ZONE, "operator": "In", "values": ["invalid-zone"]}],
+    ]
+    doc = run(
+        [nodepool()],
+        [pod("p", claims=["c"])],
+        pvcs=[pvc("c", volume="v")],
+        pvs=[pv("v", source=source, terms=terms)],
+    )
     assert "default/p" in scheduled(doc)
 
 
@@ -225,10 +278,20 @@ def test_multi_volume_alternative_after_pruning() -> None:
     """It "should schedule pods when a valid multi-volume topology alternative remains after pruning
     disjoint branches" (``fake.InstanceTypes(5)``)."""
     a = storage_class("a", allowed=[{"special": ["required"]}, {"special": ["optional"]}])
-    b = storage_class("b", allowed=[{ZONE: ["test-zone-1"], "special": ["optional"]},
-                                    {ZONE: ["test-zone-2"], "special": ["required"]}])  # fmt: skip
-    doc = run([nodepool()], [pod("p", claims=["ca", "cb"])], types=catalog(FAKE5),
-              pvcs=[pvc("ca", storage_class="a"), pvc("cb", storage_class="b")], storageclasses=[a, b])  # fmt: skip
+    b = storage_class(
+        "b",
+        allowed=[
+            {ZONE: ["test-zone-1"], "special": ["optional"]},
+            {ZONE: ["test-zone-2"], "special": ["required"]},
+        ],
+    )
+    doc = run(
+        [nodepool()],
+        [pod("p", claims=["ca", "cb"])],
+        types=catalog(FAKE5),
+        pvcs=[pvc("ca", storage_class="a"), pvc("cb", storage_class="b")],
+        storageclasses=[a, b],
+    )
     got = scheduled(doc)["default/p"]["labels"]
     assert got[ZONE] == "test-zone-1" and got["special"] == "optional"
 
@@ -238,8 +301,12 @@ def test_disjoint_volumes_fail_the_pod() -> None:
     upstream keeps the merged alternative, whose zone has no value left (``DoesNotExist``), so the
     pod fails instead of launching anywhere."""
     z2, z3 = storage_class("z2", zones=["test-zone-2"]), storage_class("z3", zones=["test-zone-3"])
-    doc = run([nodepool()], [pod("p", claims=["c2", "c3"])], storageclasses=[z2, z3],
-              pvcs=[pvc("c2", storage_class="z2"), pvc("c3", storage_class="z3")])  # fmt: skip
+    doc = run(
+        [nodepool()],
+        [pod("p", claims=["c2", "c3"])],
+        storageclasses=[z2, z3],
+        pvcs=[pvc("c2", storage_class="z2"), pvc("c3", storage_class="z3")],
+    )
     assert f"{ZONE} DoesNotExist" in _not_scheduled(doc)
     assert doc["nodeClaims"] == []
 
@@ -248,26 +315,47 @@ def test_disjoint_volumes_fail_the_pod() -> None:
     ("objects", "error"),
     [
         # It "should not launch nodes for pod with unbound volume for volumeBindingMode immediate"
-        ({"storageclasses": [storage_class("sc", zones=["test-zone-1"], mode="Immediate")],
-          "pvcs": [pvc("c", storage_class="sc")]},
-         "failed to validate pvc, pvc with immediate volume binding mode must be bound "
-         "(PersistentVolumeClaim=default/c, StorageClass=sc)"),
+        (
+            {
+                "storageclasses": [storage_class("sc", zones=["test-zone-1"], mode="Immediate")],
+                "pvcs": [pvc("c", storage_class="sc")],
+            },
+            "failed to validate pvc, pvc with immediate volume binding mode must be bound "
+            "(PersistentVolumeClaim=default/c, StorageClass=sc)",
+        ),
         # It "should not launch nodes for pod with deleting persistentVolumeClaim"
-        ({"storageclasses": [storage_class("sc", zones=["test-zone-1"])],
-          "pvcs": [pvc("c", storage_class="sc", deletionTimestamp="2024-01-01T00:00:00Z")]},
-         "persistentvolumeclaim is being deleted (PersistentVolumeClaim=default/c)"),
+        (
+            {
+                "storageclasses": [storage_class("sc", zones=["test-zone-1"])],
+                "pvcs": [pvc("c", storage_class="sc", deletionTimestamp="2024-01-01T00:00:00Z")],
+            },
+            "persistentvolumeclaim is being deleted (PersistentVolumeClaim=default/c)",
+        ),
         # It "should not launch nodes for pod with bound persistentVolume that is marked for deletion"
-        ({"pvcs": [pvc("c", volume="v")],
-          "pvs": [pv("v").model_copy(update={"metadata": pv("v").metadata.model_copy(
-              update={"deletion_timestamp": "2024-01-01T00:00:00Z"})})]},
-         "failed to validate pvc, persistentvolume is being deleted "
-         "(PersistentVolume=v, PersistentVolumeClaim=default/c, StorageClass=)"),
+        (
+            {
+                "pvcs": [pvc("c", volume="v")],
+                "pvs": [
+                    pv("v").model_copy(
+                        update={
+                            "metadata": pv("v").metadata.model_copy(
+                                update={"deletion_timestamp": "2024-01-01T00:00:00Z"}
+                            )
+                        }
+                    )
+                ],
+            },
+            "failed to validate pvc, persistentvolume is being deleted "
+            "(PersistentVolume=v, PersistentVolumeClaim=default/c, StorageClass=)",
+        ),
         # DescribeTable "should handle pods with PVCs with defined volumeName", bind-completed missing
-        ({"pvcs": [pvc("c", volume="v", annotations={})], "pvs": [pv("v")]},
-         "pvc is considered unbound because it does not contain annotation "
-         "(PersistentVolume=v, PersistentVolumeClaim=c, annotation=pv.kubernetes.io/bind-completed)"),
+        (
+            {"pvcs": [pvc("c", volume="v", annotations={})], "pvs": [pv("v")]},
+            "pvc is considered unbound because it does not contain annotation "
+            "(PersistentVolume=v, PersistentVolumeClaim=c, annotation=pv.kubernetes.io/bind-completed)",
+        ),
     ],
-)  # fmt: skip
+)
 def test_claim_validation(objects: dict[str, Any], error: str) -> None:
     doc = run([nodepool()], [pod("p", claims=["c"])], **objects)
     assert _not_scheduled(doc) == "Failed to schedule pod, " + error
@@ -290,7 +378,9 @@ def test_ebs_zone_in_storage_class_allowed_topologies() -> None:
     """aws test/suites/storage "should run a pod with a dynamic persistent volume while respecting
     allowed topologies": the EBS key constrains the zone, with no typo hint."""
     sc = storage_class("ebs", allowed=[{EBS_ZONE: ["test-zone-2"]}], provisioner="ebs.csi.aws.com")
-    doc = run([nodepool()], [pod("p", claims=["c"])], pvcs=[pvc("c", storage_class="ebs")], storageclasses=[sc])
+    doc = run(
+        [nodepool()], [pod("p", claims=["c"])], pvcs=[pvc("c", storage_class="ebs")], storageclasses=[sc]
+    )
     assert doc["podErrors"] == {} and _zone(doc) == "test-zone-2"
 
 
