@@ -56,27 +56,44 @@ class ReservationManager:
         """Remaining capacity per reservation ID (what no hostname holds)."""
         return dict(self._capacity)
 
-    def can_reserve(self, hostname: str, offering: Offering) -> bool:
+    def _rid(self, offering: Offering) -> str:
         rid = offering.reservation_id or ""
+        if rid not in self._capacity:
+            # upstream panics: every offering asked about comes from the round's instance types
+            raise KeyError(f"reservation {rid!r} is not tracked")
+        return rid
+
+    def remaining(self, offering: Offering) -> int:
+        return self._capacity[self._rid(offering)]
+
+    def has_reservation(self, hostname: str, offering: Offering) -> bool:
+        return (offering.reservation_id or "") in self._held.get(hostname, ())
+
+    def can_reserve(self, hostname: str, offering: Offering) -> bool:
+        rid = self._rid(offering)
         if rid in self._held.get(hostname, ()):
             return True
-        return self._capacity.get(rid, 0) > 0
+        return self._capacity[rid] > 0
 
     def reserve(self, hostname: str, offerings: Iterable[Offering]) -> None:
         held = self._held.setdefault(hostname, set())
         for o in offerings:
-            rid = o.reservation_id or ""
+            rid = self._rid(o)
             if rid in held:
                 continue
-            self._capacity[rid] = self._capacity.get(rid, 0) - 1
+            if self._capacity[rid] <= 0:
+                raise ValueError(f"reservation {rid!r} has no capacity left for {hostname}")
+            self._capacity[rid] -= 1
             held.add(rid)
 
-    def release(self, hostname: str, offering: Offering) -> None:
+    def release(self, hostname: str, *offerings: Offering) -> None:
+        """Give back what ``hostname`` holds of ``offerings`` (nothing held: a no-op)."""
         held = self._held.get(hostname)
-        rid = offering.reservation_id or ""
-        if held and rid in held:
-            held.discard(rid)
-            self._capacity[rid] = self._capacity.get(rid, 0) + 1
+        for o in offerings:
+            rid = o.reservation_id or ""
+            if held and rid in held:
+                held.discard(rid)
+                self._capacity[rid] = self._capacity.get(rid, 0) + 1
 
 
 class LaunchLedger:

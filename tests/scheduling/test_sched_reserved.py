@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from test_sched_support import (
     CT,
     IT,
@@ -237,3 +238,125 @@ def test_strict_default_defers_pods_beyond_the_reservation() -> None:
     assert [c["launch"]["capacityType"] for c in doc["nodeClaims"]] == ["reserved"]
     assert len(doc["podErrors"]) == 2
     assert all(e == "Failed to schedule pod, " + RESERVED_ERROR for e in doc["podErrors"].values())
+
+
+# -- kubernetes-sigs/karpenter v1.14.1 pkg/controllers/provisioning/scheduling/reservationmanager_test.go
+def _manager() -> tuple[Any, Any, Any, Any]:
+    """The suite's BeforeEach: small/medium/large types with reservations of 3, 2 and 1."""
+    from nodewright.catalog.fake import new_instance_type
+    from nodewright.catalog.model import Offering
+    from nodewright.scheduling.reservations import ReservationManager
+
+    three, two, one = (
+        Offering(zone=z, capacity_type="reserved", price=0.0, reservation_id=rid, reservation_capacity=n)
+        for z, rid, n in (("test-zone-1", "small-reserved", 3), ("test-zone-2", "medium-reserved", 2),
+                          ("test-zone-3", "large-reserved", 1))
+    )  # fmt: skip
+    types = [
+        new_instance_type(
+            "small-reserved", resources={"cpu": "2", "memory": "4Gi", "pods": "10"}, offerings=(three,)
+        ),
+        new_instance_type(
+            "medium-reserved", resources={"cpu": "4", "memory": "8Gi", "pods": "20"}, offerings=(two,)
+        ),
+        new_instance_type(
+            "large-reserved", resources={"cpu": "8", "memory": "16Gi", "pods": "40"}, offerings=(one,)
+        ),
+    ]
+    return ReservationManager(types), three, two, one
+
+
+def test_reservation_manager_can_reserve() -> None:
+    """Describe "CanReserve": "should return true when capacity is available", "... when hostname
+    already has the reservation", "should return false when capacity is exhausted", "should return
+    true for existing hostname even when capacity is exhausted", "should panic with non-existent
+    reservation ID"."""
+    from nodewright.catalog.model import Offering
+
+    rm, _, _, one = _manager()
+    assert rm.can_reserve("hostname-1", one)
+    rm.reserve("hostname-1", [one])
+    assert rm.can_reserve("hostname-1", one)
+    assert not rm.can_reserve("hostname-new", one)
+    missing = Offering(zone="z", capacity_type="reserved", price=0.0, reservation_id="i-dont-exist",
+                       reservation_capacity=1)  # fmt: skip
+    with pytest.raises(KeyError):
+        rm.can_reserve("hostname-1", missing)
+    with pytest.raises(KeyError):
+        rm.reserve("hostname-1", [missing])
+
+
+def test_reservation_manager_reserve() -> None:
+    """Describe "Reserve": "should successfully reserve capacity", "should not double-reserve for the
+    same hostname and reservation", "should decrement available capacity", "should handle multiple
+    offerings in a single call", "should handle mixed new and existing reservations", "should panic
+    when trying to over-reserve"."""
+    rm, three, two, one = _manager()
+    rm.reserve("hostname-1", [three])
+    assert rm.has_reservation("hostname-1", three)
+    rm.reserve("hostname-1", [two])
+    rm.reserve("hostname-1", [two])
+    assert rm.can_reserve("hostname-2", two)
+    rm.reserve("hostname-2", [three])
+    rm.reserve("hostname-3", [three])
+    assert not rm.can_reserve("hostname-4", three)
+    with pytest.raises(ValueError):
+        rm.reserve("hostname-new", [three])
+    rm, three, two, one = _manager()
+    rm.reserve("hostname-1", [two])
+    rm.reserve("hostname-1", [two, one])
+    assert rm.has_reservation("hostname-1", two) and rm.has_reservation("hostname-1", one)
+    assert rm.can_reserve("hostname-2", two)
+
+
+def test_reservation_manager_release() -> None:
+    """Describe "Release": single, non-existent (no-op), other hostname (no-op), several offerings,
+    partial releases, "should restore capacity when releasing reservations", "should correctly
+    track capacity after multiple reserve/release cycles"."""
+    rm, three, two, _ = _manager()
+    rm.reserve("hostname-1", [three])
+    rm.release("hostname-1", three)
+    assert not rm.has_reservation("hostname-1", three)
+    rm.release("hostname-1", three)
+    rm.reserve("hostname-1", [three])
+    rm.release("hostname-2", three)
+    assert rm.remaining(three) == 2
+    rm, three, two, _ = _manager()
+    rm.reserve("hostname-1", [three, two])
+    rm.release("hostname-1", three)
+    assert not rm.has_reservation("hostname-1", three) and rm.has_reservation("hostname-1", two)
+    rm.release("hostname-1", three, two)
+    assert not rm.has_reservation("hostname-1", two)
+    rm, three, _, _ = _manager()
+    for h in ("hostname-1", "hostname-2", "hostname-3"):
+        rm.reserve(h, [three])
+    assert rm.remaining(three) == 0
+    rm.release("hostname-1", three)
+    assert rm.remaining(three) == 1
+    rm, three, _, _ = _manager()
+    rm.reserve("hostname-1", [three])
+    rm.release("hostname-1", three)
+    rm.reserve("hostname-2", [three])
+    assert rm.remaining(three) == 2
+
+
+def test_reservation_manager_integration() -> None:
+    """Describe "Integration Scenarios": "should handle complex reservation patterns", "should
+    maintain consistency during mixed operations"."""
+    rm, three, two, one = _manager()
+    rm.reserve("host-1", [two, three])
+    rm.reserve("host-2", [two, one])
+    rm.reserve("host-3", [three])
+    assert all(rm.has_reservation(h, o) for h, o in (("host-1", three), ("host-1", two), ("host-2", two),
+                                                    ("host-2", one), ("host-3", three)))  # fmt: skip
+    assert (rm.remaining(two), rm.remaining(three), rm.remaining(one)) == (0, 1, 0)
+    rm, three, two, one = _manager()
+    rm.reserve("host-1", [two, three])
+    rm.reserve("host-2", [three, one])
+    rm.release("host-1", two)
+    rm.reserve("host-3", [two])
+    rm.release("host-2", one)
+    assert not rm.has_reservation("host-1", two) and rm.has_reservation("host-1", three)
+    assert rm.has_reservation("host-2", three) and not rm.has_reservation("host-2", one)
+    assert rm.has_reservation("host-3", two)
+    assert (rm.remaining(two), rm.remaining(three), rm.remaining(one)) == (1, 1, 1)
