@@ -309,3 +309,90 @@ def test_pod_level_requests_replace_smaller_container_requests() -> None:
     env.round(p)
     n = env.node_of(p)
     assert n is not None and n.metadata.labels[IT] == "example-10"
+
+
+# -- Describe "In-Flight Nodes": a round's NodeClaims are registered, not initialized Nodes ----------
+def _limit(cpu: str, **kw: Any) -> Any:
+    return {"limits": {"cpu": cpu}, **kw}
+
+
+def _node_name(env: Rounds, p: Any) -> str:
+    n = env.node_of(p)
+    assert n is not None, env.errors()
+    return n.metadata.name
+
+
+def test_inflight_node_takes_the_second_pod() -> None:
+    """It "should not launch a second node if there is an in-flight node that can support the pod"."""
+    env = Rounds([nodepool()])
+    first, second = pod("first", **_limit("10m")), pod("second", **_limit("10m"))
+    env.round(first)
+    env.round(second)
+    assert _node_name(env, first) == _node_name(env, second) and env.node_count() == 1
+
+
+def test_inflight_node_with_node_selectors() -> None:
+    """It "should not launch a second node if there is an in-flight node that can support the pod
+    (node selectors)"."""
+    env = Rounds([nodepool()])
+    pods = [pod(f"p{i}", **_limit("10m", required=[[r(ZONE, "In", *zones)]]))
+            for i, zones in enumerate([("test-zone-2",), ("test-zone-1", "test-zone-2"),
+                                        ("test-zone-1", "test-zone-3")])]  # fmt: skip
+    for p in pods:
+        env.round(p)
+    names = [_node_name(env, p) for p in pods]
+    assert names[0] == names[1] != names[2]
+
+
+def test_second_node_when_pod_does_not_fit() -> None:
+    """It "should launch a second node if a pod won't fit on the existingNodes node"."""
+    env = Rounds([nodepool()])
+    first, second = pod("first", **_limit("1001m")), pod("second", **_limit("1"))
+    env.round(first)
+    env.round(second)
+    assert _node_name(env, first) != _node_name(env, second)
+
+
+def test_second_node_when_selector_is_incompatible() -> None:
+    """It "should launch a second node if a pod isn't compatible with the existingNodes node (node
+    selector)"."""
+    env = Rounds([nodepool()])
+    first, second = pod("first", **_limit("10m")), pod("second", node_selector={ARCH: "arm64"})
+    env.round(first)
+    env.round(second)
+    assert _node_name(env, first) != _node_name(env, second)
+
+
+def test_second_node_when_inflight_is_deleted() -> None:
+    """It "should launch a second node if an in-flight node is terminating" (its Node and NodeClaim
+    are deleted before the second round)."""
+    env = Rounds([nodepool()])
+    first, second = pod("first", **_limit("10m")), pod("second", **_limit("10m"))
+    env.round(first)
+    gone = _node_name(env, first)
+    env.nodes = [n for n in env.nodes if n.metadata.name != gone]
+    env.nodeclaims = [c for c in env.nodeclaims if c.metadata.name != gone]
+    env.round(second)
+    assert _node_name(env, second) != gone
+
+
+@pytest.mark.parametrize(
+    ("key", "first", "second", "new_nodes"),
+    [
+        # Context "Topology", It "should balance pods across zones with in-flight nodes"
+        (ZONE, [1, 1, 2], [3, 3, 3], False),
+        # It "should balance pods across hostnames with in-flight nodes"
+        (HOSTNAME, [1, 1, 1, 1], [1] * 9, True),
+    ],
+)
+def test_balance_with_inflight_nodes(key: str, first: list[int], second: list[int], new_nodes: bool) -> None:
+    labels = {"foo": "bar"}
+    tsc = [{"topologyKey": key, "whenUnsatisfiable": "DoNotSchedule", "maxSkew": 1,
+            "labelSelector": {"matchLabels": labels}}]  # fmt: skip
+    env = Rounds([nodepool()])
+    env.round(*[pod(f"a{i}", labels=labels, tsc=tsc) for i in range(4)])
+    assert env.skew(key, labels=labels) == first
+    count = env.node_count()
+    env.round(*[pod(f"b{i}", labels=labels, tsc=tsc) for i in range(5)])
+    assert env.skew(key, labels=labels) == second
+    assert (env.node_count() > count) is new_nodes
