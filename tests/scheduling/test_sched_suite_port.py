@@ -396,3 +396,93 @@ def test_balance_with_inflight_nodes(key: str, first: list[int], second: list[in
     env.round(*[pod(f"b{i}", labels=labels, tsc=tsc) for i in range(5)])
     assert env.skew(key, labels=labels) == second
     assert (env.node_count() > count) is new_nodes
+
+
+# -- Describe "Instance Type Compatibility" --------------------------------------------------------
+ANY_ARCH = [r(ARCH, "In", "arm64", "amd64")]
+AMD = [r(ARCH, "In", "amd64")]
+GPU1, GPU2 = "karpenter.sh/super-great-gpu", "karpenter.sh/even-better-gpu"
+
+
+def _fake5(gpus: bool = False) -> list[Any]:
+    from dataclasses import replace
+
+    from test_sched_support import FAKE5, catalog
+
+    types = list(catalog(FAKE5))
+    if gpus:
+        types[0] = replace(types[0], capacity={**types[0].capacity, GPU1: 25_000})
+        types[1] = replace(types[1], capacity={**types[1].capacity, GPU2: 25_000})
+    return types
+
+
+def _names(env: Rounds, pods: list[Any]) -> list[str | None]:
+    return [None if env.node_of(p) is None else env.node_of(p).metadata.name for p in pods]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("pool", "pod_kws", "types", "want"),
+    [
+        # It "should not schedule if requesting more resources than any instance type has"
+        (None, [{"cpu": "512"}], None, "none"),
+        # It "should launch pods with different archs on different instances"
+        (ANY_ARCH, [{"node_selector": {ARCH: "amd64"}}, {"node_selector": {ARCH: "arm64"}}], None, "distinct"),
+        # It "should exclude instance types that are not supported by the pod constraints (node affinity/instance type)"
+        (AMD, [{"required": [[r(IT, "In", "arm-instance-type")]]}], None, "none"),
+        # It "... (node affinity/operating system)"
+        (AMD, [{"required": [[r(OS, "In", "ios")]]}], None, "none"),
+        # It "should exclude instance types that are not supported by the provider constraints (arch)"
+        (AMD, [{"limits": {"cpu": "14"}}], None, "none"),
+        # It "should launch pods with different operating systems on different instances"
+        (ANY_ARCH, [{"node_selector": {OS: "linux"}}, {"node_selector": {OS: "windows"}}], None, "distinct"),
+        # It "should launch pods with different instance type node selectors on different instances"
+        (ANY_ARCH, [{"node_selector": {"beta.kubernetes.io/instance-type": "small-instance-type"}},
+                    {"node_selector": {IT: "default-instance-type"}}], None, "distinct"),
+        # It "should launch pods with different zone selectors on different instances"
+        (ANY_ARCH, [{"node_selector": {ZONE: "test-zone-1"}}, {"node_selector": {ZONE: "test-zone-2"}}], None,
+         "distinct"),
+        # It "should launch pods with resources that aren't on any single instance type on different instances"
+        (None, [{"limits": {GPU1: "1"}}, {"limits": {GPU2: "1"}}], "gpus", "distinct"),
+        # It "should fail to schedule a pod with resources requests that aren't on a single instance type"
+        (None, [{"limits": {GPU1: "1", GPU2: "1"}}], "gpus", "none"),
+        # Context "Provider Specific Labels", It "should not schedule with incompatible labels"
+        (None, [{"node_selector": {"size": "large", IT: "fake-it-0"}},
+                {"node_selector": {"size": "small", IT: "fake-it-4"}}], "fake5", "none"),
+    ],
+)  # fmt: skip
+def test_instance_type_compatibility(
+    pool: list[Any] | None, pod_kws: list[dict[str, Any]], types: str | None, want: str
+) -> None:
+    cat = _fake5(gpus=types == "gpus") if types else None
+    env = Rounds([nodepool(requirements=pool)], types=cat)
+    pods = [pod(f"p{i}", **kw) for i, kw in enumerate(pod_kws)]
+    env.round(*pods)
+    names = _names(env, pods)
+    if want == "none":
+        assert names == [None] * len(pods)
+    else:
+        assert None not in names and len(set(names)) == len(pods)
+
+
+@pytest.mark.parametrize(
+    ("reqs", "want_type", "exotic"),
+    [
+        # It "should filter instance types that match labels" (two pods in one round upstream)
+        ([r("size", "In", "large")], "fake-it-4", None),
+        ([r("size", "In", "small")], "fake-it-0", None),
+        # It "should schedule optional labels"
+        ([r("special", "Exists")], "fake-it-4", True),
+        # It "should schedule without optional labels if disallowed"
+        ([r("special", "DoesNotExist")], None, False),
+    ],
+)
+def test_provider_specific_labels(reqs: list[Any], want_type: str | None, exotic: bool | None) -> None:
+    env = Rounds([nodepool()], types=_fake5())
+    p = pod("p", required=[reqs])
+    env.round(p)
+    n = env.node_of(p)
+    assert n is not None
+    if want_type is not None:
+        assert n.metadata.labels[IT] == want_type
+    if exotic is not None:
+        assert ("special" in n.metadata.labels) is exotic
