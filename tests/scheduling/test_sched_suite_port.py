@@ -486,3 +486,78 @@ def test_provider_specific_labels(reqs: list[Any], want_type: str | None, exotic
         assert n.metadata.labels[IT] == want_type
     if exotic is not None:
         assert ("special" in n.metadata.labels) is exotic
+
+
+# -- Describe "Binpacking" -------------------------------------------------------------------------
+def _many(prefix: str, n: int, **kw: Any) -> list[Any]:
+    return [pod(f"{prefix}{i:02d}", **kw) for i in range(n)]
+
+
+AMD_SEL = {"node_selector": {ARCH: "amd64"}}
+
+
+@pytest.mark.parametrize(
+    ("pods", "types", "want_type", "nodes"),
+    [
+        # It "should schedule a small pod on the smallest instance"
+        (lambda: [pod("p", memory="100M")], None, "small-instance-type", 1),
+        # It "should schedule a small pod on the smallest possible instance type"
+        (lambda: [pod("p", memory="2000M")], None, "small-instance-type", 1),
+        # It "should take pod runtime class into consideration" (the RuntimeClass admission sets the
+        # pod's overhead: 2 cpu)
+        (lambda: [pod("p", cpu="1", overhead={"cpu": "2"})], None, "default-instance-type", 1),
+        # It "should schedule multiple small pods on the smallest possible instance type"
+        (lambda: _many("p", 5, memory="10M"), None, "small-instance-type", 1),
+        # It "should create new nodes when a node is at capacity"
+        (lambda: _many("p", 40, memory="1.8G", **AMD_SEL), None, "default-instance-type", 20),
+        # It "should pack small and large pods together"
+        (lambda: _many("l", 40, memory="1.8G", **AMD_SEL) + _many("s", 20, memory="400M", **AMD_SEL), None,
+         "default-instance-type", 20),
+        # It "should handle zero-quantity resource requests"
+        (lambda: [pod("p", requests={"foo.com/weird-resources": "0"}, limits={"foo.com/weird-resources": "0"})],
+         None, None, 1),
+        # It "should not schedule pods that exceed every instance type's capacity"
+        (lambda: [pod("p", memory="2Ti")], None, None, 0),
+        # It "should create new nodes when a node is at capacity due to pod limits per node"
+        (lambda: _many("p", 25, memory="1m", cpu="1m", **AMD_SEL), None, "small-instance-type", 5),
+        # It "should take into account initContainer resource requests when binpacking"
+        (lambda: [pod("p", memory="1Gi", cpu="1", init=[{"memory": "1Gi", "cpu": "2"}])], None,
+         "default-instance-type", 1),
+        # It "should not schedule pods when initContainer resource requests are greater than available instance types"
+        (lambda: [pod("p", memory="1Gi", cpu="1", init=[{"memory": "1Ti", "cpu": "2"}])], None, None, 0),
+    ],
+)  # fmt: skip
+def test_binpacking(pods: Any, types: Any, want_type: str | None, nodes: int) -> None:
+    env = Rounds([nodepool()], types=types)
+    ps = pods()
+    env.round(*ps)
+    assert env.node_count() == nodes
+    if nodes:
+        assert env.waiting(ps) == []
+    for p in env.bound(ps):
+        n = env.node_of(p)
+        assert n is not None and (want_type is None or n.metadata.labels[IT] == want_type)
+
+
+def test_pack_nodes_tightly() -> None:
+    """It "should pack nodes tightly" (fake.InstanceTypes(5))."""
+    env = Rounds([nodepool()], types=_fake5())
+    big, small = pod("big", cpu="4.5"), pod("small", cpu="1")
+    env.round(big, small)
+    a, b = env.node_of(big), env.node_of(small)
+    assert a is not None and b is not None and a.metadata.labels[IT] != b.metadata.labels[IT]
+
+
+def test_valid_instance_types_regardless_of_price() -> None:
+    """It "should select for valid instance types, regardless of price"."""
+
+    def it(name: str, cpu: str, price: float) -> Any:
+        off = (Offering(zone="test-zone-1a", capacity_type="on-demand", price=price),)
+        return new_instance_type(name, resources={"cpu": cpu, "memory": f"{cpu}Gi"}, offerings=off)
+
+    env = Rounds([nodepool()], types=[it("medium", "2", 3.0), it("small", "1", 2.0), it("large", "4", 1.0)])
+    p = pod("p", limits={"cpu": "1m", "memory": "1Mi"})
+    doc = env.round(p)
+    n = env.node_of(p)
+    assert n is not None and n.metadata.labels[IT] == "large"
+    assert set(doc["nodeClaims"][0]["instanceTypes"]) == {"small", "medium", "large"}
