@@ -23,16 +23,13 @@ from test_sched_support import (
     nodeclaim,
     nodepool,
     pod,
+    req,
     run,
     scheduled,
 )
 
 from nodewright.algebra.resources import parse_resource_list
 from nodewright.catalog.model import InstanceType
-
-
-def req(key: str, op: str, *values: str) -> dict[str, object]:
-    return {"key": key, "operator": op, "values": list(values)}
 
 
 def ok(doc: dict[str, object], key: str = "default/p") -> bool:

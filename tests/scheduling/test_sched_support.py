@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from test_topo_plan_support import Cluster
+from test_topo_plan_support import Cluster, req
 
 from nodewright.algebra.resources import format_resource_list
 from nodewright.api.core import DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass
@@ -40,6 +40,9 @@ def catalog(path: Path = FAKE) -> list[InstanceType]:
     if key not in _CATALOGS:
         _CATALOGS[key] = list(load_catalog_file(path))
     return _CATALOGS[key]
+
+
+__all__ = ["Cluster", "req"]  # re-exported: the one multi-round helper and requirement builder
 
 
 def test_support_builders() -> None:
