@@ -360,3 +360,34 @@ def test_reservation_manager_integration() -> None:
     assert rm.has_reservation("host-2", three) and not rm.has_reservation("host-2", one)
     assert rm.has_reservation("host-3", two)
     assert (rm.remaining(two), rm.remaining(three), rm.remaining(one)) == (1, 1, 1)
+
+
+@pytest.mark.parametrize("fallback", [False, True])
+def test_cli_reserved_fallback_flag(tmp_path: Any, fallback: bool) -> None:
+    """``nodewright plan``: strict by default; ``--reserved-fallback`` launches the other claims
+    on-demand/spot, priced, and never a second time into the reservation for one instance."""
+    import json
+
+    import yaml
+    from click.testing import CliRunner
+
+    from nodewright.catalog import dump_catalog
+    from nodewright.cli import main
+
+    (tmp_path / "catalog.yaml").write_text(yaml.safe_dump(dump_catalog(_one_reservation())))
+    (tmp_path / "nodepools.yaml").write_text(yaml.safe_dump(nodepool().to_k8s()))
+    pods = [
+        pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), cpu="1").to_k8s() for i in range(3)
+    ]
+    (tmp_path / "cluster.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}))
+    args = ["plan", "-f", str(tmp_path / "nodepools.yaml"), "--cluster", str(tmp_path / "cluster.json"),
+            "--catalog", str(tmp_path / "catalog.yaml"), "-o", "json"]  # fmt: skip
+    result = CliRunner().invoke(main, [*args, "--reserved-fallback"] if fallback else args)
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    kinds = sorted(c["launch"]["capacityType"] for c in doc["nodeClaims"])
+    if fallback:
+        assert kinds.count("reserved") == 1 and len(kinds) == 3 and doc["podErrors"] == {}
+        assert doc["summary"]["hourlyCost"] > 0.4
+    else:
+        assert kinds == ["reserved"] and len(doc["podErrors"]) == 2
