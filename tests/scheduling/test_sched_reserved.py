@@ -49,6 +49,19 @@ def _labels(env: Rounds, p: Any) -> dict[str, str]:
     return dict(n.metadata.labels)
 
 
+def _reserved_then_fallback(env: Rounds, pods: list[Any], pool: str) -> None:
+    """Round 1 places one pod on a reservation of ``pool`` (the other waits); round 2 places the
+    other in ``pool`` on non-reserved capacity."""
+    env.round(*pods)
+    assert len(env.bound(pods)) == 1
+    got = _labels(env, env.bound(pods)[0])
+    assert RID in got and got[CT] == "reserved" and got[NODEPOOL] == pool
+    rest = env.waiting(pods)
+    env.round(*rest)
+    got = _labels(env, env.bound(rest)[0])
+    assert RID not in got and got[CT] != "reserved" and got[NODEPOOL] == pool
+
+
 def _it(name: str) -> list[dict[str, Any]]:
     return [{"key": IT, "operator": "In", "values": [name]}]
 
@@ -63,17 +76,15 @@ def test_no_fallback_while_compatible_reservations_exist() -> None:
     got = _labels(env, env.bound(pods)[0])
     assert (got[RID], got[CT], got[IT]) == ("r-small-instance-type", "reserved", "small-instance-type")
 
-    rest = env.waiting(pods)
-    env.round(*rest)
-    assert len(env.bound(rest)) == 1
-    got = _labels(env, env.bound(rest)[0])
-    assert (got[RID], got[CT], got[IT]) == ("r-medium-instance-type", "reserved", "medium-instance-type")
-
-    rest = env.waiting(rest)
-    env.round(*rest)
-    assert len(env.bound(rest)) == 1
-    got = _labels(env, env.bound(rest)[0])
-    assert RID not in got and got[CT] != "reserved" and got[IT] == "small-instance-type"
+    for want in (
+        ("r-medium-instance-type", "reserved", "medium-instance-type"),
+        (None, "on-demand", "small-instance-type"),
+    ):
+        pods = env.waiting(pods)
+        env.round(*pods)
+        assert len(env.bound(pods)) == 1
+        got = _labels(env, env.bound(pods)[0])
+        assert (got.get(RID), got[CT], got[IT]) == want
 
 
 def _two_pools_pods(it: str, pools: bool = True) -> list[Any]:
@@ -152,14 +163,7 @@ def test_no_fallback_to_lower_weight_nodepool_while_reserved_available() -> None
         pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), required=[_it("small-instance-type")])
         for i in range(2)
     ]
-    env.round(*pods)
-    assert len(env.bound(pods)) == 1
-    got = _labels(env, env.bound(pods)[0])
-    assert RID in got and got[CT] == "reserved" and got[NODEPOOL] == "np-primary"
-    rest = env.waiting(pods)
-    env.round(*rest)
-    got = _labels(env, env.bound(rest)[0])
-    assert RID not in got and got[CT] != "reserved" and got[NODEPOOL] == "np-primary"
+    _reserved_then_fallback(env, pods, "np-primary")
 
 
 def test_no_relaxation_on_reserved_offering_error() -> None:
@@ -177,14 +181,7 @@ def test_no_relaxation_on_reserved_offering_error() -> None:
         )
         for i in range(2)
     ]
-    env.round(*pods)
-    assert len(env.bound(pods)) == 1
-    got = _labels(env, env.bound(pods)[0])
-    assert RID in got and got[CT] == "reserved" and got[NODEPOOL] == "np-1"
-    rest = env.waiting(pods)
-    env.round(*rest)
-    got = _labels(env, env.bound(rest)[0])
-    assert RID not in got and got[CT] != "reserved" and got[NODEPOOL] == "np-1"
+    _reserved_then_fallback(env, pods, "np-1")
 
 
 def test_multiple_pods_on_one_reserved_node() -> None:

@@ -61,43 +61,29 @@ def test_invalid_pvc_is_not_scheduled() -> None:
     )
 
 
-def test_empty_storage_class_bound_pvc_schedules() -> None:
-    """It "should schedule with an empty storage class if the pvc is bound"."""
-    doc = run(
-        [nodepool()],
-        [pod("p", claims=["c"])],
-        pvcs=[pvc("c", storage_class="", volume="v")],
-        pvs=[pv("v", storage_class="")],
-    )
-    assert "default/p" in scheduled(doc)
-
-
-def test_empty_storage_class_unbound_pvc_is_not_scheduled() -> None:
-    """It "should not schedule with an empty storage class if the pvc is not bound"."""
-    doc = run([nodepool()], [pod("p", claims=["c"])], pvcs=[pvc("c", storage_class="")])
-    assert _not_scheduled(doc).endswith(
-        "unbound pvc must define a storage class (PersistentVolumeClaim=default/c, StorageClass=)"
-    )
-
-
-def test_missing_storage_class_bound_pvc_schedules() -> None:
-    """It "should schedule with a missing storage class if the pvc is bound"."""
-    doc = run(
-        [nodepool()],
-        [pod("p", claims=["c"])],
-        pvcs=[pvc("c", storage_class="missing", volume="v")],
-        pvs=[pv("v", storage_class="missing")],
-    )
-    assert "default/p" in scheduled(doc)
-
-
-def test_missing_storage_class_unbound_pvc_is_not_scheduled() -> None:
-    """It "should not schedule with a missing storage class if the pvc is not bound"."""
-    doc = run([nodepool()], [pod("p", claims=["c"])], pvcs=[pvc("c", storage_class="missing")])
-    assert _not_scheduled(doc).endswith(
-        'failed to validate pvc, failed to get storage class, storageclasses.storage.k8s.io "missing" not '
-        "found (PersistentVolumeClaim=default/c, StorageClass=missing)"
-    )
+@pytest.mark.parametrize(
+    ("sc", "bound", "error"),
+    [
+        # It "should schedule with an empty storage class if the pvc is bound"
+        ("", True, None),
+        # It "should not schedule with an empty storage class if the pvc is not bound"
+        ("", False, "unbound pvc must define a storage class (PersistentVolumeClaim=default/c, StorageClass=)"),
+        # It "should schedule with a missing storage class if the pvc is bound"
+        ("missing", True, None),
+        # It "should not schedule with a missing storage class if the pvc is not bound"
+        ("missing", False, 'failed to validate pvc, failed to get storage class, storageclasses.storage.k8s.io '
+         '"missing" not found (PersistentVolumeClaim=default/c, StorageClass=missing)'),
+    ],
+)  # fmt: skip
+def test_empty_or_missing_storage_class(sc: str, bound: bool, error: str | None) -> None:
+    objects: dict[str, Any] = {"pvcs": [pvc("c", storage_class=sc, volume="v" if bound else None)]}
+    if bound:
+        objects["pvs"] = [pv("v", storage_class=sc)]
+    doc = run([nodepool()], [pod("p", claims=["c"])], **objects)
+    if error is None:
+        assert "default/p" in scheduled(doc)
+    else:
+        assert _not_scheduled(doc) == "Failed to schedule pod, " + error
 
 
 @pytest.mark.parametrize(
@@ -120,47 +106,34 @@ def test_valid_pods_schedule_beside_an_invalid_pvc(claim: str, objects: dict[str
     assert "default/invalid" in doc["podErrors"]
 
 
-@pytest.mark.parametrize("ephemeral", [False, True])
-def test_storage_class_zones_when_volume_does_not_exist(ephemeral: bool) -> None:
-    """It "should schedule to storage class zones if volume does not exist" (and "(ephemeral volume)")."""
+@pytest.mark.parametrize("ephemeral", [False, True], ids=["pvc", "ephemeral volume"])
+@pytest.mark.parametrize(
+    ("bound", "zones", "want"),
+    [
+        # It "should schedule to storage class zones if volume does not exist"
+        (False, ("test-zone-1", "test-zone-3"), "test-zone-3"),
+        # It "should not schedule if storage class zones are incompatible"
+        (False, ("test-zone-1",), None),
+        # It "should schedule to volume zones if volume already bound"
+        (True, (), "test-zone-3"),
+        # It "should not schedule if volume zones are incompatible"
+        (True, ("test-zone-1",), None),
+    ],
+)
+def test_zones_from_volumes(bound: bool, zones: tuple[str, ...], want: str | None, ephemeral: bool) -> None:
+    """The Its above, each also "(ephemeral volume)": the claim is then ``<pod>-<volume>``. The
+    storage class allows test-zone-2 and test-zone-3; the bound volume is in test-zone-3."""
     claim = "p-e0" if ephemeral else "c"
-    p = pod(
-        "p",
-        ephemeral=["sc"] if ephemeral else (),
-        claims=() if ephemeral else ["c"],
-        required=_zones_in("test-zone-1", "test-zone-3"),
-    )
-    doc = run([nodepool()], [p], pvcs=[pvc(claim, storage_class="sc")], storageclasses=[SC])
-    assert _zone(doc) == "test-zone-3"
-
-
-@pytest.mark.parametrize("ephemeral", [False, True])
-def test_incompatible_storage_class_zones(ephemeral: bool) -> None:
-    """It "should not schedule if storage class zones are incompatible" (and "(ephemeral volume)")."""
-    claim = "p-e0" if ephemeral else "c"
-    p = pod(
-        "p",
-        ephemeral=["sc"] if ephemeral else (),
-        claims=() if ephemeral else ["c"],
-        required=_zones_in("test-zone-1"),
-    )
-    doc = run([nodepool()], [p], pvcs=[pvc(claim, storage_class="sc")], storageclasses=[SC])
-    assert "incompatible volume requirements" in _not_scheduled(doc)
-
-
-@pytest.mark.parametrize("ephemeral", [False, True])
-def test_volume_zones_when_already_bound(ephemeral: bool) -> None:
-    """It "should schedule to volume zones if volume already bound" (and "(ephemeral volume)")."""
-    claim = "p-e0" if ephemeral else "c"
-    p = pod("p", ephemeral=["sc"] if ephemeral else (), claims=() if ephemeral else ["c"])
-    doc = run(
-        [nodepool()],
-        [p],
-        pvcs=[pvc(claim, storage_class="sc", volume="v")],
-        pvs=[pv("v", zones=["test-zone-3"])],
-        storageclasses=[SC],
-    )
-    assert _zone(doc) == "test-zone-3"
+    p = pod("p", ephemeral=["sc"] if ephemeral else (), claims=() if ephemeral else ["c"],
+            required=_zones_in(*zones) if zones else None)  # fmt: skip
+    objects: dict[str, Any] = {"pvcs": [pvc(claim, storage_class="sc", volume="v" if bound else None)]}
+    if bound:
+        objects["pvs"] = [pv("v", zones=["test-zone-3"])]
+    doc = run([nodepool()], [p], storageclasses=[SC], **objects)
+    if want is None:
+        assert "incompatible volume requirements" in _not_scheduled(doc)
+    else:
+        assert _zone(doc) == want
 
 
 @pytest.mark.parametrize("ephemeral", [False, True])
@@ -190,26 +163,6 @@ def test_non_local_volume_hostname_affinity_is_kept() -> None:
         [pod("p", claims=["c"])],
         pvcs=[pvc("c", storage_class="sc", volume="v")],
         pvs=[vol],
-        storageclasses=[SC],
-    )
-    _not_scheduled(doc)
-
-
-@pytest.mark.parametrize("ephemeral", [False, True])
-def test_incompatible_volume_zones(ephemeral: bool) -> None:
-    """It "should not schedule if volume zones are incompatible" (and "(ephemeral volume)")."""
-    claim = "p-e0" if ephemeral else "c"
-    p = pod(
-        "p",
-        ephemeral=["sc"] if ephemeral else (),
-        claims=() if ephemeral else ["c"],
-        required=_zones_in("test-zone-1"),
-    )
-    doc = run(
-        [nodepool()],
-        [p],
-        pvcs=[pvc(claim, storage_class="sc", volume="v")],
-        pvs=[pv("v", zones=["test-zone-3"])],
         storageclasses=[SC],
     )
     _not_scheduled(doc)
