@@ -22,6 +22,7 @@ import yaml
 from components import families
 from nodewright import labels
 from nodewright.api.documents import Document, load_documents
+from nodewright.cluster import ClusterState
 from nodewright.errors import Collector, InputError
 
 log = logging.getLogger("nodewright")
@@ -62,7 +63,9 @@ class Settings:
     files: tuple[str, ...]
     cluster: ClusterSettings
     kubernetes_version: str = "1.31"
-    cluster_state: str | None = None
+    cluster_state: str | None = None  # a state file, or "live" (kubeconfig/kube_context)
+    kubeconfig: str | None = None
+    kube_context: str | None = None
     claims: str | None = None
     subnets: Mapping[str, str] = field(default_factory=dict)
     security_groups: tuple[str, ...] = ()
@@ -151,6 +154,8 @@ class StackPlan:
     nodepools: tuple[NodePoolPlan, ...]
     claims: tuple[ClaimPlan, ...]
     oscs: tuple[OscPlan, ...]
+    notes: tuple[str, ...] = ()
+    """Why a part of the stack declares nothing (no NodePool, an unused EC2NodeClass, ...)."""
 
 
 # -- settings ------------------------------------------------------------------------------------
@@ -207,6 +212,8 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         ),
         kubernetes_version=str(get.get("kubernetesVersion") or "1.31"),
         cluster_state=get.get("clusterState") or None,
+        kubeconfig=get.get("kubeconfig") or None,
+        kube_context=get.get("kubeContext") or None,
         claims=get.get("claims") or None,
         subnets={str(k): str(v) for k, v in subnets.items()} if isinstance(subnets, Mapping) else {},
         security_groups=tuple(str(s) for s in sgs) if isinstance(sgs, list) else (),
@@ -286,16 +293,48 @@ def read_claims(path: Path) -> list[dict[str, Any]]:
     return claims
 
 
+def _shown(file: str, base_dir: Path) -> str:
+    """A file as the user named it: relative to the repository when it is inside."""
+    try:
+        return str(Path(file).relative_to(base_dir))
+    except ValueError:
+        return file
+
+
 def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     """Everything the program declares, from the stack's files (paths relative to ``base_dir``)."""
     docs = load_documents([base_dir / f for f in settings.files])
     c = Collector(f"Pulumi.{settings.stack}.yaml")
     nodeclass_docs = {d.name: d for d in _by_kind(docs, "EC2NodeClass")}
     pool_docs = _by_kind(docs, "NodePool")
-    health = pool_health(settings, base_dir=base_dir, pools=pool_docs)
+    notes: list[str] = []
+    state = load_state(settings, base_dir=base_dir)
+    if state is not None and state.empty:
+        notes.append(state.empty_note())
+    health = pool_health(state, pools=pool_docs)
     claims_raw: list[dict[str, Any]] = []
+    claims_file = settings.claims or f"stacks/claims-{settings.stack}.yaml"
     if settings.mode == "fleet":
-        claims_raw = read_claims(base_dir / (settings.claims or f"stacks/claims-{settings.stack}.yaml"))
+        claims_raw = read_claims(base_dir / claims_file)
+        if not claims_raw:
+            notes.append(
+                f"{claims_file}: no NodeClaims: fleet mode declares no instance; "
+                "run `nodewright plan ... --write` and commit the claims to launch capacity"
+            )
+    if not pool_docs:
+        notes.append(
+            f"no NodePool in the stack's files ({', '.join(settings.files)}): nothing provisions nodes"
+        )
+    referenced = {
+        str(((d.body.get("spec") or {}).get("template") or {}).get("spec", {}).get("nodeClassRef", {}).get("name", ""))
+        for d in pool_docs
+    }
+    for name, nd in sorted(nodeclass_docs.items()):
+        if name not in referenced:
+            notes.append(
+                f"{_shown(nd.file, base_dir)}: EC2NodeClass {name!r} is referenced by no NodePool: "
+                "no launch template is created for it"
+            )
 
     pools: list[NodePoolPlan] = []
     pool_doc_by_name = {d.name: d for d in pool_docs}
@@ -383,6 +422,10 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
             )
         )
 
+    oscs = osc_plans(docs, settings)
+    if not oscs:
+        notes.append("no OperatingSystemConfig in the stack's files: no osc-result Secret is created")
+
     pool_by_name = {p.name: p for p in pools}
     claims: list[ClaimPlan] = []
     cc = Collector(settings.claims or f"stacks/claims-{settings.stack}.yaml")
@@ -422,7 +465,8 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
         nodeclasses=tuple(nodeclasses),
         nodepools=tuple(sorted(pools, key=lambda p: p.name)),
         claims=tuple(claims),
-        oscs=tuple(osc_plans(docs, settings)),
+        oscs=tuple(oscs),
+        notes=tuple(notes),
     )
 
 
@@ -442,25 +486,34 @@ def osc_plans(docs: Sequence[Document], settings: Settings) -> list[OscPlan]:
     return sorted(out, key=lambda o: o.name)
 
 
-def pool_health(settings: Settings, *, base_dir: Path, pools: Sequence[Document]) -> dict[str, PoolHealth]:
+def load_state(settings: Settings, *, base_dir: Path) -> ClusterState | None:
+    """The stack's ``clusterState``: a file (relative to ``base_dir``), ``live``, or None when unset."""
+    if not settings.cluster_state:
+        return None
+    from nodewright.cluster import resolve_cluster
+
+    return resolve_cluster(
+        settings.cluster_state, base_dir=base_dir, kubeconfig=settings.kubeconfig, context=settings.kube_context
+    )
+
+
+def pool_health(state: ClusterState | None, *, pools: Sequence[Document]) -> dict[str, PoolHealth]:
     """Per NodePool: registration health and verification of its pair, from the cluster state (if any).
 
     ``changed`` is true when the branch's pool is new or hashes differently from the live one, so
     the ``nodepool-pair-health`` advisory only fires on a change (issue 7).
     """
-    if not settings.cluster_state:
+    if state is None:
         return {}
     from nodewright.health import nodepool_health
 
-    path = base_dir / settings.cluster_state
-    report = nodepool_health(path)
-    live = {d.name: d.body for d in load_documents([path]) if d.kind == "NodePool"}
+    report = nodepool_health(state)
+    live = {p.name: p.model_dump(by_alias=True, exclude_none=True) for p in state.nodepools}
     out: dict[str, PoolHealth] = {}
     for d in pools:
         ref = d.body.get("spec", {}).get("template", {}).get("spec", {}).get("nodeClassRef", {}) or {}
-        live_body = live.get(d.name)
-        live_hash = ((live_body or {}).get("metadata", {}).get("annotations") or {}).get(labels.NODEPOOL_HASH)
-        changed = live_body is None or live_hash != nodepool_hash(d.body)
+        live_ann = live.get(d.name)
+        changed = live_ann is None or live_ann.get(labels.NODEPOOL_HASH) != nodepool_hash(d.body)
         h = report.pool(d.name)
         if h is None:
             out[d.name] = PoolHealth(node_class=str(ref.get("name", "")), changed=changed)

@@ -18,6 +18,7 @@ from nodewright.api.loading import load_nodepools
 from nodewright.catalog import load_catalog
 from nodewright.catalog.model import InstanceType
 from nodewright.cli._common import (
+    cluster_option,
     dump_yaml,
     emit,
     files_option,
@@ -163,13 +164,7 @@ def claims_document(doc: dict[str, Any], *, catalog: str, hashes: dict[str, str]
 
 @click.command("plan")
 @files_option("NodePool / EC2NodeClass YAML or JSON file (repeatable).")
-@click.option(
-    "--cluster",
-    "cluster_path",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Cluster state (kubectl get -o json List).",
-)
+@cluster_option("cluster_path")
 @click.option(
     "--catalog",
     "catalog_spec",

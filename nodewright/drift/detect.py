@@ -37,6 +37,7 @@ from nodewright.drift.nodepool_hash import (
     nodepool_template,
     template_hash,
 )
+from nodewright.drift.rollout import Rollout, budget_base, pool_budgets, rollout
 from nodewright.errors import InputError
 
 log = logging.getLogger("nodewright")
@@ -80,6 +81,7 @@ class PoolImpact:
     hash_before: str | None
     hash_after: str
     version: str = NODEPOOL_HASH_VERSION
+    rollout: Rollout | None = None
 
     @property
     def hash_changed(self) -> bool:
@@ -94,6 +96,7 @@ class PoolImpact:
             "reasons": dict(self.reasons),
             "hash": {"before": self.hash_before, "after": self.hash_after, "version": self.version},
             "hashChanged": self.hash_changed,
+            **({"rollout": self.rollout.as_dict()} if self.rollout is not None else {}),
         }
 
 
@@ -247,6 +250,8 @@ class _Pool:
     live_version: str | None
     requirements: Any = None
     claims: list[_Claim] = field(default_factory=list)
+    budgets: list[Mapping[str, Any]] = field(default_factory=list)
+    claim_bodies: list[Mapping[str, Any]] = field(default_factory=list)
 
 
 def _template_has_expire(template: Any) -> bool:
@@ -281,6 +286,7 @@ def _pools(nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode
             hash_after=template_hash(template, origin=origin, crd_defaults=apply_defaults),
             hash_before=live_ann.get(labels.NODEPOOL_HASH),
             live_version=live_ann.get(labels.NODEPOOL_HASH_VERSION),
+            budgets=pool_budgets(body.get("spec")),
         )
     for name, (body, obj, _) in live_by_name.items():
         if name in pools:
@@ -302,6 +308,7 @@ def _pools(nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode
             hash_after=after,
             hash_before=current,
             live_version=version,
+            budgets=pool_budgets(body.get("spec")),
         )
     return pools
 
@@ -426,17 +433,17 @@ def _load_catalog(spec: str) -> Any:
     return loader(spec)
 
 
-def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any]]:
-    """(nodeclaims, nodepools, nodeclasses) of a ClusterState-like object or a file path."""
+def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    """(nodeclaims, nodepools, nodeclasses, nodes) of a ClusterState-like object or a file path."""
     if isinstance(cluster, str | Path):
-        from nodewright.api.loading import load_objects
+        from nodewright.cluster import load_cluster
 
-        objs = load_objects([cluster])
-        return list(objs.nodeclaims), list(objs.nodepools), list(objs.nodeclasses)
+        cluster = load_cluster(cluster)
     return (
         list(getattr(cluster, "nodeclaims", ()) or ()),
         list(getattr(cluster, "nodepools", ()) or ()),
         list(getattr(cluster, "nodeclasses", ()) or ()),
+        list(getattr(cluster, "nodes", ()) or ()),
     )
 
 
@@ -448,6 +455,7 @@ def drift_impact(
     nodeclasses: Iterable[Any] = (),
     now: datetime | None = None,
     defaults: DefaultsMode = "auto",
+    at: datetime | None = None,
 ) -> DriftReport:
     """Which NodeClaims of ``cluster`` Karpenter marks Drifted once ``nodepools`` are applied.
 
@@ -458,11 +466,13 @@ def drift_impact(
     to skip the InstanceTypeNotFound check. Live NodePools absent from ``nodepools`` keep their
     live hash. ``defaults``: ``"auto"`` hashes a branch NodePool without ``expireAfter`` with the
     CRD default (720h) when the live copy shows the API server defaulted it; ``"always"``/``"never"``.
+    ``at``: when the rollout's scheduled disruption budgets are evaluated (None: they are left out,
+    see :func:`nodewright.drift.rollout.rollout`).
     """
     now = now or datetime.now(UTC)
     if isinstance(catalog, str):
         catalog = _load_catalog(catalog)
-    claims_raw, live_pools, live_classes = _load_cluster(cluster)
+    claims_raw, live_pools, live_classes, node_objs = _load_cluster(cluster)
     pools = _pools(list(nodepools), live_pools, defaults)
     class_hashes, notes = _nodeclass_hashes(list(nodeclasses), live_classes)
     drifted: list[DriftedNodeClaim] = []
@@ -474,6 +484,7 @@ def drift_impact(
             skipped.append((claim.name, f"NodePool {claim.pool or '<none>'} not found"))
             continue
         pool.claims.append(claim)
+        pool.claim_bodies.append(as_mapping(obj)[0])
         _restamp(
             claim,
             hash_key=labels.NODEPOOL_HASH,
@@ -510,6 +521,11 @@ def drift_impact(
                 )
             )
     drifted.sort(key=lambda d: (d.node_pool, d.node_claim, d.reason))
+    nodes_by_name = {
+        str(_meta(b).get("name", "")): b
+        for b in (as_mapping(n)[0] for n in node_objs)
+        if isinstance(b, Mapping)
+    }
     impacts = []
     for name in sorted(pools):
         p = pools[name]
@@ -517,6 +533,7 @@ def drift_impact(
         reasons: dict[str, int] = {}
         for d in mine:
             reasons[d.reason] = reasons.get(d.reason, 0) + 1
+        base, disrupting = budget_base(p.claim_bodies, nodes_by_name)
         impacts.append(
             PoolImpact(
                 name=name,
@@ -526,6 +543,7 @@ def drift_impact(
                 reasons=reasons,
                 hash_before=p.hash_before,
                 hash_after=p.hash_after,
+                rollout=rollout(p.budgets, drifted=len(mine), nodes=base, disrupting=disrupting, at=at),
             )
         )
     return DriftReport(
@@ -576,11 +594,12 @@ def _first_reason(
 
 def drift_impact_files(
     files: Iterable[str | Path],
-    cluster: str | Path,
+    cluster: Any,
     catalog: Any = None,
     *,
     now: datetime | None = None,
     defaults: DefaultsMode = "auto",
+    at: datetime | None = None,
 ) -> DriftReport:
     """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file."""
     from nodewright.drift.inputs import of_kind, read_documents
@@ -593,4 +612,5 @@ def drift_impact_files(
         nodeclasses=of_kind(docs, "EC2NodeClass"),
         now=now,
         defaults=defaults,
+        at=at,
     )
