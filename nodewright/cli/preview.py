@@ -56,6 +56,11 @@ def _read_base(path: Path) -> dict[str, Any]:
     help="Policy pack config JSON, as `pulumi preview --policy-pack-config`.",
 )
 @click.option(
+    "--cluster-state",
+    default=None,
+    help="Override the stack's nodewright:clusterState: `live` (kubeconfig) or a state file/directory.",
+)
+@click.option(
     "--at",
     default=None,
     help="Time (RFC 3339) at which scheduled disruption budgets are evaluated for the drift rollout.",
@@ -67,6 +72,7 @@ def command(
     stack_file: Path | None,
     base: Path | None,
     policy_pack_config: Path | None,
+    cluster_state: str | None,
     at: str | None,
     output: str,
 ) -> None:
@@ -84,6 +90,7 @@ def command(
         stack_file=stack_file,
         policy_config=cfg,
         at=time_option("--at", at),
+        cluster_state=cluster_state,
     )
     doc = result.document
     emit(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -67,14 +67,21 @@ def preview(
     policy_config: Mapping[str, Any] | None = None,
     cwd: Path | None = None,
     at: datetime | None = None,
+    cluster_state: str | None = None,
 ) -> PreviewResult:
-    """Run the program of the stack offline, the policy pack on it, and build the report document."""
+    """Run the program of the stack offline, the policy pack on it, and build the report document.
+
+    ``cluster_state`` overrides the stack's ``nodewright:clusterState`` (a file or ``live``);
+    ``at`` is when scheduled disruption budgets are evaluated for the rollout waves.
+    """
     from nodewright.preview.analyzer import analyze, has_mandatory
     from nodewright.preview.pack import pack_version
     from nodewright.preview.report import build_document
     from nodewright.preview.runner import load_stack, run_program
 
     st = load_stack(stack=stack, stack_file=stack_file, cwd=cwd)
+    if cluster_state:
+        st = replace(st, config={**st.config, f"{st.project}:clusterState": cluster_state})
     run = run_program(st)
     violations = analyze(run.registrations, config=policy_config, version=pack_version(st.project_dir))
     drift = _drift(st.config, st.project, st.project_dir, at=at)

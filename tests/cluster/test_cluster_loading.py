@@ -17,7 +17,7 @@ from nodewright.cluster.live import load_live
 from nodewright.errors import NodewrightError
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "stacks/cluster.json"
+EXAMPLE = ROOT / "stacks/examples/cluster.json"
 KIND_PATH = {
     "Pod": "/api/v1/pods",
     "Node": "/api/v1/nodes",
