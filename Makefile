@@ -28,6 +28,7 @@ system-deps:
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check nodewright components policies tests bench __main__.py
+	$(BIN)/actionlint -shellcheck $(BIN)/shellcheck .github/workflows/*.yaml
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
