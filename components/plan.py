@@ -326,7 +326,12 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
             f"no NodePool in the stack's files ({', '.join(settings.files)}): nothing provisions nodes"
         )
     referenced = {
-        str(((d.body.get("spec") or {}).get("template") or {}).get("spec", {}).get("nodeClassRef", {}).get("name", ""))
+        str(
+            ((d.body.get("spec") or {}).get("template") or {})
+            .get("spec", {})
+            .get("nodeClassRef", {})
+            .get("name", "")
+        )
         for d in pool_docs
     }
     for name, nd in sorted(nodeclass_docs.items()):
@@ -493,7 +498,10 @@ def load_state(settings: Settings, *, base_dir: Path) -> ClusterState | None:
     from nodewright.cluster import resolve_cluster
 
     return resolve_cluster(
-        settings.cluster_state, base_dir=base_dir, kubeconfig=settings.kubeconfig, context=settings.kube_context
+        settings.cluster_state,
+        base_dir=base_dir,
+        kubeconfig=settings.kubeconfig,
+        context=settings.kube_context,
     )
 
 

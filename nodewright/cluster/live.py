@@ -121,6 +121,7 @@ def snapshot_items(
     """(source, [(list path, item)]) for every kind of :data:`KINDS`, in that order."""
     api = api_factory() if api_factory is not None else _client(kubeconfig, context)
     from kubernetes.client.exceptions import ApiException
+    from urllib3.exceptions import HTTPError as TransportError
 
     source = f"live:{context or 'current-context'}"
     out: list[tuple[str, dict[str, Any]]] = []
@@ -136,8 +137,13 @@ def snapshot_items(
             raise InputError(
                 f"listing {kind} failed: HTTP {exc.status} {exc.reason}", file=source, path=path
             ) from exc
-        except OSError as exc:
-            raise InputError(f"cannot reach the API server: {exc}", file=source, path=path) from exc
+        except (OSError, TransportError) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            raise InputError(
+                f"cannot reach the API server: {reason}; check the kubeconfig/context (kubectl cluster-info)",
+                file=source,
+                path=path,
+            ) from exc
         out.extend((path, _clean(item, kind, api_version)) for item in items)
     return source, out
 

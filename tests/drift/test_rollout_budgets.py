@@ -182,7 +182,15 @@ def test_cron_error_says_why(budgets: list[dict[str, Any]]) -> None:
 
 @pytest.mark.parametrize(
     ("nodes", "total", "want"),
-    [("10%", 10, 1), ("5%", 10, 1), ("10%", 11, 2), ("10%", 0, 0), ("33%", 3, 1), ("50%", 3, 2), ("3", 100, 3)],
+    [
+        ("10%", 10, 1),
+        ("5%", 10, 1),
+        ("10%", 11, 2),
+        ("10%", 0, 0),
+        ("33%", 3, 1),
+        ("50%", 3, 2),
+        ("3", 100, 3),
+    ],
 )
 def test_percentages_round_up(nodes: str, total: int, want: int) -> None:
     """intstr.GetScaledValueFromIntOrPercent(..., roundUp=true), as nodepool.go calls it."""
@@ -228,7 +236,11 @@ def test_scheduled_budget_without_time_is_a_note() -> None:
         ("*/15 * * * *", datetime(2024, 1, 1, 10, 5, tzinfo=UTC), datetime(2024, 1, 1, 10, 15, tzinfo=UTC)),
         ("0 0 29 2 *", datetime(2025, 1, 1, tzinfo=UTC), datetime(2028, 2, 29, tzinfo=UTC)),
         ("0 0 13 * fri", datetime(2024, 1, 1, tzinfo=UTC), datetime(2024, 1, 5, tzinfo=UTC)),  # dom OR dow
-        ("0 12 * jan-mar/2 *", datetime(2024, 1, 31, 13, 0, tzinfo=UTC), datetime(2024, 3, 1, 12, tzinfo=UTC)),
+        (
+            "0 12 * jan-mar/2 *",
+            datetime(2024, 1, 31, 13, 0, tzinfo=UTC),
+            datetime(2024, 3, 1, 12, tzinfo=UTC),
+        ),
     ],
 )
 def test_cron_next(spec: str, after: datetime, want: datetime) -> None:
