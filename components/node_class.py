@@ -20,9 +20,10 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from components.outputs import output_map
-from components.plan import LaunchTemplatePlan, NodeClassPlan
 from nodewright import labels
 from nodewright.policy.resources import AMI_FAMILY_TAG
+from nodewright.stack import LaunchTemplatePlan, NodeClassPlan
+from nodewright.stack.ami import volume_size_gib
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,23 +40,13 @@ def _b64(text: str) -> str:
     return base64.b64encode(text.encode("utf-8")).decode("ascii")
 
 
-def _size_gib(value: Any) -> int | None:
-    if value is None:
-        return None
-    s = str(value)
-    for suffix, factor in (("Ti", 1024), ("Gi", 1), ("G", 1)):
-        if s.endswith(suffix):
-            return int(float(s[: -len(suffix)]) * factor)
-    return int(float(s) / 2**30) if s.isdigit() else None
-
-
 def _block_device(bdm: Mapping[str, Any]) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs:
     ebs = bdm.get("ebs") or {}
     enc = ebs.get("encrypted")
     return aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
         device_name=str(bdm.get("deviceName")),
         ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
-            volume_size=_size_gib(ebs.get("volumeSize")),
+            volume_size=volume_size_gib(ebs.get("volumeSize")),
             volume_type=ebs.get("volumeType"),
             iops=ebs.get("iops"),
             throughput=ebs.get("throughput"),

@@ -11,14 +11,13 @@ from nodewright.cli._common import (
     cluster_option,
     emit,
     files_option,
-    format_markdown_table,
-    format_table,
     handle_errors,
     output_option,
     time_option,
 )
 from nodewright.drift import DriftReport, PoolImpact, drift_impact_files
 from nodewright.drift.detect import DefaultsMode
+from nodewright.tables import format_markdown_table, format_table
 
 
 def _wave_cells(p: PoolImpact) -> tuple[str, str]:

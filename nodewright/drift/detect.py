@@ -29,8 +29,16 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from nodewright import labels
-from nodewright.drift.nodeclass_hash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
-from nodewright.drift.nodepool_hash import (
+from nodewright.algebra.requirements import (
+    ALLOW_UNDEFINED_WELL_KNOWN,
+    Requirement,
+    RequirementError,
+    Requirements,
+)
+from nodewright.catalog import load_catalog
+from nodewright.drift.inputs import of_kind, read_documents
+from nodewright.drift.nodeclasshash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
+from nodewright.drift.nodepoolhash import (
     NODEPOOL_HASH_VERSION,
     Origin,
     as_mapping,
@@ -213,8 +221,6 @@ def _claim(obj: Any) -> _Claim:
 
 
 def _requirements(template: Mapping[str, Any], origin: Origin) -> Any:
-    from nodewright.algebra.requirements import RequirementError, Requirements
-
     spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
     raw = (spec or {}).get("requirements") or []
     reqs: list[_Req] = []
@@ -390,8 +396,6 @@ def _static_drift(
 
 
 def _instance_type_drift(claim: _Claim, catalog: Any, now: datetime) -> str | None:
-    from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
-
     if claim.created is not None and now - claim.created <= INSTANCE_TYPE_CHECK_MIN_AGE:
         return None
     name = claim.labels.get(labels.INSTANCE_TYPE)
@@ -414,23 +418,6 @@ def _instance_type_drift(claim: _Claim, catalog: Any, now: datetime) -> str | No
         if reqs.is_compatible(o.requirements, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN):
             return None
     return f"instance type {name!r} has no offering compatible with the NodeClaim's zone and capacity type"
-
-
-def _load_catalog(spec: str) -> Any:
-    """``nodewright.catalog.load_catalog(spec)``, tolerating a catalog package without it."""
-    try:
-        import nodewright.catalog as catalog_pkg
-
-        loader: Any = getattr(catalog_pkg, "load_catalog", None)
-        if loader is None:
-            from nodewright.catalog import loader as loader_module
-
-            loader = loader_module.load_catalog
-    except ImportError as exc:
-        raise InputError(
-            "instance-type catalogs are not available in this build; run without --catalog", file=spec
-        ) from exc
-    return loader(spec)
 
 
 def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
@@ -471,7 +458,7 @@ def drift_impact(
     """
     now = now or datetime.now(UTC)
     if isinstance(catalog, str):
-        catalog = _load_catalog(catalog)
+        catalog = load_catalog(catalog)
     claims_raw, live_pools, live_classes, node_objs = _load_cluster(cluster)
     pools = _pools(list(nodepools), live_pools, defaults)
     class_hashes, notes = _nodeclass_hashes(list(nodeclasses), live_classes)
@@ -568,8 +555,6 @@ def _first_reason(
         return NODEPOOL_DRIFTED, (
             f"nodepool-hash {claim.annotations.get(labels.NODEPOOL_HASH)} != NodePool's {pool.hash_after}"
         )
-    from nodewright.algebra.requirements import Requirements
-
     if pool.requirements is None:
         pool.requirements = _requirements(pool.template, pool.origin)
     err = Requirements.from_labels(claim.labels).compatible(pool.requirements)
@@ -602,8 +587,6 @@ def drift_impact_files(
     at: datetime | None = None,
 ) -> DriftReport:
     """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file."""
-    from nodewright.drift.inputs import of_kind, read_documents
-
     docs = read_documents(files)
     return drift_impact(
         of_kind(docs, "NodePool"),

@@ -1,11 +1,13 @@
-"""Pure planning for the Pulumi program: stack config + documents -> what each component declares.
+"""The stack plan: stack config + documents -> what each Pulumi component declares.
 
 Boundary: no ``pulumi`` import, so the CLI and tests can call it; ``__main__.py`` turns a
-:class:`StackPlan` into components. It reads the stack's files with the core loaders, stamps each
-NodePool with :func:`nodewright.drift.nodepool_hash.nodepool_hash`, groups launch templates by
-distinct user data (Karpenter renders one per max-pods group and NodePool), reads the reviewed
-claims file (fleet mode) and derives per-pool registration health from a cluster state.
-Nothing here is computed non-deterministically: the same files give the same plan.
+:class:`~nodewright.stack.model.StackPlan` into components (``components/`` only adapt). It reads
+the stack's files with the core loaders, stamps each NodePool with the hash an in-cluster
+Karpenter computes (:func:`nodewright.drift.nodepoolhash.nodepool_hash`), groups launch templates
+by distinct user data (Karpenter renders one per max-pods group and NodePool,
+:mod:`nodewright.stack.launchtemplates`), reads the reviewed claims file in fleet mode
+(:mod:`nodewright.scheduling.claimsfile`) and derives per-pool registration health from a cluster
+state. Nothing here is computed non-deterministically: the same files give the same plan.
 """
 
 from __future__ import annotations
@@ -13,216 +15,34 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
-import yaml
-
-from components import families
 from nodewright import labels
+from nodewright.api.amifamily import DEFAULT_METADATA_OPTIONS, ami_family
 from nodewright.api.documents import Document, load_documents
-from nodewright.cluster import ClusterState
-from nodewright.errors import Collector, InputError
+from nodewright.cluster import ClusterState, resolve_cluster
+from nodewright.drift.nodepoolhash import nodepool_hash as _hash
+from nodewright.errors import Collector
+from nodewright.health import nodepool_health
+from nodewright.osc.loading import load_osc_documents
+from nodewright.osc.render import render_osc
+from nodewright.osc.result import result_secret
+from nodewright.scheduling.claimsfile import load_claims
+from nodewright.stack.ami import ami_source, block_devices, metadata_options
+from nodewright.stack.launchtemplates import render_groups
+from nodewright.stack.model import (
+    ClaimPlan,
+    LaunchTemplatePlan,
+    NodeClassPlan,
+    NodePoolPlan,
+    OscPlan,
+    PoolHealth,
+    Settings,
+    StackPlan,
+)
 
 log = logging.getLogger("nodewright")
-
-MODES: Final = ("karpenter", "fleet")
-CLAIMS_API_VERSION: Final = "nodewright.dev/v1alpha1"
-CLAIMS_KIND: Final = "NodeClaimPlan"
-
-
-@dataclass(frozen=True, kw_only=True)
-class ClusterSettings:
-    """``nodewright:cluster`` stack config (same fields as ``render userdata --cluster-info``)."""
-
-    cluster_name: str
-    cluster_endpoint: str
-    ca_bundle: str
-    cluster_cidr: str = ""
-    cluster_dns: str = ""
-    ip_family: str = "ipv4"
-
-    def as_mapping(self) -> dict[str, str]:
-        return {
-            "clusterName": self.cluster_name,
-            "clusterEndpoint": self.cluster_endpoint,
-            "caBundle": self.ca_bundle,
-            "clusterCIDR": self.cluster_cidr,
-            "clusterDNS": self.cluster_dns,
-            "ipFamily": self.ip_family,
-        }
-
-
-@dataclass(frozen=True, kw_only=True)
-class Settings:
-    """The stack config nodewright reads (``nodewright:<key>``)."""
-
-    stack: str
-    mode: str
-    files: tuple[str, ...]
-    cluster: ClusterSettings
-    kubernetes_version: str = "1.31"
-    cluster_state: str | None = None  # a state file, or "live" (kubeconfig/kube_context)
-    kubeconfig: str | None = None
-    kube_context: str | None = None
-    claims: str | None = None
-    subnets: Mapping[str, str] = field(default_factory=dict)
-    security_groups: tuple[str, ...] = ()
-    launch_templates: bool = True
-    osc_format: str = "cloud-init"
-    osc_namespace: str = "kube-system"
-    tags: Mapping[str, str] = field(default_factory=dict)
-    catalog: str = "aws:us-east-1"
-
-
-@dataclass(frozen=True, kw_only=True)
-class LaunchTemplatePlan:
-    """One launch template: a distinct user data (max-pods group) for one NodePool on one NodeClass."""
-
-    key: str  # stable suffix of the resource name
-    nodepool: str
-    nodeclass: str
-    family: str
-    user_data: str  # decoded, exactly nodewright.userdata's render
-    max_pods: int
-    capacity_type: str
-    instance_types: tuple[str, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class NodeClassPlan:
-    name: str
-    body: Mapping[str, Any]
-    family: str
-    ami: families.AmiSource
-    block_devices: tuple[Mapping[str, Any], ...]
-    metadata_options: Mapping[str, Any]
-    launch_templates: tuple[LaunchTemplatePlan, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class PoolHealth:
-    status: str = "Unknown"
-    reason: str = ""
-    verified: bool = False
-    changed: bool = True
-    node_class: str = ""
-
-    def as_mapping(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "reason": self.reason,
-            "verified": self.verified,
-            "changed": self.changed,
-            "nodeClass": self.node_class,
-        }
-
-
-@dataclass(frozen=True, kw_only=True)
-class NodePoolPlan:
-    name: str
-    body: Mapping[str, Any]  # the CR with hash annotations stamped
-    nodeclass: str
-    hash: str
-    health: PoolHealth
-
-
-@dataclass(frozen=True, kw_only=True)
-class ClaimPlan:
-    name: str
-    nodepool: str
-    nodeclass: str
-    instance_type: str
-    zone: str
-    capacity_type: str
-    nodepool_hash: str
-    launch_template: str  # LaunchTemplatePlan.key
-    labels: Mapping[str, str]
-
-
-@dataclass(frozen=True, kw_only=True)
-class OscPlan:
-    name: str
-    secret: Mapping[str, Any]  # the v1 Secret manifest (base64 data)
-
-
-@dataclass(frozen=True, kw_only=True)
-class StackPlan:
-    settings: Settings
-    nodeclasses: tuple[NodeClassPlan, ...]
-    nodepools: tuple[NodePoolPlan, ...]
-    claims: tuple[ClaimPlan, ...]
-    oscs: tuple[OscPlan, ...]
-    notes: tuple[str, ...] = ()
-    """Why a part of the stack declares nothing (no NodePool, an unused EC2NodeClass, ...)."""
-
-
-# -- settings ------------------------------------------------------------------------------------
-
-
-def _json(value: str | None, *, key: str, default: Any) -> Any:
-    if value is None or value == "":
-        return default
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError:
-        return value
-
-
-def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
-    """Settings from flattened stack config (``key`` -> string, as ``pulumi.Config().get`` gives)."""
-    c = Collector(f"Pulumi.{stack}.yaml")
-    mode = get.get("mode") or "karpenter"
-    if mode not in MODES:
-        c.add("config.nodewright:mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
-    files = _json(get.get("files"), key="files", default=[])
-    if isinstance(files, str):
-        files = [files]
-    if not isinstance(files, list) or not files:
-        c.add(
-            "config.nodewright:files", "list the NodePool/EC2NodeClass/OperatingSystemConfig files to deploy"
-        )
-        files = []
-    cl = _json(get.get("cluster"), key="cluster", default={})
-    if not isinstance(cl, Mapping):
-        cl = {}
-    for k in ("clusterName", "clusterEndpoint", "caBundle"):
-        if not cl.get(k):
-            c.add(
-                f"config.nodewright:cluster.{k}",
-                "required (the same fields as render userdata --cluster-info)",
-            )
-    subnets = _json(get.get("subnets"), key="subnets", default={})
-    sgs = _json(get.get("securityGroups"), key="securityGroups", default=[])
-    tags = _json(get.get("tags"), key="tags", default={})
-    c.raise_if_any()
-    lt = get.get("launchTemplates")
-    return Settings(
-        stack=stack,
-        mode=mode,
-        files=tuple(str(f) for f in files),
-        cluster=ClusterSettings(
-            cluster_name=str(cl["clusterName"]),
-            cluster_endpoint=str(cl["clusterEndpoint"]),
-            ca_bundle=str(cl["caBundle"]),
-            cluster_cidr=str(cl.get("clusterCIDR", "")),
-            cluster_dns=str(cl.get("clusterDNS", "")),
-            ip_family=str(cl.get("ipFamily", "ipv4")),
-        ),
-        kubernetes_version=str(get.get("kubernetesVersion") or "1.31"),
-        cluster_state=get.get("clusterState") or None,
-        kubeconfig=get.get("kubeconfig") or None,
-        kube_context=get.get("kubeContext") or None,
-        claims=get.get("claims") or None,
-        subnets={str(k): str(v) for k, v in subnets.items()} if isinstance(subnets, Mapping) else {},
-        security_groups=tuple(str(s) for s in sgs) if isinstance(sgs, list) else (),
-        launch_templates=(lt or "true").lower() != "false",
-        osc_format=get.get("oscFormat") or "cloud-init",
-        osc_namespace=get.get("oscNamespace") or "kube-system",
-        tags={str(k): str(v) for k, v in tags.items()} if isinstance(tags, Mapping) else {},
-        catalog=get.get("catalog") or "aws:us-east-1",
-    )
 
 
 # -- documents -----------------------------------------------------------------------------------
@@ -246,8 +66,7 @@ def _stamp(body: Mapping[str, Any], pool_hash: str) -> dict[str, Any]:
 
 
 def nodepool_hash(body: Mapping[str, Any]) -> str:
-    from nodewright.drift.nodepool_hash import nodepool_hash as _hash
-
+    """The hash an in-cluster Karpenter stamps on ``body`` (CRD defaults applied)."""
     return _hash(body, crd_defaults=True)
 
 
@@ -261,36 +80,9 @@ def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool) 
     return "-".join(parts)
 
 
-def read_claims(path: Path) -> list[dict[str, Any]]:
-    """The ``nodeClaims`` of a claims file written by ``nodewright plan --write`` (docs/pulumi.md)."""
-    if not path.is_file():
-        raise InputError(
-            "fleet mode needs the reviewed claims file; run `nodewright plan ... --write` and commit it",
-            file=str(path),
-        )
-    docs = load_documents([path])
-    c = Collector(str(path))
-    claims: list[dict[str, Any]] = []
-    for d in docs:
-        if d.kind != CLAIMS_KIND:
-            c.add(d.path or "kind", f"expected kind {CLAIMS_KIND} ({CLAIMS_API_VERSION}), got {d.kind!r}")
-            continue
-        for i, raw in enumerate(d.body.get("nodeClaims") or []):
-            where = d.at(f"nodeClaims[{i}]")
-            if not isinstance(raw, Mapping):
-                c.add(where, "must be a mapping")
-                continue
-            launch_raw = raw.get("launch")
-            launch: Mapping[str, Any] = launch_raw if isinstance(launch_raw, Mapping) else {}
-            for k, v in (("name", raw.get("name")), ("nodePool", raw.get("nodePool"))):
-                if not v:
-                    c.add(f"{where}.{k}", "required")
-            for k in ("instanceType", "zone", "capacityType"):
-                if not launch.get(k):
-                    c.add(f"{where}.launch.{k}", "required")
-            claims.append(dict(raw))
-    c.raise_if_any()
-    return claims
+def _nodeclass_ref(doc: Document) -> str:
+    spec = ((doc.body.get("spec") or {}).get("template") or {}).get("spec") or {}
+    return str((spec.get("nodeClassRef") or {}).get("name", ""))
 
 
 def _shown(file: str, base_dir: Path) -> str:
@@ -315,7 +107,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     claims_raw: list[dict[str, Any]] = []
     claims_file = settings.claims or f"stacks/claims-{settings.stack}.yaml"
     if settings.mode == "fleet":
-        claims_raw = read_claims(base_dir / claims_file)
+        claims_raw = load_claims(base_dir / claims_file)
         if not claims_raw:
             notes.append(
                 f"{claims_file}: no NodeClaims: fleet mode declares no instance; "
@@ -325,15 +117,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
         notes.append(
             f"no NodePool in the stack's files ({', '.join(settings.files)}): nothing provisions nodes"
         )
-    referenced = {
-        str(
-            ((d.body.get("spec") or {}).get("template") or {})
-            .get("spec", {})
-            .get("nodeClassRef", {})
-            .get("name", "")
-        )
-        for d in pool_docs
-    }
+    referenced = {_nodeclass_ref(d) for d in pool_docs}
     for name, nd in sorted(nodeclass_docs.items()):
         if name not in referenced:
             notes.append(
@@ -372,12 +156,10 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
             (str(launch["instanceType"]), str(launch["capacityType"]))
         )
 
-    from components.userdata_adapter import render_groups
-
     nodeclasses: list[NodeClassPlan] = []
     lt_for: dict[tuple[str, str, str], str] = {}
     for nc_name, nd in sorted(nodeclass_docs.items()):
-        family = families.family_of_nodeclass(nd.body)
+        family = ami_family(nd.body.get("spec") or {})
         fixed = bool((nd.body.get("spec", {}).get("kubelet") or {}).get("maxPods"))
         lts: dict[str, LaunchTemplatePlan] = {}
         for pool in sorted((p for p in pools if p.nodeclass == nc_name), key=lambda p: p.name):
@@ -414,13 +196,13 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 name=nc_name,
                 body=nd.body,
                 family=family,
-                ami=families.ami_source(
+                ami=ami_source(
                     nd.body,
                     pools=[p.body for p in pools if p.nodeclass == nc_name],
                     kubernetes_version=settings.kubernetes_version,
                 ),
-                block_devices=families.block_devices(nd.body, family),
-                metadata_options=families.metadata_options(nd.body),
+                block_devices=block_devices(nd.body, family),
+                metadata_options=metadata_options(nd.body),
                 launch_templates=tuple(
                     sorted(lts.values(), key=lambda lt: (lt.nodepool, lt.capacity_type, lt.max_pods, lt.key))
                 ),
@@ -432,6 +214,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
         notes.append("no OperatingSystemConfig in the stack's files: no osc-result Secret is created")
 
     pool_by_name = {p.name: p for p in pools}
+    metadata_by_nodeclass = {nc.name: nc.metadata_options for nc in nodeclasses}
     claims: list[ClaimPlan] = []
     cc = Collector(settings.claims or f"stacks/claims-{settings.stack}.yaml")
     for i, cl in enumerate(claims_raw):
@@ -460,6 +243,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 nodepool_hash=str(cl.get("nodePoolHash") or pool.hash),
                 launch_template=lt_for[(pool.name, it, str(cl["launch"]["capacityType"]))],
                 labels={str(k): str(v) for k, v in (cl.get("labels") or {}).items()},
+                metadata_options=metadata_by_nodeclass.get(pool.nodeclass, DEFAULT_METADATA_OPTIONS),
             )
         )
     cc.raise_if_any()
@@ -479,10 +263,6 @@ def osc_plans(docs: Sequence[Document], settings: Settings) -> list[OscPlan]:
     osc_docs = [d for d in docs if d.kind == "OperatingSystemConfig"]
     if not osc_docs:
         return []
-    from nodewright.osc.loading import load_osc_documents
-    from nodewright.osc.render import render_osc
-    from nodewright.osc.result import result_secret
-
     out: list[OscPlan] = []
     for loaded in load_osc_documents([d for d in docs if d.kind in ("OperatingSystemConfig", "Secret")]):
         result = render_osc(loaded, settings.osc_format)  # type: ignore[arg-type]
@@ -495,8 +275,6 @@ def load_state(settings: Settings, *, base_dir: Path) -> ClusterState | None:
     """The stack's ``clusterState``: a file (relative to ``base_dir``), ``live``, or None when unset."""
     if not settings.cluster_state:
         return None
-    from nodewright.cluster import resolve_cluster
-
     return resolve_cluster(
         settings.cluster_state,
         base_dir=base_dir,
@@ -509,32 +287,25 @@ def pool_health(state: ClusterState | None, *, pools: Sequence[Document]) -> dic
     """Per NodePool: registration health and verification of its pair, from the cluster state (if any).
 
     ``changed`` is true when the branch's pool is new or hashes differently from the live one, so
-    the ``nodepool-pair-health`` advisory only fires on a change (issue 7).
+    the ``nodepool-pair-health`` advisory only fires on a change.
     """
     if state is None:
         return {}
-    from nodewright.health import nodepool_health
-
     report = nodepool_health(state)
-    live = {p.name: p.model_dump(by_alias=True, exclude_none=True) for p in state.nodepools}
+    live = {p.metadata.name: dict(p.metadata.annotations or {}) for p in state.nodepools}
     out: dict[str, PoolHealth] = {}
     for d in pools:
-        ref = d.body.get("spec", {}).get("template", {}).get("spec", {}).get("nodeClassRef", {}) or {}
         live_ann = live.get(d.name)
         changed = live_ann is None or live_ann.get(labels.NODEPOOL_HASH) != nodepool_hash(d.body)
         h = report.pool(d.name)
         if h is None:
-            out[d.name] = PoolHealth(node_class=str(ref.get("name", "")), changed=changed)
+            out[d.name] = PoolHealth(node_class=_nodeclass_ref(d), changed=changed)
             continue
         out[d.name] = PoolHealth(
             status={"True": "Healthy", "False": "Unhealthy"}.get(h.condition.status, str(h.tracker_status)),
             reason=str(h.condition.reason or ""),
             verified=bool(h.verified),
             changed=changed,
-            node_class=str(h.nodeclass or ref.get("name", "")),
+            node_class=str(h.nodeclass or _nodeclass_ref(d)),
         )
     return out
-
-
-def dump_yaml(data: Any) -> str:
-    return yaml.safe_dump(data, sort_keys=False)
