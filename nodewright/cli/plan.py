@@ -15,7 +15,7 @@ import click
 from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
 from nodewright.catalog.model import InstanceType
-from nodewright.cli._common import emit, files_option, handle_errors, output_option
+from nodewright.cli._common import cluster_option, emit, files_option, handle_errors, output_option
 from nodewright.cluster import load_cluster
 from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import claims_document, write_claims
@@ -133,13 +133,7 @@ def _encode(value: Any, indent: str, out: list[str]) -> None:
 
 @click.command("plan")
 @files_option("NodePool / EC2NodeClass YAML or JSON file (repeatable).")
-@click.option(
-    "--cluster",
-    "cluster_path",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Cluster state (kubectl get -o json List).",
-)
+@cluster_option("cluster_path")
 @click.option(
     "--catalog",
     "catalog_spec",
