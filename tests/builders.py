@@ -155,6 +155,8 @@ def pod(
     node_name: str | None = None,
     owner: Mapping[str, str] | None = None,
     claims: Sequence[str] = (),
+    ephemeral: Sequence[str] = (),
+    pod_resources: Mapping[str, Mapping[str, str]] | None = None,
     deleting: bool = False,
     pending: bool = True,
     pending_since: str | None = None,
@@ -165,7 +167,8 @@ def pod(
 ) -> dict[str, Any]:
     """A ``v1`` Pod with one container ``app``; pending (``PodScheduled=False/Unschedulable``) unless
     ``node_name`` binds it or ``pending=False``. ``required`` holds node-affinity terms (OR of ANDs),
-    ``preferred`` (weight, expressions) pairs, ``tsc`` topology spread constraints."""
+    ``preferred`` (weight, expressions) pairs, ``tsc`` topology spread constraints, ``claims`` PVC
+    names, ``ephemeral`` storage classes of ephemeral volumes, ``pod_resources`` pod-level resources."""
     reqs: dict[str, str] = dict(requests or {})
     if cpu is not None:
         reqs["cpu"] = cpu
@@ -203,10 +206,16 @@ def pod(
         spec["affinity"] = aff
     if node_name:
         spec["nodeName"] = node_name
-    if claims:
+    if claims or ephemeral:
+        # an ephemeral volume's claim is named <pod>-<volume> (storage class names are not needed)
         spec["volumes"] = [
             {"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(claims)
+        ] + [
+            {"name": f"e{i}", "ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": sc}}}}
+            for i, sc in enumerate(ephemeral)
         ]
+    if pod_resources is not None:
+        spec["resources"] = {k: dict(v) for k, v in pod_resources.items()}
     meta = metadata(
         name,
         namespace=namespace,
@@ -251,6 +260,7 @@ def nodeclaim(
     labels: Mapping[str, str] | None = None,
     annotations: Mapping[str, str] | None = None,
     capacity: Mapping[str, str] | None = None,
+    allocatable: Mapping[str, str] | None = None,
     conditions: Sequence[Mapping[str, Any]] | None = None,
     node_class_ref: Mapping[str, str] | None = None,
     node_name: str | None = None,
@@ -270,7 +280,7 @@ def nodeclaim(
         spec = {"nodeClassRef": dict(node_class_ref), **spec}
     status: dict[str, Any] = {}
     _put(status, "capacity", capacity)
-    _put(status, "allocatable", capacity)
+    _put(status, "allocatable", allocatable if allocatable is not None else capacity)
     _put(status, "conditions", conditions)
     _put(status, "nodeName", node_name)
     _put(status, "providerID", provider_id)

@@ -13,4 +13,4 @@ def test_generate_cluster_reproduces_the_example_cluster_state() -> None:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.build() == (ROOT / "stacks" / "cluster.json").read_text()
+    assert module.build() == (ROOT / "stacks" / "examples" / "cluster.json").read_text()

@@ -1,4 +1,5 @@
-"""Developer tool: regenerates stacks/cluster.json, the example cluster state (kubectl get ... -A -o json).
+"""Developer tool: regenerates stacks/examples/cluster.json, a FICTIONAL example cluster state
+(kubectl get ... -A -o json; for the docs and tests, never a stack's default).
 
 Run from the repository root: ``PYTHONPATH=. .venv/bin/python tools/generate_cluster.py``.
 
@@ -19,6 +20,7 @@ from nodewright.drift import nodepool_hash
 
 T0 = "2026-11-20T09:00:00Z"
 STACKS = Path(__file__).resolve().parents[1] / "stacks"
+EXAMPLE = STACKS / "examples" / "cluster.json"
 
 
 def meta(
@@ -391,7 +393,7 @@ def build() -> str:
 
 
 def main() -> None:
-    out = STACKS / "cluster.json"
+    out = EXAMPLE
     out.write_text(build())
     items = json.loads(out.read_text())["items"]
     print(

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from nodewright import labels
-from nodewright.api.loading import load_objects
+from nodewright.cluster import load_cluster
 from nodewright.drift.detect import parse_time
 from nodewright.drift.nodepoolhash import as_mapping
 from nodewright.health.pending import assign_pending
@@ -380,7 +380,7 @@ def degraded_reading(
 
 def _load(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
     if isinstance(cluster, str | Path):
-        objs = load_objects([cluster])
+        objs = load_cluster(cluster)
         return list(objs.nodepools), list(objs.nodeclaims), list(objs.nodeclasses), list(objs.pods)
     return (
         list(getattr(cluster, "nodepools", ()) or ()),
