@@ -384,7 +384,7 @@ def pending_pods() -> list[dict[str, Any]]:
 
 
 def build() -> str:
-    """The text of stacks/cluster.json."""
+    """The text of stacks/examples/cluster.json."""
     pool = live_nodepool()
     live_hash = pool["metadata"]["annotations"]["karpenter.sh/nodepool-hash"]
     items = [pool, *existing_nodes(live_hash), *running_pods(), *daemonsets(), *pending_pods()]
