@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import yaml
 
@@ -259,128 +259,85 @@ def daemonsets() -> list[dict[str, Any]]:
     return items
 
 
+def _spread(app: str) -> dict[str, Any]:
+    return {
+        "topologySpreadConstraints": [
+            {
+                "maxSkew": 1,
+                "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": app}},
+            }
+        ]
+    }
+
+
+def _anti_affinity(app: str) -> dict[str, Any]:
+    term = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}
+    return {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+
+
+def _prefer_zone(zone: str, weight: int) -> dict[str, Any]:
+    expr = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]}
+    preferred = [{"weight": weight, "preference": {"matchExpressions": [expr]}}]
+    return {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": preferred}}}
+
+
+GPU_TOLERATION: Final = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+# (name pattern, count, app, namespace, owner ReplicaSet, container, extra pod spec)
+WORKLOADS: Final[list[tuple[str, int, str, str, str | None, dict[str, Any], dict[str, Any]]]] = [
+    ("web-{i:02d}", 12, "web", "default", "web-7d9f", container("500m", "512Mi"), _spread("web")),
+    (
+        "checkout-{i}",
+        8,
+        "checkout",
+        "shop",
+        "checkout-5c8b",
+        container("1", "2Gi"),
+        _anti_affinity("checkout"),
+    ),
+    (
+        "batch-{i:02d}",
+        15,
+        "batch",
+        "jobs",
+        "batch-6f2a",
+        container("250m", "256Mi"),
+        {"nodeSelector": {"karpenter.sh/capacity-type": "spot"}},
+    ),
+    ("cache-{i}", 3, "cache", "default", "cache-1a2b", container("2", "8Gi"), _prefer_zone("us-east-1a", 50)),
+    (
+        "train-{i}",
+        4,
+        "train",
+        "ml",
+        "train-9e8d",
+        container("4", "16Gi", gpu=1, name="trainer"),
+        {"tolerations": [GPU_TOLERATION], "nodeSelector": {"workload-class": "gpu"}},
+    ),
+    ("ingress-{i}", 4, "ingress", "ingress", "ingress-3c4d", container("200m", "256Mi", port=8443), {}),
+    # two that cannot schedule, to show the reasons: too big for any type, and arm64 nowhere allowed
+    ("sql-export-huge", 1, "export", "data", None, container("600", "64Gi"), {}),
+    (
+        "legacy-arm",
+        1,
+        "legacy",
+        "data",
+        None,
+        container("1", "1Gi"),
+        {"nodeSelector": {"kubernetes.io/arch": "arm64"}},
+    ),
+]
+
+
 def pending_pods() -> list[dict[str, Any]]:
-    """Pending pods of varied shapes, two of which cannot schedule (to show the reasons)."""
-    items: list[dict[str, Any]] = []
-    for i in range(12):
-        items.append(
-            pod(
-                f"web-{i:02d}",
-                {"app": "web"},
-                {
-                    "containers": [container("500m", "512Mi")],
-                    "topologySpreadConstraints": [
-                        {
-                            "maxSkew": 1,
-                            "topologyKey": "topology.kubernetes.io/zone",
-                            "whenUnsatisfiable": "DoNotSchedule",
-                            "labelSelector": {"matchLabels": {"app": "web"}},
-                        }
-                    ],
-                },
-                owner="web-7d9f",
-            )
-        )
-    for i in range(8):
-        items.append(
-            pod(
-                f"checkout-{i}",
-                {"app": "checkout"},
-                {
-                    "containers": [container("1", "2Gi")],
-                    "affinity": {
-                        "podAntiAffinity": {
-                            "requiredDuringSchedulingIgnoredDuringExecution": [
-                                {
-                                    "labelSelector": {"matchLabels": {"app": "checkout"}},
-                                    "topologyKey": "kubernetes.io/hostname",
-                                }
-                            ]
-                        }
-                    },
-                },
-                ns="shop",
-                owner="checkout-5c8b",
-            )
-        )
-    for i in range(15):
-        items.append(
-            pod(
-                f"batch-{i:02d}",
-                {"app": "batch"},
-                {
-                    "containers": [container("250m", "256Mi")],
-                    "nodeSelector": {"karpenter.sh/capacity-type": "spot"},
-                },
-                ns="jobs",
-                owner="batch-6f2a",
-            )
-        )
-    for i in range(3):
-        items.append(
-            pod(
-                f"cache-{i}",
-                {"app": "cache"},
-                {
-                    "containers": [container("2", "8Gi")],
-                    "affinity": {
-                        "nodeAffinity": {
-                            "preferredDuringSchedulingIgnoredDuringExecution": [
-                                {
-                                    "weight": 50,
-                                    "preference": {
-                                        "matchExpressions": [
-                                            {
-                                                "key": "topology.kubernetes.io/zone",
-                                                "operator": "In",
-                                                "values": ["us-east-1a"],
-                                            }
-                                        ]
-                                    },
-                                }
-                            ]
-                        }
-                    },
-                },
-                owner="cache-1a2b",
-            )
-        )
-    for i in range(4):
-        items.append(
-            pod(
-                f"train-{i}",
-                {"app": "train"},
-                {
-                    "containers": [container("4", "16Gi", gpu=1, name="trainer")],
-                    "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
-                    "nodeSelector": {"workload-class": "gpu"},
-                },
-                ns="ml",
-                owner="train-9e8d",
-            )
-        )
-    for i in range(4):
-        items.append(
-            pod(
-                f"ingress-{i}",
-                {"app": "ingress"},
-                {"containers": [container("200m", "256Mi", port=8443)]},
-                ns="ingress",
-                owner="ingress-3c4d",
-            )
-        )
-    items.append(
-        pod("sql-export-huge", {"app": "export"}, {"containers": [container("600", "64Gi")]}, ns="data")
-    )
-    items.append(
-        pod(
-            "legacy-arm",
-            {"app": "legacy"},
-            {"containers": [container("1", "1Gi")], "nodeSelector": {"kubernetes.io/arch": "arm64"}},
-            ns="data",
-        )
-    )
-    return items
+    """Pending pods of varied shapes (:data:`WORKLOADS`), two of which cannot schedule."""
+    return [
+        pod(pattern.format(i=i), {"app": app}, {"containers": [c], **extra}, ns=ns, owner=owner)
+        for pattern, count, app, ns, owner, c, extra in WORKLOADS
+        for i in range(count)
+    ]
 
 
 def build() -> str:
