@@ -250,11 +250,17 @@ def validate_ec2nodeclass(nc: EC2NodeClass, c: Collector) -> None:
                     f'invalid alias "{aterm.alias}": use <family>@<version>, e.g. al2023@latest',
                 )
             else:
-                fam = aterm.alias.split("@", 1)[0].lower()
+                # the CRD admits the lower-case family names only (AL2023@latest is rejected)
+                fam = aterm.alias.split("@", 1)[0]
                 if fam not in ALIAS_FAMILIES:
+                    fix = (
+                        f"; write {fam.lower()}@..."
+                        if fam.lower() in ALIAS_FAMILIES
+                        else hint(fam, ALIAS_FAMILIES)
+                    )
                     c.add(
                         f"{ap}.alias",
-                        f'unknown alias family "{fam}"; use one of {", ".join(ALIAS_FAMILIES)}{hint(fam, ALIAS_FAMILIES)}',
+                        f'unknown alias family "{fam}"; use one of {", ".join(ALIAS_FAMILIES)}{fix}',
                     )
             if len(fields) > 1 or aterm.owner:
                 c.add(
