@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from nodewright import labels
@@ -368,8 +368,3 @@ def validate_pod(pod: Pod, c: Collector) -> None:
                     check_quantity(c, at(f"spec.{group}[{i}].resources.{part}.{key}"), value)
     for key, value in sorted(pod.spec.overhead.items()):
         check_quantity(c, at(f"spec.overhead.{key}"), value)
-
-
-def check_mapping_quantities(c: Collector, path: str, mapping: Mapping[str, Any]) -> None:
-    for key, value in sorted(mapping.items()):
-        check_quantity(c, f"{path}.{key}", value)
