@@ -16,7 +16,7 @@ from components.capacity import Capacity, CapacityArgs
 from components.node_class import NodeClass, NodeClassArgs
 from components.node_pool import NodePool, NodePoolArgs
 from components.osc import OperatingSystemConfig, OperatingSystemConfigArgs
-from nodewright.stack import build_plan, read_settings
+from nodewright.stack import build_stack_plan, read_settings
 
 KEYS = (
     "mode", "files", "cluster", "kubernetesVersion", "clusterState", "claims", "subnets",
@@ -26,7 +26,7 @@ KEYS = (
 
 config = pulumi.Config("nodewright")
 settings = read_settings({k: config.get(k) for k in KEYS}, stack=pulumi.get_stack())
-plan = build_plan(settings, base_dir=Path.cwd())
+plan = build_stack_plan(settings, base_dir=Path.cwd())
 fleet = settings.mode == "fleet"
 for note in plan.notes:  # a degenerate stack previews and applies; say why it declares little
     pulumi.log.warn(note)

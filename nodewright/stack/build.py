@@ -93,7 +93,7 @@ def _shown(file: str, base_dir: Path) -> str:
         return file
 
 
-def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
+def build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     """Everything the program declares, from the stack's files (paths relative to ``base_dir``)."""
     docs = load_documents([base_dir / f for f in settings.files])
     c = Collector(f"Pulumi.{settings.stack}.yaml")
