@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from nodewright.crd.k8svalidation import is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from nodewright.crd.releases import Release
+from nodewright.crd.celrules import Rule
 from nodewright.crd.schema import MISSING, Schema, crd
 from nodewright.errors import Problem, typo_hint
 
@@ -56,6 +57,16 @@ _OBJECT_META_FIELDS: Final = frozenset(
     }
 )
 _ANNOTATIONS_MAX_BYTES: Final = 256 * 1024
+# What a CRD pattern means, for the fix part of an error line (patterns as the CRDs spell them).
+_PATTERN_HELP: Final[dict[str, str]] = {
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$": "use a Kubernetes quantity such as 500m, 2 or 4Gi",
+    r"^(([0-9]+(s|m|h))+|Never)$": "use a duration such as 720h, 30m, 1h30m or Never",
+    r"^([0-9]+(s|m|h))+$": "use a duration such as 720h, 30m or 1h30m",
+    r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$": "use hours and/or minutes such as 10m, 1h or 1h30m",
+    r"^((100|[0-9]{1,2})%|[0-9]+)$": "use a node count such as 5 or a percentage such as 10%",
+    r"^[^/]*$": "use the API group alone, without a version (e.g. karpenter.k8s.aws)",
+    r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$": "a label value has at most 63 alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric",
+}
 # Problem kinds that stop CEL rules on the values containing them (apiextensions-apiserver
 # ``hasBlockingErr``: NotSupported, Required, TooLong, TooMany, TypeInvalid).
 _BLOCKING: Final = frozenset({"type", "enum", "required", "too-long", "too-many"})
@@ -166,9 +177,9 @@ class _Walk:
         else:
             blocking = self._scalar(value, s, path)
         if s.enum is not None and value not in s.enum:
-            shown = ", ".join(_show(e) for e in s.enum)
+            shown = ", ".join(str(e) for e in s.enum)
             hint = typo_hint(value, [str(e) for e in s.enum]) if isinstance(value, str) else ""
-            self.add(path, f"unsupported value {_show(value)}{hint}; supported values: {shown}")
+            self.add(path, f"unsupported value {_show(value)}; use one of {shown}{hint}")
             blocking = True
         if s.rules:
             self._rules(value, s, path, checked=not blocking)
@@ -297,7 +308,11 @@ class _Walk:
             if s.min_length is not None and n < s.min_length:
                 self.add(path, f"is {n} characters long, at least {s.min_length} are required")
             if s.pattern is not None and not s.pattern.search(value):
-                self.add(path, f"{_show(value)} does not match the CRD pattern {s.pattern_text}")
+                what = _PATTERN_HELP.get(s.pattern_text)
+                if what:
+                    self.add(path, f"invalid value {_show(value)}: {what} (CRD pattern {s.pattern_text})")
+                else:
+                    self.add(path, f"invalid value {_show(value)}: does not match the CRD pattern {s.pattern_text}")
             if s.format == "date-time" and not _RFC3339.match(value):
                 self.add(path, f"{_show(value)} is not an RFC 3339 date-time; use e.g. 2024-01-02T15:04:05Z")
         elif isinstance(value, int | float) and not isinstance(value, bool):
@@ -322,6 +337,8 @@ class _Walk:
             if error and not checked:
                 self.skipped = True
                 continue
+            if self._per_element(rule, value, path):
+                continue
             where = path
             if rule.field_path:
                 fp = rule.field_path
@@ -333,6 +350,29 @@ class _Walk:
             if rule.reason:
                 msg += f" [{rule.reason}]"
             self.add(where, f"{msg}; the CRD rule is: {_short(rule.rule)}")
+
+
+    def _per_element(self, rule: Rule, value: Any, path: str) -> bool:
+        """For a failed ``self.all(...)`` rule on a map or list, report the failing entries at their
+        own paths (the message stays upstream's); False when no single entry fails alone."""
+        if not rule.rule.lstrip().startswith("self.all(") or not isinstance(value, dict | list) or not value:
+            return False
+        failing: list[str] = []
+        if isinstance(value, dict):
+            for k, v in value.items():
+                ok, err = rule.evaluate({k: v})
+                if not ok:
+                    failing.append(_entry(path, k) + ("\0" + err if err else ""))
+        else:
+            for i, v in enumerate(value):
+                ok, err = rule.evaluate([v])
+                if not ok:
+                    failing.append(_index(path, i) + ("\0" + err if err else ""))
+        for item in failing:
+            where, _, err = item.partition("\0")
+            msg = rule.message + (f" (the rule could not be evaluated: {err})" if err else "")
+            self.add(where, f"{msg}; the CRD rule is: {_short(rule.rule)}")
+        return bool(failing)
 
 
 def _num(v: float) -> str:
