@@ -20,8 +20,10 @@ from typing import Any, Final
 import yaml
 
 from components import families
-from nodewright import labels
+from nodewright import crd, labels
 from nodewright.api.documents import Document, load_documents
+from nodewright.api.loading import objects_from_documents
+from nodewright.drift.inputs import as_documents, defaulted_nodepool_hash
 from nodewright.errors import Collector, InputError
 
 log = logging.getLogger("nodewright")
@@ -71,6 +73,7 @@ class Settings:
     osc_namespace: str = "kube-system"
     tags: Mapping[str, str] = field(default_factory=dict)
     catalog: str = "aws:us-east-1"
+    karpenter_version: str = crd.DEFAULT_VERSION
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -191,6 +194,11 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
     subnets = _json(get.get("subnets"), key="subnets", default={})
     sgs = _json(get.get("securityGroups"), key="securityGroups", default=[])
     tags = _json(get.get("tags"), key="tags", default={})
+    karpenter_version = get.get("karpenterVersion") or crd.DEFAULT_VERSION
+    try:
+        karpenter_version = crd.release(karpenter_version).version
+    except InputError as exc:
+        c.add("config.nodewright:karpenterVersion", exc.message)
     c.raise_if_any()
     lt = get.get("launchTemplates")
     return Settings(
@@ -215,14 +223,11 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         osc_namespace=get.get("oscNamespace") or "kube-system",
         tags={str(k): str(v) for k, v in tags.items()} if isinstance(tags, Mapping) else {},
         catalog=get.get("catalog") or "aws:us-east-1",
+        karpenter_version=karpenter_version,
     )
 
 
 # -- documents -----------------------------------------------------------------------------------
-
-
-def _by_kind(docs: Sequence[Document], kind: str) -> list[Document]:
-    return [d for d in docs if d.kind == kind]
 
 
 def _stamp(body: Mapping[str, Any], pool_hash: str) -> dict[str, Any]:
@@ -233,15 +238,14 @@ def _stamp(body: Mapping[str, Any], pool_hash: str) -> dict[str, Any]:
         meta.pop(k, None)
     ann = dict(meta.get("annotations") or {})
     ann.setdefault(labels.NODEPOOL_HASH, pool_hash)
-    ann.setdefault(labels.NODEPOOL_HASH_VERSION, labels.NODEPOOL_HASH_VERSION_VALUE)
+    ann.setdefault(labels.NODEPOOL_HASH_VERSION, crd.selected().nodepool_hash_version)
     meta["annotations"] = ann
     return out
 
 
 def nodepool_hash(body: Mapping[str, Any]) -> str:
-    from nodewright.drift.nodepool_hash import nodepool_hash as _hash
-
-    return _hash(body, crd_defaults=True)
+    """The hash Karpenter stamps: of the NodePool as the cluster stores it (validated, defaulted)."""
+    return defaulted_nodepool_hash(body)
 
 
 def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool) -> str:
@@ -287,11 +291,22 @@ def read_claims(path: Path) -> list[dict[str, Any]]:
 
 
 def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
-    """Everything the program declares, from the stack's files (paths relative to ``base_dir``)."""
+    """Everything the program declares, from the stack's files (paths relative to ``base_dir``).
+
+    Every NodePool/EC2NodeClass goes through the one loading path (the selected release's CRDs,
+    ``nodewright:karpenterVersion``): an object the cluster would reject stops the program with
+    its file and field. CRs are declared as written; hashes are of the defaulted objects.
+    """
+    with crd.selecting(settings.karpenter_version, source="config.nodewright:karpenterVersion"):
+        return _build_plan(settings, base_dir=base_dir)
+
+
+def _build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     docs = load_documents([base_dir / f for f in settings.files])
+    objs = objects_from_documents(docs)
     c = Collector(f"Pulumi.{settings.stack}.yaml")
-    nodeclass_docs = {d.name: d for d in _by_kind(docs, "EC2NodeClass")}
-    pool_docs = _by_kind(docs, "NodePool")
+    nodeclass_docs = {d.name: d for d in as_documents(objs.nodeclasses, as_written=True)}
+    pool_docs = as_documents(objs.nodepools, as_written=True)
     health = pool_health(settings, base_dir=base_dir, pools=pool_docs)
     claims_raw: list[dict[str, Any]] = []
     if settings.mode == "fleet":

@@ -54,6 +54,33 @@ def files_option(help: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     )
 
 
+def _select_release(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from nodewright import crd
+
+    try:
+        return crd.select(value).version if value is not None else crd.selected().version
+    except NodewrightError as exc:
+        raise click.BadParameter(
+            f"unsupported Karpenter version {value!r}; supported: {', '.join(crd.supported_versions())}"
+        ) from exc
+
+
+def karpenter_version_option() -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """``--karpenter-version``: the Karpenter release whose CRDs validate and default the objects
+    (and whose hash versions apply); see README "Karpenter releases". Not passed to the command."""
+    from nodewright import crd
+
+    return click.option(
+        "--karpenter-version",
+        default=None,
+        expose_value=False,
+        is_eager=True,
+        callback=_select_release,
+        help=f"Karpenter release to validate against (default {crd.DEFAULT_VERSION}; supported: "
+        f"{', '.join(crd.supported_versions())}).",
+    )
+
+
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn nodewright errors into ``error:`` lines and exit 1; never print a traceback."""
 

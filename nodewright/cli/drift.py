@@ -15,6 +15,7 @@ from nodewright.cli._common import (
     format_markdown_table,
     format_table,
     handle_errors,
+    karpenter_version_option,
     output_option,
 )
 from nodewright.drift import DriftReport, drift_impact_files
@@ -91,6 +92,7 @@ def _markdown(report: DriftReport) -> str:
     help="Hash branch NodePools without expireAfter with the CRD default 720h: auto = when the live copy shows it.",
 )
 @output_option(("table", "json", "yaml", "markdown"))
+@karpenter_version_option()
 @handle_errors
 def command(
     files: tuple[str, ...], cluster: str, catalog: str | None, now: str | None, crd_defaults: str, output: str

@@ -24,6 +24,7 @@ from nodewright.cli._common import (
     format_markdown_table,
     format_table,
     handle_errors,
+    karpenter_version_option,
     output_option,
 )
 from nodewright.cluster import load_cluster
@@ -203,6 +204,7 @@ def claims_document(doc: dict[str, Any], *, catalog: str, hashes: dict[str, str]
     help="Allow falling back from reserved capacity to on-demand/spot.",
 )
 @output_option(("table", "json", "yaml", "markdown"))
+@karpenter_version_option()
 @handle_errors
 def command(
     files: tuple[str, ...],

@@ -26,17 +26,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from nodewright.crd.celrules import Rule
 from nodewright.crd.k8svalidation import is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from nodewright.crd.releases import Release
-from nodewright.crd.celrules import Rule
 from nodewright.crd.schema import MISSING, Schema, crd
 from nodewright.errors import Problem, typo_hint
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
-_RFC3339: Final = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
-)
+_RFC3339: Final = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 _OBJECT_META_FIELDS: Final = frozenset(
     {
         "name",
@@ -200,7 +198,10 @@ class _Walk:
         elif t == "integer":
             ok = got == "integer" or (got == "number" and math.isfinite(value) and float(value).is_integer())
             if ok and not INT64_MIN <= int(value) <= INT64_MAX:
-                self.add(path, f"{value} is outside the int64 range; use a value between {INT64_MIN} and {INT64_MAX}")
+                self.add(
+                    path,
+                    f"{value} is outside the int64 range; use a value between {INT64_MIN} and {INT64_MAX}",
+                )
                 return False
         elif t == "number":
             ok = got in ("integer", "number")
@@ -223,12 +224,8 @@ class _Walk:
             for key in list(obj):
                 sub = props.get(key)
                 if sub is None and s.additional is None:
-                    if s.preserve_unknown or (not props and s.type is None):
+                    if s.preserve_unknown:
                         continue
-                    if not props and s.type == "object" and s.additional is None and not s.rules:
-                        # ``type: object`` without properties: free-form (e.g. RawExtension-like).
-                        if not s.required:
-                            continue
                     hint = typo_hint(key, list(props))
                     self.add(
                         _child(path, key),
@@ -282,7 +279,10 @@ class _Walk:
             for i, item in enumerate(items):
                 k = json.dumps(item, sort_keys=True)
                 if k in seen:
-                    self.add(_index(path, i), f"duplicate value {_show(item)} (also at [{seen[k]}]); a set lists each value once")
+                    self.add(
+                        _index(path, i),
+                        f"duplicate value {_show(item)} (also at [{seen[k]}]); a set lists each value once",
+                    )
                 else:
                     seen[k] = i
         elif s.list_type == "map" and s.list_map_keys:
@@ -293,7 +293,10 @@ class _Walk:
                 mk = tuple(json.dumps(item.get(k)) for k in s.list_map_keys)
                 if mk in seen_keys:
                     what = ", ".join(f"{k}={_show(item.get(k))}" for k in s.list_map_keys)
-                    self.add(_index(path, i), f"duplicate entry with {what} (also at [{seen_keys[mk]}]); keys must be unique")
+                    self.add(
+                        _index(path, i),
+                        f"duplicate entry with {what} (also at [{seen_keys[mk]}]); keys must be unique",
+                    )
                 else:
                     seen_keys[mk] = i
         return blocking
@@ -312,7 +315,9 @@ class _Walk:
                 if what:
                     self.add(path, f"invalid value {_show(value)}: {what} (CRD pattern {s.pattern_text})")
                 else:
-                    self.add(path, f"invalid value {_show(value)}: does not match the CRD pattern {s.pattern_text}")
+                    self.add(
+                        path, f"invalid value {_show(value)}: does not match the CRD pattern {s.pattern_text}"
+                    )
             if s.format == "date-time" and not _RFC3339.match(value):
                 self.add(path, f"{_show(value)} is not an RFC 3339 date-time; use e.g. 2024-01-02T15:04:05Z")
         elif isinstance(value, int | float) and not isinstance(value, bool):
@@ -342,7 +347,9 @@ class _Walk:
             where = path
             if rule.field_path:
                 fp = rule.field_path
-                where = f"{path}{fp}" if fp.startswith("[") else f"{path}{fp if fp.startswith('.') else '.' + fp}"
+                where = (
+                    f"{path}{fp}" if fp.startswith("[") else f"{path}{fp if fp.startswith('.') else '.' + fp}"
+                )
                 where = where.lstrip(".")
             msg = rule.message
             if error:
@@ -350,7 +357,6 @@ class _Walk:
             if rule.reason:
                 msg += f" [{rule.reason}]"
             self.add(where, f"{msg}; the CRD rule is: {_short(rule.rule)}")
-
 
     def _per_element(self, rule: Rule, value: Any, path: str) -> bool:
         """For a failed ``self.all(...)`` rule on a map or list, report the failing entries at their
@@ -386,7 +392,7 @@ def _short(rule: str) -> str:
 def _metadata(w: _Walk, meta: Any, *, namespaced: bool) -> None:
     """ObjectMeta as the API server checks it on create (name, labels, annotations)."""
     if meta is None:
-        w.add("metadata.name", "required field \"name\" is missing; every object needs metadata.name")
+        w.add("metadata.name", 'required field "name" is missing; every object needs metadata.name')
         return
     if not isinstance(meta, dict):
         w.add("metadata", f"must be of type object, got {_kind_of(meta)}")
@@ -449,7 +455,9 @@ def admit(
     for key in list(obj):
         if key not in root.properties:
             hint = typo_hint(key, list(root.properties))
-            w.add(key, f'unknown field "{key}"{hint}; a {kind} has apiVersion, kind, metadata, spec and status')
+            w.add(
+                key, f'unknown field "{key}"{hint}; a {kind} has apiVersion, kind, metadata, spec and status'
+            )
             del obj[key]
     spec_schema = root.properties.get("spec")
     if spec_schema is not None:

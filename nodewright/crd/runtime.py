@@ -137,7 +137,9 @@ def nodepool_problems(body: Mapping[str, Any], *, file: str, base: str) -> list[
         if req.get("key") == labels.NODEPOOL:
             found.append((f"{at}.key", f"invalid key: {labels.NODEPOOL!r} in requirements, restricted"))
     found.extend(_name_as_label(body, labels.NODEPOOL))
-    return _problems(found, file=file, base=base, suffix=f"; {_UPSTREAM} (pkg/apis/v1/nodepool_validation.go)")
+    return _problems(
+        found, file=file, base=base, suffix=f"; {_UPSTREAM} (pkg/apis/v1/nodepool_validation.go)"
+    )
 
 
 def ec2nodeclass_problems(body: Mapping[str, Any], *, file: str, base: str) -> list[Problem]:

@@ -106,9 +106,7 @@ def _compile(node: Mapping[str, Any], *, where: str) -> Schema:
     s.embedded_resource = bool(node.get("x-kubernetes-embedded-resource"))
     s.list_type = node.get("x-kubernetes-list-type")
     s.list_map_keys = tuple(node.get("x-kubernetes-list-map-keys") or ())
-    s.rules = tuple(
-        compile_rule(entry, where=where) for entry in node.get("x-kubernetes-validations") or ()
-    )
+    s.rules = tuple(compile_rule(entry, where=where) for entry in node.get("x-kubernetes-validations") or ())
     return s
 
 

@@ -582,15 +582,19 @@ def drift_impact_files(
     now: datetime | None = None,
     defaults: DefaultsMode = "auto",
 ) -> DriftReport:
-    """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file."""
-    from nodewright.drift.inputs import of_kind, read_documents
+    """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file.
 
-    docs = read_documents(files)
+    The files go through the one loading path (validated against the CRDs); NodePools are hashed
+    as the cluster stores them (defaulted), or as written with ``defaults="never"``.
+    """
+    from nodewright.drift.inputs import as_documents, read_objects
+
+    objs = read_objects(files)
     return drift_impact(
-        of_kind(docs, "NodePool"),
+        as_documents(objs.nodepools, as_written=defaults == "never"),
         cluster,
         catalog,
-        nodeclasses=of_kind(docs, "EC2NodeClass"),
+        nodeclasses=as_documents(objs.nodeclasses),
         now=now,
         defaults=defaults,
     )
