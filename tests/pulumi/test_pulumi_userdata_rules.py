@@ -137,15 +137,15 @@ def test_custom_without_unregistered_taint_is_accepted() -> None:
 def test_toml_comments_and_other_keys_do_not_register() -> None:
     # Bottlerocket reads node-taints only; a comment or another table naming the taint is not it.
     text = (
-        "# karpenter.sh/unregistered NoExecute\n[settings.kubernetes]\ncluster-name = 'demo'\n"
+        "# example.com/init NoExecute\n[settings.kubernetes]\ncluster-name = 'demo'\n"
         "[settings.kubernetes.node-labels]\nteam = 'web'\n"
         "[settings.kubernetes.node-taints]\n'example.com/dedicated' = ['web:NoSchedule']\n"
-        "'example.com/init' = [':NoExecute']\n[settings.oci-defaults]\nnote = 'karpenter.sh/unregistered:NoExecute'\n"
+        "[settings.oci-defaults]\nnote = 'example.com/init:NoExecute'\n"
     )
     reg = read_registration(text)
     assert reg.formats == ("toml",) and reg.opaque == ()
     ((_, msg),) = check_user_data_registers([POOL_CR, _lt(text)], {})
-    assert "startup taint karpenter.sh/unregistered:NoExecute" in msg and "label team" not in msg
+    assert "taint example.com/init:NoExecute" in msg and "label team" not in msg
 
 
 def test_mime_part_encodings_are_decoded() -> None:
