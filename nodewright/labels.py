@@ -161,15 +161,15 @@ def _in_restricted_domain(key: str) -> bool:
 
 
 def restricted_label_error(key: str) -> str | None:
-    """Karpenter's ``IsRestrictedLabel`` (v1.14.1): why ``key`` may not be a NodePool label or
-    requirement key, else None (well-known labels are always allowed)."""
+    """Karpenter's ``IsRestrictedLabel`` (v1.14.1, upstream text): why ``key`` may not be a NodePool
+    label or requirement key, else None (well-known labels are always allowed)."""
     if key in WELL_KNOWN_LABELS:
         return None
     if _in_restricted_domain(key) or key in RESTRICTED_LABELS:
         return (
             f"using label {key} is not allowed as it might interfere with the internal provisioning logic; "
-            "specify a well known label or a custom label that does not use a restricted domain: "
-            + ", ".join(sorted(RESTRICTED_LABEL_DOMAINS))
+            f"specify a well known label: [{' '.join(sorted(WELL_KNOWN_LABELS))}], or a custom label that "
+            f"does not use a restricted domain: [{' '.join(sorted(RESTRICTED_LABEL_DOMAINS))}]"
         )
     return None
 

@@ -48,7 +48,22 @@ def test_core_never_imports_pulumi_or_click(path: Path) -> None:
 
 @pytest.mark.parametrize("path", modules("api"), ids=lambda p: str(p.relative_to(PKG)))
 def test_api_layer_imports_no_higher_layer(path: Path) -> None:
-    allowed = {"nodewright.api", "nodewright.errors", "nodewright.labels", "nodewright.algebra.quantity"}
+    allowed = {
+        "nodewright.api",
+        "nodewright.crd",
+        "nodewright.errors",
+        "nodewright.labels",
+        "nodewright.algebra.quantity",
+    }
+    for name in imports_of(path):
+        if name.startswith("nodewright"):
+            assert any(name == a or name.startswith(a + ".") for a in allowed), f"{path.name} imports {name}"
+
+
+@pytest.mark.parametrize("path", modules("crd"), ids=lambda p: str(p.relative_to(PKG)))
+def test_crd_layer_is_below_api(path: Path) -> None:
+    """nodewright.crd (the shipped CRDs) sits under the API models: it knows no model, file or CLI."""
+    allowed = {"nodewright.crd", "nodewright.errors", "nodewright.labels"}
     for name in imports_of(path):
         if name.startswith("nodewright"):
             assert any(name == a or name.startswith(a + ".") for a in allowed), f"{path.name} imports {name}"

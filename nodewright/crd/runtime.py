@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nodewright import labels
-from nodewright.crd.k8svalidation import is_qualified_name, is_valid_label_value
+from nodewright.crd.k8svalidation import go_list, is_qualified_name, is_valid_label_value
 from nodewright.errors import Problem
 
 _UPSTREAM: Final = "Karpenter's RuntimeValidate keeps the NodePool not Ready"
@@ -42,14 +42,15 @@ def _atoi(text: str) -> int | None:
 
 
 def requirement_errors(req: Mapping[str, Any]) -> list[str]:
-    """``ValidateRequirement``: what is wrong with one NodePool/NodeClaim requirement."""
+    """``ValidateRequirement`` (nodeclaim_validation.go): what is wrong with one NodePool, NodeClaim
+    or pod requirement, in upstream's order and words."""
     errs: list[str] = []
     key = labels.normalize(str(req.get("key", "")))
     op = str(req.get("operator", ""))
     values = [str(v) for v in req.get("values") or []]
     min_values = req.get("minValues")
     if op not in labels.OPERATORS:
-        errs.append(f"key {key} has an unsupported operator {op} not in {list(labels.OPERATORS)}")
+        errs.append(f"key {key} has an unsupported operator {op} not in {go_list(sorted(labels.OPERATORS))}")
     restricted = labels.restricted_label_error(key)
     if restricted:
         errs.append(restricted)
@@ -59,12 +60,13 @@ def requirement_errors(req: Mapping[str, Any]) -> list[str]:
         invalid = [v for v in values if v not in known]
         if not valid:
             errs.append(
-                f"no valid values found in {values} for {key}, expected one of: {sorted(known)}, got: {invalid}"
+                f"no valid values found in {go_list(values)} for {key}, expected one of: "
+                f"{go_list(sorted(known))}, got: {go_list(invalid)}"
             )
         elif isinstance(min_values, int) and len(valid) < min_values:
             errs.append(
-                f"not enough valid values found in {values} for {key}, expected at least {min_values} "
-                f"valid values from: {sorted(known)}, got: {len(valid)}"
+                f"not enough valid values found in {go_list(values)} for {key}, expected at least "
+                f"{min_values} valid values from: {go_list(sorted(known))}, got: {len(valid)}"
             )
     errs.extend(f"key {key} is not a qualified name, {e}" for e in is_qualified_name(key))
     for v in values:

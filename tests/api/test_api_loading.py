@@ -181,7 +181,10 @@ def test_missing_file(tmp_path: Path) -> None:
     ("mutation", "expected"),
     [
         (("alias: al2023@latest", "alias: al2099@latest"), "family is not supported, must be one of"),
-        (("role: R", "role: R\n  instanceProfile: P"), "must specify exactly one of ['role', 'instanceProfile']"),
+        (
+            ("role: R", "role: R\n  instanceProfile: P"),
+            "must specify exactly one of ['role', 'instanceProfile']",
+        ),
         (("role: R", "role: R\n  metadataOptions: {httpTokens: optionall}"), 'unsupported value "optionall"'),
         (("role: R", "role: R\n  kubelet: {kubeReserved: {gpu: 1}}"), "valid keys for kubeReserved"),
         (("role: R", "role: R\n  tags: {karpenter.sh/nodepool: x}"), "restricted tag"),
