@@ -82,8 +82,21 @@ class Admitted:
         return not self.problems
 
 
+def _json_default(value: Any) -> Any:
+    if isinstance(value, _dt.date):
+        return _plain(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(type(value).__name__)
+
+
 def _plain(value: Any) -> Any:
     """A JSON-like deep copy: mapping keys as strings, YAML timestamps as RFC 3339 strings."""
+    if isinstance(value, dict):
+        try:  # fast path (C): JSON turns int/bool keys into strings as sigs.k8s.io/yaml does
+            return json.loads(json.dumps(value, default=_json_default, allow_nan=False))
+        except (TypeError, ValueError):
+            pass
     if isinstance(value, Mapping):
         return {k if isinstance(k, str) else _key_str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -103,7 +116,21 @@ def _key_str(key: Any) -> str:
     return str(key)
 
 
+_KINDS_BY_TYPE: Final[dict[type, str]] = {
+    str: "string",
+    int: "integer",
+    bool: "boolean",
+    float: "number",
+    dict: "object",
+    list: "array",
+    type(None): "null",
+}
+
+
 def _kind_of(value: Any) -> str:
+    found = _KINDS_BY_TYPE.get(type(value))
+    if found is not None:
+        return found
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -85,6 +85,22 @@ def environment() -> Any:
 
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
+_SELF_FIELD = re.compile(r"\bself\.([A-Za-z_][A-Za-z0-9_]*)(\s*\()?")
+_SELF = re.compile(r"\bself\b")
+
+
+def _fields_read(text: str) -> frozenset[str] | None:
+    """The fields of an object ``self`` a rule reads, when it reads ``self`` only as ``self.<field>``
+    (then evaluating on those fields alone gives the same result, and converts far less data);
+    None when the rule uses ``self`` whole (macros, indexing, ``size(self)``...)."""
+    fields: set[str] = set()
+    plain = 0
+    for m in _SELF_FIELD.finditer(text):
+        if m.group(2):  # self.all(...), self.exists(...): a macro over the whole value
+            return None
+        fields.add(m.group(1))
+        plain += 1
+    return frozenset(fields) if plain == len(_SELF.findall(text)) else None
 
 
 @dataclass(eq=False)
@@ -96,13 +112,16 @@ class Rule:
     field_path: str = ""
     reason: str = ""
     transition: bool = False
+    fields: frozenset[str] | None = None
     program: Any = None
     _memo: dict[Any, tuple[bool, str]] = field(default_factory=dict)
 
     def evaluate(self, value: Any) -> tuple[bool, str]:
         """``(passed, evaluation error or "")`` for ``self = value``."""
         memo_key: Any = None
-        if isinstance(value, str | int | float | bool):
+        if self.fields is not None and type(value) is dict:
+            value = {k: value[k] for k in self.fields if k in value}
+        elif isinstance(value, str | int | float | bool):
             memo_key = (type(value), value)
             hit = self._memo.get(memo_key)
             if hit is not None:
@@ -134,6 +153,7 @@ def compile_rule(entry: Mapping[str, Any], *, where: str) -> Rule:
         field_path=str(entry.get("fieldPath") or ""),
         reason=str(entry.get("reason") or ""),
         transition=bool(_OLD_SELF.search(text)) and not entry.get("optionalOldSelf"),
+        fields=_fields_read(text),
     )
     try:
         rule.program = environment().compile(text)
