@@ -30,7 +30,7 @@ class RuleCompileError(Exception):
 
 @functools.lru_cache(maxsize=512)
 def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+    return re.compile(pattern, re.ASCII)  # RE2, as Kubernetes CEL: ASCII classes
 
 
 def _find(s: str, pattern: str) -> str:

@@ -86,7 +86,7 @@ def _compile(node: Mapping[str, Any], *, where: str) -> Schema:
         s.enum = tuple(node["enum"])
     if "pattern" in node:
         s.pattern_text = str(node["pattern"])
-        s.pattern = re.compile(s.pattern_text)
+        s.pattern = re.compile(s.pattern_text, re.ASCII)  # RE2 classes (\d, \w) are ASCII
     s.format = node.get("format")
     s.minimum = node.get("minimum")
     s.maximum = node.get("maximum")
