@@ -13,6 +13,7 @@ language`` (module ``cel``, Rust cel-interpreter), ``cel-python`` (module ``celp
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Callable
@@ -21,31 +22,95 @@ from typing import Any
 AWS_LABELS = "['karpenter.k8s.aws/instance-tenancy', 'karpenter.k8s.aws/placement-group-id']"
 REQ_INT = "self.all(x, (x.operator == 'Gt' || x.operator == 'Lt') ? (x.values.size() == 1 && int(x.values[0]) >= 0) : true)"
 CASES: list[tuple[str, Any, Any]] = [
-    ("self.all(x, x in ['karpenter.sh/capacity-type', 'karpenter.sh/nodepool'] || !x.find('^([^/]+)').endsWith('karpenter.sh'))", {"foo.karpenter.sh/x": "a"}, False),
-    ("self.all(x, x in ['karpenter.sh/capacity-type', 'karpenter.sh/nodepool'] || !x.find('^([^/]+)').endsWith('karpenter.sh'))", {"example.com/x": "a", "nokey": "b"}, True),
-    (f"self in {AWS_LABELS} || !self.find('^([^/]+)').endsWith('karpenter.k8s.aws')", "karpenter.k8s.aws/foo", False),
-    ("self in ['karpenter.sh/capacity-type'] || !self.find('^([^/]+)').endsWith('karpenter.sh')", "nodomain", True),
+    (
+        "self.all(x, x in ['karpenter.sh/capacity-type', 'karpenter.sh/nodepool'] || !x.find('^([^/]+)').endsWith('karpenter.sh'))",
+        {"foo.karpenter.sh/x": "a"},
+        False,
+    ),
+    (
+        "self.all(x, x in ['karpenter.sh/capacity-type', 'karpenter.sh/nodepool'] || !x.find('^([^/]+)').endsWith('karpenter.sh'))",
+        {"example.com/x": "a", "nokey": "b"},
+        True,
+    ),
+    (
+        f"self in {AWS_LABELS} || !self.find('^([^/]+)').endsWith('karpenter.k8s.aws')",
+        "karpenter.k8s.aws/foo",
+        False,
+    ),
+    (
+        "self in ['karpenter.sh/capacity-type'] || !self.find('^([^/]+)').endsWith('karpenter.sh')",
+        "nodomain",
+        True,
+    ),
     ("self.split('@')[0] in ['al2','al2023','bottlerocket']", "al2023@latest", True),
-    ("self.split('@')[0] in ['windows2019','windows2022','windows2025'] ? self.split('@')[1] == 'latest' : true", "windows2022@v1", False),
+    (
+        "self.split('@')[0] in ['windows2019','windows2022','windows2025'] ? self.split('@')[1] == 'latest' : true",
+        "windows2022@v1",
+        False,
+    ),
     (REQ_INT, [{"operator": "Gt", "values": ["9223372036854775808"]}], "error"),
     (REQ_INT, [{"operator": "Gt", "values": ["abc"]}], "error"),
     (REQ_INT, [{"operator": "Lt", "values": ["-1"]}], False),
     (REQ_INT, [{"operator": "Lt", "values": ["9223372036854775807"]}], True),
-    ("self.filter(x, has(x.rootVolume)?x.rootVolume==true:false).size() <= 1", [{"rootVolume": True}, {"rootVolume": True}], False),
+    (
+        "self.filter(x, has(x.rootVolume)?x.rootVolume==true:false).size() <= 1",
+        [{"rootVolume": True}, {"rootVolume": True}],
+        False,
+    ),
     ("self.matches('^[a-zA-Z0-9]+@.+$')", "al2@v1", True),
-    ("!has(self.replicas) || (!has(self.limits) || size(self.limits) == 0 || (size(self.limits) == 1 && 'nodes' in self.limits))", {"replicas": 1, "limits": {"nodes": 3}}, True),
-    ("!has(self.replicas) || (!has(self.limits) || size(self.limits) == 0 || (size(self.limits) == 1 && 'nodes' in self.limits))", {"replicas": 1, "limits": {"cpu": 3}}, False),
-    ("self.all(x, (x.operator == 'In' && has(x.minValues)) ? x.values.size() >= x.minValues : true)", [{"operator": "In", "values": ["a"], "minValues": 2}], False),
+    (
+        "!has(self.replicas) || (!has(self.limits) || size(self.limits) == 0 || (size(self.limits) == 1 && 'nodes' in self.limits))",
+        {"replicas": 1, "limits": {"nodes": 3}},
+        True,
+    ),
+    (
+        "!has(self.replicas) || (!has(self.limits) || size(self.limits) == 0 || (size(self.limits) == 1 && 'nodes' in self.limits))",
+        {"replicas": 1, "limits": {"cpu": 3}},
+        False,
+    ),
+    (
+        "self.all(x, (x.operator == 'In' && has(x.minValues)) ? x.values.size() >= x.minValues : true)",
+        [{"operator": "In", "values": ["a"], "minValues": 2}],
+        False,
+    ),
     ("self.all(x, has(x.schedule) == has(x.duration))", [{"nodes": "1", "schedule": "@daily"}], False),
     ("self.all(k, k != '' && self[k] != '')", {"a": ""}, False),
     ("self.all(x, !self[x].startsWith('-'))", {"cpu": "-1"}, False),
-    ("has(self.evictionSoft) ? self.evictionSoft.all(e, (e in self.evictionSoftGracePeriod)):true", {"evictionSoft": {"memory.available": "1%"}}, "error"),
-    ("has(self.imageGCHighThresholdPercent) && has(self.imageGCLowThresholdPercent) ?  self.imageGCHighThresholdPercent > self.imageGCLowThresholdPercent  : true", {"imageGCHighThresholdPercent": 50, "imageGCLowThresholdPercent": 50}, False),
-    ("!has(self.amiFamily) || (self.amiSelectorTerms.exists(x, has(x.alias) && x.alias.find('^[^@]+') == 'al2023') ? (self.amiFamily == 'Custom' || self.amiFamily == 'AL2023') : true)", {"amiFamily": "AL2", "amiSelectorTerms": [{"alias": "al2023@latest"}]}, False),
-    ("!(self.exists(x, has(x.alias)) && self.size() != 1)", [{"alias": "al2@latest"}, {"id": "ami-1"}], False),
-    ("self.size() == 0 || self.exists(x, x.deviceIndex == 0 && x.networkCardIndex == 0 && x.interfaceType == 'interface')", [{"deviceIndex": 0, "networkCardIndex": 0, "interfaceType": "interface"}], True),
-    ("self.all(x, self.filter(y, x.networkCardIndex == y.networkCardIndex && x.deviceIndex == y.deviceIndex).size() == 1)", [{"deviceIndex": 0, "networkCardIndex": 0}, {"deviceIndex": 0, "networkCardIndex": 0}], False),
-    ("(has(self.role) && !has(self.instanceProfile)) || (!has(self.role) && has(self.instanceProfile))", {"role": "r", "instanceProfile": "p"}, False),
+    (
+        "has(self.evictionSoft) ? self.evictionSoft.all(e, (e in self.evictionSoftGracePeriod)):true",
+        {"evictionSoft": {"memory.available": "1%"}},
+        "error",
+    ),
+    (
+        "has(self.imageGCHighThresholdPercent) && has(self.imageGCLowThresholdPercent) ?  self.imageGCHighThresholdPercent > self.imageGCLowThresholdPercent  : true",
+        {"imageGCHighThresholdPercent": 50, "imageGCLowThresholdPercent": 50},
+        False,
+    ),
+    (
+        "!has(self.amiFamily) || (self.amiSelectorTerms.exists(x, has(x.alias) && x.alias.find('^[^@]+') == 'al2023') ? (self.amiFamily == 'Custom' || self.amiFamily == 'AL2023') : true)",
+        {"amiFamily": "AL2", "amiSelectorTerms": [{"alias": "al2023@latest"}]},
+        False,
+    ),
+    (
+        "!(self.exists(x, has(x.alias)) && self.size() != 1)",
+        [{"alias": "al2@latest"}, {"id": "ami-1"}],
+        False,
+    ),
+    (
+        "self.size() == 0 || self.exists(x, x.deviceIndex == 0 && x.networkCardIndex == 0 && x.interfaceType == 'interface')",
+        [{"deviceIndex": 0, "networkCardIndex": 0, "interfaceType": "interface"}],
+        True,
+    ),
+    (
+        "self.all(x, self.filter(y, x.networkCardIndex == y.networkCardIndex && x.deviceIndex == y.deviceIndex).size() == 1)",
+        [{"deviceIndex": 0, "networkCardIndex": 0}, {"deviceIndex": 0, "networkCardIndex": 0}],
+        False,
+    ),
+    (
+        "(has(self.role) && !has(self.instanceProfile)) || (!has(self.role) && has(self.instanceProfile))",
+        {"role": "r", "instanceProfile": "p"},
+        False,
+    ),
 ]
 
 
@@ -59,9 +124,16 @@ def cel_expr_python() -> Callable[[int], Any]:
     from cel_expr_python.ext import ext_strings
 
     decl = cel.FunctionDecl(
-        "find", [cel.Overload("string_find_string", cel.Type.STRING, [cel.Type.STRING] * 2, is_member=True, impl=_find)]
+        "find",
+        [
+            cel.Overload(
+                "string_find_string", cel.Type.STRING, [cel.Type.STRING] * 2, is_member=True, impl=_find
+            )
+        ],
     )
-    env = cel.NewEnv(variables={"self": cel.Type.DYN}, extensions=[ext_strings.ExtStrings()], functions=[decl])
+    env = cel.NewEnv(
+        variables={"self": cel.Type.DYN}, extensions=[ext_strings.ExtStrings()], functions=[decl]
+    )
     progs = [env.compile(r) for r, _, _ in CASES]
 
     def ev(i: int) -> Any:
@@ -132,10 +204,8 @@ def main() -> None:
         t0 = time.process_time()
         for _ in range(n):
             for i in range(len(CASES)):
-                try:
+                with contextlib.suppress(Exception):
                     ev(i)
-                except Exception:
-                    pass
         us = (time.process_time() - t0) / (n * len(CASES)) * 1e6
         print(f"{name}: {right}/{len(CASES)} correct, {us:.1f} us per evaluation")
 

@@ -22,7 +22,11 @@ def base_nodepool() -> dict[str, Any]:
         "spec": {
             "template": {
                 "spec": {
-                    "nodeClassRef": {"group": "karpenter.test.sh", "kind": "TestNodeClass", "name": "default"},
+                    "nodeClassRef": {
+                        "group": "karpenter.test.sh",
+                        "kind": "TestNodeClass",
+                        "name": "default",
+                    },
                     "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "Exists"}],
                 }
             }

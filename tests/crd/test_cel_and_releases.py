@@ -37,7 +37,11 @@ def rule(text: str) -> Rule:
         # standard library pieces Karpenter's rules use
         ("self.matches('^[a-zA-Z0-9]+@.+$')", "al2@v1", True),
         ("self.all(x, !self[x].startsWith('-'))", {"cpu": "-1"}, False),
-        ("self.filter(x, has(x.rootVolume) ? x.rootVolume == true : false).size() <= 1", [{"rootVolume": True}] * 2, False),
+        (
+            "self.filter(x, has(x.rootVolume) ? x.rootVolume == true : false).size() <= 1",
+            [{"rootVolume": True}] * 2,
+            False,
+        ),
         ("int(self) >= 0", "9223372036854775807", True),
     ],
 )
@@ -92,7 +96,11 @@ def test_cli_karpenter_version_option(tmp_path: Path) -> None:
                 "apiVersion": "karpenter.sh/v1",
                 "kind": "NodePool",
                 "metadata": {"name": "a"},
-                "spec": {"template": {"spec": {"nodeClassRef": {"group": "g", "kind": "k", "name": "n"}, "requirements": []}}},
+                "spec": {
+                    "template": {
+                        "spec": {"nodeClassRef": {"group": "g", "kind": "k", "name": "n"}, "requirements": []}
+                    }
+                },
             }
         )
     )

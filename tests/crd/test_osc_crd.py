@@ -19,8 +19,12 @@ def lines(text: str) -> list[str]:
 
 
 def test_quoted_boolean_is_rejected_as_the_api_server_does() -> None:
-    out = lines("metadata: {name: t, namespace: ns}\nspec: {type: ubuntu, purpose: provision, units: [{name: a.service, enable: 'yes'}]}")
-    assert out == ['o.yaml:spec.units[0].enable: must be of type boolean, got string "yes"; remove the quotes']
+    out = lines(
+        "metadata: {name: t, namespace: ns}\nspec: {type: ubuntu, purpose: provision, units: [{name: a.service, enable: 'yes'}]}"
+    )
+    assert out == [
+        'o.yaml:spec.units[0].enable: must be of type boolean, got string "yes"; remove the quotes'
+    ]
 
 
 def test_object_name_must_be_a_dns_subdomain() -> None:

@@ -47,7 +47,12 @@ def test_requirements_should_allow_well_known_label_exceptions(key: str) -> None
         ("invalid and valid capacity types (fail open)", labels.CAPACITY_TYPE, ["on-demand", "xspot"], True),
         ("only invalid tenancy types", labels.INSTANCE_TENANCY, ["xdedicated"], False),
         ("valid tenancy types", labels.INSTANCE_TENANCY, ["default"], True),
-        ("invalid and valid tenancy types (fail open)", labels.INSTANCE_TENANCY, ["default", "xdedicated"], True),
+        (
+            "invalid and valid tenancy types (fail open)",
+            labels.INSTANCE_TENANCY,
+            ["default", "xdedicated"],
+            True,
+        ),
     ],
 )
 def test_requirements_well_known_values(name: str, key: str, values: list[str], runtime: bool) -> None:

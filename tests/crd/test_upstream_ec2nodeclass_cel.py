@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from crd_helpers import base_ec2nodeclass, create_ok, set_path
+from crd_helpers import base_ec2nodeclass, create_ok
 
 FAMILIES = ["AL2", "AL2023", "Bottlerocket", "Windows2019", "Windows2022", "Windows2025", "Custom"]
 ALIASED = [f for f in FAMILIES if f != "Custom"]
@@ -82,9 +82,7 @@ def test_should_succeed_when_the_ami_family_is_custom_with_an_alias(family: str)
     assert create_ok(nc(amiSelectorTerms=[{"alias": f"{family.lower()}@latest"}], amiFamily="Custom"))
 
 
-@pytest.mark.parametrize(
-    ("family", "alias_family"), [(a, b) for a in ALIASED for b in ALIASED if a != b]
-)
+@pytest.mark.parametrize(("family", "alias_family"), [(a, b) for a in ALIASED for b in ALIASED if a != b])
 def test_should_fail_when_the_ami_family_does_not_match_the_alias(family: str, alias_family: str) -> None:
     """DescribeTable("should fail when then amiFamily does not match amiSelectorTerms[].alias")"""
     assert not create_ok(nc(amiSelectorTerms=[{"alias": f"{alias_family.lower()}@latest"}], amiFamily=family))
@@ -105,7 +103,11 @@ def test_should_succeed_when_tags_are_empty() -> None:
 
 def test_should_succeed_if_tags_are_not_in_restricted_tag_keys() -> None:
     """It("should succeed if tags aren't in restricted tag keys")"""
-    tags = {"karpenter.sh/custom-key": "value", "karpenter.sh/managed": "true", "kubernetes.io/role/key": "value"}
+    tags = {
+        "karpenter.sh/custom-key": "value",
+        "karpenter.sh/managed": "true",
+        "kubernetes.io/role/key": "value",
+    }
     assert create_ok(nc(tags=tags))
 
 
@@ -204,7 +206,10 @@ def test_should_fail_for_bad_security_group_selector_terms(name: str, terms: Any
         ("set to nil", None),
         ("instanceMatchCriteria open", [{"instanceMatchCriteria": "open"}]),
         ("instanceMatchCriteria targeted", [{"instanceMatchCriteria": "targeted"}]),
-        ("instanceMatchCriteria with tags", [{"instanceMatchCriteria": "open", "tags": {"test": "testvalue"}}]),
+        (
+            "instanceMatchCriteria with tags",
+            [{"instanceMatchCriteria": "open", "tags": {"test": "testvalue"}}],
+        ),
         (
             "instanceMatchCriteria with ownerID and tags",
             [{"instanceMatchCriteria": "targeted", "ownerID": "012345678901", "tags": {"test": "testvalue"}}],
@@ -262,7 +267,12 @@ def test_should_fail_for_bad_ami_selector_terms(name: str, terms: list[dict[str,
 
 @pytest.mark.parametrize(
     "extra",
-    [{"alias": "al2023@latest"}, {"tags": {"test": "testvalue"}}, {"name": "my-custom-ami"}, {"owner": "123456789"}],
+    [
+        {"alias": "al2023@latest"},
+        {"tags": {"test": "testvalue"}},
+        {"name": "my-custom-ami"},
+        {"owner": "123456789"},
+    ],
     ids=["alias", "tags", "name", "owner"],
 )
 def test_should_fail_when_specifying_id_with_other_fields(extra: dict[str, Any]) -> None:
@@ -272,7 +282,12 @@ def test_should_fail_when_specifying_id_with_other_fields(extra: dict[str, Any])
 
 @pytest.mark.parametrize(
     "extra",
-    [{"id": "ami-1234749"}, {"tags": {"test": "testvalue"}}, {"name": "my-custom-ami"}, {"owner": "123456789"}],
+    [
+        {"id": "ami-1234749"},
+        {"tags": {"test": "testvalue"}},
+        {"name": "my-custom-ami"},
+        {"owner": "123456789"},
+    ],
     ids=["id", "tags", "name", "owner"],
 )
 def test_should_fail_when_specifying_alias_with_other_fields(extra: dict[str, Any]) -> None:
@@ -353,7 +368,13 @@ def test_should_succeed_on_eviction_hard_with_valid_keys() -> None:
 
 
 @pytest.mark.parametrize(
-    "hard", [{"memory": "5%"}, {"memory.available": "5%3"}, {"memory.available": "110%"}, {"memory.available": "110GB"}]
+    "hard",
+    [
+        {"memory": "5%"},
+        {"memory.available": "5%3"},
+        {"memory.available": "110%"},
+        {"memory.available": "110GB"},
+    ],
 )
 def test_should_fail_on_bad_eviction_hard(hard: dict[str, str]) -> None:
     """It("should fail on evictionHard with invalid keys" / "invalid formatted percentage value" /
@@ -370,9 +391,18 @@ def test_should_succeed_on_eviction_soft_with_valid_keys() -> None:
     "kubelet",
     [
         {"evictionSoft": {"memory": "5%"}, "evictionSoftGracePeriod": {"memory": "1m0s"}},
-        {"evictionSoft": {"memory.available": "5%3"}, "evictionSoftGracePeriod": {"memory.available": "1m0s"}},
-        {"evictionSoft": {"memory.available": "110%"}, "evictionSoftGracePeriod": {"memory.available": "1m0s"}},
-        {"evictionSoft": {"memory.available": "110GB"}, "evictionSoftGracePeriod": {"memory.available": "1m0s"}},
+        {
+            "evictionSoft": {"memory.available": "5%3"},
+            "evictionSoftGracePeriod": {"memory.available": "1m0s"},
+        },
+        {
+            "evictionSoft": {"memory.available": "110%"},
+            "evictionSoftGracePeriod": {"memory.available": "1m0s"},
+        },
+        {
+            "evictionSoft": {"memory.available": "110GB"},
+            "evictionSoftGracePeriod": {"memory.available": "1m0s"},
+        },
         {"evictionSoft": {"memory.available": "200Mi"}},
         {"evictionSoftGracePeriod": {"memory": "1m0s"}},
         {"evictionSoftGracePeriod": {"memory.available": "1m0s"}},
@@ -407,13 +437,23 @@ def test_should_fail_when_image_gc_high_is_less_than_low() -> None:
 
 def test_should_succeed_for_valid_metadata_options() -> None:
     """It("should succeed for valid inputs")"""
-    opts = {"httpEndpoint": "disabled", "httpProtocolIPv6": "enabled", "httpPutResponseHopLimit": 34, "httpTokens": "optional"}
+    opts = {
+        "httpEndpoint": "disabled",
+        "httpProtocolIPv6": "enabled",
+        "httpPutResponseHopLimit": 34,
+        "httpTokens": "optional",
+    }
     assert create_ok(nc(metadataOptions=opts))
 
 
 @pytest.mark.parametrize(
     "opts",
-    [{"httpEndpoint": "test"}, {"httpProtocolIPv6": "test"}, {"httpPutResponseHopLimit": -5}, {"httpTokens": "test"}],
+    [
+        {"httpEndpoint": "test"},
+        {"httpProtocolIPv6": "test"},
+        {"httpPutResponseHopLimit": -5},
+        {"httpTokens": "test"},
+    ],
     ids=["HTTPEndpoint", "HTTPProtocolIPv6", "HTTPPutResponseHopLimit", "HTTPTokens"],
 )
 def test_should_fail_for_invalid_metadata_options(opts: dict[str, Any]) -> None:
@@ -438,7 +478,12 @@ def bdm(*devices: tuple[str, dict[str, Any], bool]) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("name", "body"),
     [
-        ("one root volume among two", bdm(("map-device-1", {"volumeSize": "500G"}, True), ("map-device-2", {"volumeSize": "50T"}, False))),
+        (
+            "one root volume among two",
+            bdm(
+                ("map-device-1", {"volumeSize": "500G"}, True), ("map-device-2", {"volumeSize": "50T"}, False)
+            ),
+        ),
         ("VolumeSize in G", bdm(("map-device-1", {"volumeSize": "58G"}, False))),
         ("VolumeSize in T", bdm(("map-device-1", {"volumeSize": "45T"}, False))),
     ],
@@ -452,13 +497,37 @@ def test_should_succeed_for_valid_block_device_mappings(name: str, body: dict[st
 @pytest.mark.parametrize(
     ("name", "body"),
     [
-        ("more than one root volume", bdm(("map-device-1", {"volumeSize": "50G"}, True), ("map-device-2", {"volumeSize": "50G"}, True))),
+        (
+            "more than one root volume",
+            bdm(("map-device-1", {"volumeSize": "50G"}, True), ("map-device-2", {"volumeSize": "50G"}, True)),
+        ),
         ("VolumeSize less than 1Gi/1G", bdm(("map-device-1", {"volumeSize": "1m"}, False))),
         ("VolumeSize greater than 64T", bdm(("map-device-1", {"volumeSize": "100T"}, False))),
         ("VolumeSize that does not parse", bdm(("map-device-1", {"volumeSize": "0"}, False))),
-        ("VolumeInitializationRate without SnapshotID", bdm(("map-device-1", {"volumeSize": "0", "volumeInitializationRate": 100}, False))),
-        ("VolumeInitializationRate too low", bdm(("map-device-1", {"volumeSize": "0", "snapshotID": "snap-1", "volumeInitializationRate": 99}, False))),
-        ("VolumeInitializationRate too high", bdm(("map-device-1", {"volumeSize": "0", "snapshotID": "snap-1", "volumeInitializationRate": 888}, False))),
+        (
+            "VolumeInitializationRate without SnapshotID",
+            bdm(("map-device-1", {"volumeSize": "0", "volumeInitializationRate": 100}, False)),
+        ),
+        (
+            "VolumeInitializationRate too low",
+            bdm(
+                (
+                    "map-device-1",
+                    {"volumeSize": "0", "snapshotID": "snap-1", "volumeInitializationRate": 99},
+                    False,
+                )
+            ),
+        ),
+        (
+            "VolumeInitializationRate too high",
+            bdm(
+                (
+                    "map-device-1",
+                    {"volumeSize": "0", "snapshotID": "snap-1", "volumeInitializationRate": 888},
+                    False,
+                )
+            ),
+        ),
     ],
 )
 def test_should_fail_for_bad_block_device_mappings(name: str, body: dict[str, Any]) -> None:
@@ -498,7 +567,10 @@ def test_should_succeed_when_network_interfaces_is_empty() -> None:
         ),
         ("no primary network interface", [nic(0, 1, "interface")]),
         ("primary network interface is not ENA", [nic(0, 0, "efa-only")]),
-        ("multiple EFA devices on one network card", [nic(0, 0, "interface"), nic(1, 0, "efa-only"), nic(1, 1, "efa-only")]),
+        (
+            "multiple EFA devices on one network card",
+            [nic(0, 0, "interface"), nic(1, 0, "efa-only"), nic(1, 1, "efa-only")],
+        ),
     ],
 )
 def test_should_fail_with_bad_network_interfaces(name: str, nics: list[dict[str, Any]]) -> None:
@@ -554,7 +626,9 @@ def test_role_and_instance_profile_objects_are_accepted_on_create(spec: dict[str
     assert create_ok(nc(**spec))
 
 
-@pytest.mark.parametrize("opts", [{"nestedVirtualization": "enabled"}, {"nestedVirtualization": "disabled"}, {}])
+@pytest.mark.parametrize(
+    "opts", [{"nestedVirtualization": "enabled"}, {"nestedVirtualization": "disabled"}, {}]
+)
 def test_should_succeed_with_cpu_options(opts: dict[str, str]) -> None:
     """It("should succeed with nestedVirtualization enabled/disabled"), It("should succeed with empty CPUOptions")"""
     assert create_ok(nc(cpuOptions=opts))

@@ -163,7 +163,9 @@ def test_should_allow_more_than_50_values_if_min_values_is_not_specified() -> No
 
 def test_should_error_when_requirements_is_greater_than_100() -> None:
     """It("should error when requirements is greater than 100")"""
-    assert not create_ok(reqs(*({"key": f"key{i}", "operator": "In", "values": [f"v{i}"]} for i in range(101))))
+    assert not create_ok(
+        reqs(*({"key": f"key{i}", "operator": "In", "values": [f"v{i}"]} for i in range(101)))
+    )
 
 
 # -- Context("TerminationGracePeriod") / Context("ExpireAfter") --------------------------------

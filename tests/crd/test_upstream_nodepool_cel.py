@@ -167,7 +167,9 @@ def test_should_fail_when_one_budget_does_not_have_both_schedule_and_duration() 
 @pytest.mark.parametrize("reason", ["Drifted", "Underutilized", "Empty"])
 def test_should_succeed_when_creating_a_budget_with_valid_reasons(reason: str) -> None:
     """DescribeTable("should succeed when creating a budget with valid reasons")"""
-    assert create_ok(with_budgets({"nodes": "10", "schedule": "* * * * *", "duration": "20m", "reasons": [reason]}))
+    assert create_ok(
+        with_budgets({"nodes": "10", "schedule": "* * * * *", "duration": "20m", "reasons": [reason]})
+    )
 
 
 @pytest.mark.parametrize("reason", ["invalid", "expired", ""])
@@ -248,7 +250,10 @@ def test_should_not_fail_for_same_key_with_different_effects() -> None:
 def test_should_succeed_for_valid_requirement_keys() -> None:
     """It("should succeed for valid requirement keys")"""
     body = with_requirements(
-        *({"key": k, "operator": "Exists"} for k in ("Test", "test.com/Test", "test.com.com/test", "key-only"))
+        *(
+            {"key": k, "operator": "Exists"}
+            for k in ("Test", "test.com/Test", "test.com.com/test", "key-only")
+        )
     )
     assert create_ok(body) and runtime_ok(body)
 
@@ -364,7 +369,9 @@ def test_should_error_when_min_values_is_not_positive(name: str, min_values: int
 
 def test_should_error_when_min_values_is_more_than_50() -> None:
     """It("should error when minValues is more than 50")"""
-    assert not create_ok(with_requirements({"key": labels.INSTANCE_TYPE, "operator": "Exists", "minValues": 51}))
+    assert not create_ok(
+        with_requirements({"key": labels.INSTANCE_TYPE, "operator": "Exists", "minValues": 51})
+    )
 
 
 def test_should_allow_more_than_50_values_if_min_values_is_not_specified() -> None:
@@ -514,15 +521,29 @@ COMPATIBLE: dict[str, dict[str, Any]] = {
             "consolidationPolicy": "WhenEmptyOrUnderutilized",
             "consolidateAfter": "5m",
             "budgets": [
-                {"nodes": "20%", "schedule": "0 9 * * mon-fri", "duration": "8h0m0s", "reasons": ["Drifted", "Empty"]},
-                {"nodes": "30%", "schedule": "0 22 * * sat,sun", "duration": "4h0m0s", "reasons": ["Underutilized"]},
+                {
+                    "nodes": "20%",
+                    "schedule": "0 9 * * mon-fri",
+                    "duration": "8h0m0s",
+                    "reasons": ["Drifted", "Empty"],
+                },
+                {
+                    "nodes": "30%",
+                    "schedule": "0 22 * * sat,sun",
+                    "duration": "4h0m0s",
+                    "reasons": ["Underutilized"],
+                },
                 {"nodes": "5"},
             ],
         }
     },
     "template labels": {"spec.template.metadata.labels": {"environment": "production"}},
-    "template annotations": {"spec.template.metadata.annotations": {"example.com/last-updated": "2024-01-01"}},
-    "taints": {f"{TEMPLATE_SPEC}.taints": [{"key": "gpu-workload", "value": "enabled", "effect": "NoSchedule"}]},
+    "template annotations": {
+        "spec.template.metadata.annotations": {"example.com/last-updated": "2024-01-01"}
+    },
+    "taints": {
+        f"{TEMPLATE_SPEC}.taints": [{"key": "gpu-workload", "value": "enabled", "effect": "NoSchedule"}]
+    },
     "startup taints": {
         f"{TEMPLATE_SPEC}.startupTaints": [
             {"key": "example.com/initializing", "value": "true", "effect": "NoSchedule"}
@@ -533,7 +554,15 @@ COMPATIBLE: dict[str, dict[str, Any]] = {
             {
                 "key": labels.INSTANCE_TYPE,
                 "operator": "In",
-                "values": ["m5.large", "m5.xlarge", "m5.2xlarge", "c5.large", "c5.xlarge", "r5.large", "r5.xlarge"],
+                "values": [
+                    "m5.large",
+                    "m5.xlarge",
+                    "m5.2xlarge",
+                    "c5.large",
+                    "c5.xlarge",
+                    "r5.large",
+                    "r5.xlarge",
+                ],
                 "minValues": 3,
             },
             {"key": labels.ZONE, "operator": "In", "values": ["us-west-2a", "us-west-2b", "us-west-2c"]},

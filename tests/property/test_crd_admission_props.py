@@ -27,19 +27,26 @@ requirement = st.fixed_dictionaries(
         "operator": st.sampled_from(OPS),
     },
     optional={
-        "values": st.lists(st.sampled_from(["a", "1", "-1", "spot", "x y", "99999999999999999999"]), max_size=3),
+        "values": st.lists(
+            st.sampled_from(["a", "1", "-1", "spot", "x y", "99999999999999999999"]), max_size=3
+        ),
         "minValues": st.integers(-1, 60),
     },
 )
 taint = st.fixed_dictionaries(
-    {"key": st.sampled_from(["a", "example.com/b", "bad key"]), "effect": st.sampled_from(["NoSchedule", "NoExecute", "Nope"])},
+    {
+        "key": st.sampled_from(["a", "example.com/b", "bad key"]),
+        "effect": st.sampled_from(["NoSchedule", "NoExecute", "Nope"]),
+    },
     optional={"value": st.sampled_from(["v", "example.com/v", "???", None])},
 )
 disruption = st.fixed_dictionaries(
     {},
     optional={
         "consolidateAfter": st.sampled_from(["0s", "5m", "Never", "1d"]),
-        "consolidationPolicy": st.sampled_from(["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced", "balanced"]),
+        "consolidationPolicy": st.sampled_from(
+            ["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced", "balanced"]
+        ),
         "budgets": st.lists(
             st.fixed_dictionaries(
                 {},
@@ -59,7 +66,11 @@ disruption = st.fixed_dictionaries(
 @st.composite
 def nodepools(draw: st.DrawFn) -> dict[str, Any]:
     tspec: dict[str, Any] = {
-        "nodeClassRef": {"group": draw(st.sampled_from(["karpenter.k8s.aws", "karpenter.k8s.aws/v1", ""])), "kind": "EC2NodeClass", "name": "default"},
+        "nodeClassRef": {
+            "group": draw(st.sampled_from(["karpenter.k8s.aws", "karpenter.k8s.aws/v1", ""])),
+            "kind": "EC2NodeClass",
+            "name": "default",
+        },
         "requirements": draw(st.lists(requirement, max_size=3)),
     }
     exp = draw(st.sampled_from(DURATIONS))
@@ -69,7 +80,11 @@ def nodepools(draw: st.DrawFn) -> dict[str, Any]:
         tspec["taints"] = draw(st.lists(taint, max_size=2))
     spec: dict[str, Any] = {"template": {"spec": tspec}}
     if draw(st.booleans()):
-        spec["template"]["metadata"] = {"labels": draw(st.dictionaries(st.sampled_from(KEYS), st.sampled_from(["", "x", "/bad"]), max_size=2))}
+        spec["template"]["metadata"] = {
+            "labels": draw(
+                st.dictionaries(st.sampled_from(KEYS), st.sampled_from(["", "x", "/bad"]), max_size=2)
+            )
+        }
     if draw(st.booleans()):
         spec["weight"] = draw(st.one_of(st.integers(-1, 101), st.just("10"), st.none()))
     if draw(st.booleans()):
@@ -77,7 +92,11 @@ def nodepools(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
         spec["replicas"] = draw(st.integers(-1, 3))
     if draw(st.booleans()):
-        spec["limits"] = draw(st.dictionaries(st.sampled_from(["cpu", "nodes"]), st.sampled_from(["10", "1.5.3", "4Gi"]), max_size=2))
+        spec["limits"] = draw(
+            st.dictionaries(
+                st.sampled_from(["cpu", "nodes"]), st.sampled_from(["10", "1.5.3", "4Gi"]), max_size=2
+            )
+        )
     name = draw(st.sampled_from(["pool", "Pool", "p" * 64, "my_pool"]))
     return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": spec}
 
