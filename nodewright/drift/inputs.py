@@ -16,7 +16,7 @@ from nodewright import crd
 from nodewright.api.base import TopLevel
 from nodewright.api.documents import Document
 from nodewright.api.loading import Objects, load_objects
-from nodewright.drift.nodepool_hash import NodePoolHash, hash_nodepool
+from nodewright.drift.nodepoolhash import NodePoolHash, hash_nodepool
 from nodewright.errors import InputError, InputErrors, NodewrightError, Problem
 
 

@@ -112,7 +112,7 @@ def test_cli_karpenter_version_option(tmp_path: Path) -> None:
 
 
 def test_stack_setting_karpenter_version() -> None:
-    from components.plan import read_settings
+    from nodewright.stack import read_settings
 
     base = {
         "files": '["stacks/nodepools.yaml"]',

@@ -19,7 +19,7 @@ from nodewright import crd
 from nodewright.api import load_objects
 from nodewright.cli import main
 from nodewright.drift.inputs import hash_documents
-from nodewright.drift.nodepool_hash import template_hash
+from nodewright.drift.nodepoolhash import template_hash
 from nodewright.errors import InputError
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -129,5 +129,5 @@ def test_validate_hash_and_preview_agree(tmp_path_factory: Any, body: dict[str, 
     policy = check_crd_valid(ResourceView(type=NODEPOOL_CR, name="p", props=body), {})
     assert valid == hashed == (not policy), (valid, hashed, policy)
     if valid:
-        # the hash the Pulumi program stamps (components.plan -> defaulted_nodepool_hash) is the printed one
+        # the hash the Pulumi program stamps (nodewright.stack.build -> defaulted_nodepool_hash) is the printed one
         assert hashes[0].hash == defaulted_nodepool_hash(body)
