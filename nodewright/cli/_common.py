@@ -32,6 +32,8 @@ def _setup_logging() -> None:
         log.addHandler(_StderrHandler())
     log.setLevel(logging.WARNING)
     log.propagate = False
+    # A host that ran logging.config.dictConfig (import-linter does) disables existing loggers.
+    log.disabled = False
 
 
 def output_option(
