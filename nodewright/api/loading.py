@@ -167,8 +167,21 @@ def _problems_from(exc: ValidationError, *, model: type[BaseModel], doc: Documen
 
 
 def build(doc: Document, model: type[T]) -> T:
-    """One document as ``model``; raises InputErrors naming file and path on a bad shape."""
-    obj, problems = _build_lenient(doc, model)
+    """One document as ``model``; raises InputErrors naming file and path on a bad shape.
+
+    Karpenter's kinds go through :func:`nodewright.crd.admit_object` first (the one validation
+    path), and the model is built from the stored (defaulted) object.
+    """
+    kind = getattr(model.model_fields.get("kind"), "default", None)
+    if isinstance(kind, str) and kind in crd.API_VERSIONS:
+        admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path)
+        if not admitted.ok:
+            raise InputErrors(admitted.problems)
+        obj, problems = _build_lenient(Document(file=doc.file, path=doc.path, body=admitted.body), model)
+        if obj is not None:
+            obj.set_bodies(doc.body, admitted.body)
+    else:
+        obj, problems = _build_lenient(doc, model)
     if problems or obj is None:
         raise InputErrors(problems)
     return obj
