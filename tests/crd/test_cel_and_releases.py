@@ -123,3 +123,36 @@ def test_stack_setting_karpenter_version() -> None:
         read_settings({**base, "karpenterVersion": "9.9.9"}, stack="t")
     assert info.value.path == "config.nodewright:karpenterVersion"
     assert "supported: 1.14.1" in info.value.message
+
+
+def test_field_path_reason_and_skipped_rules_are_reported() -> None:
+    """A rule's fieldPath and reason show in the line; a rule the API server would skip (the value
+    has a type error inside) and that cannot evaluate is named as not checked, never passed."""
+    from nodewright.crd.admission import _Walk
+    from nodewright.crd.schema import Schema
+
+    inner = Schema(type="integer")
+    s = Schema(
+        type="object",
+        properties={"a": inner, "b": Schema(type="string")},
+        rules=(
+            compile_rule(
+                {
+                    "rule": "self.b != 'x'",
+                    "message": "b must not be x",
+                    "fieldPath": ".b",
+                    "reason": "FieldValueForbidden",
+                },
+                where="t",
+            ),
+            compile_rule({"rule": "self.a > 1", "message": "a too small"}, where="t"),
+        ),
+    )
+    w = _Walk("f.yaml", "")
+    w.walk({"a": 5, "b": "x"}, s, "spec")
+    assert [(p.path, p.message.split(";")[0]) for p in w.problems] == [
+        ("spec.b", "b must not be x [FieldValueForbidden]")
+    ]
+    w = _Walk("f.yaml", "")
+    w.walk({"a": "5", "b": "y"}, s, "spec")
+    assert [p.path for p in w.problems] == ["spec.a"] and w.skipped

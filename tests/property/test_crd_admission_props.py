@@ -131,3 +131,73 @@ def test_validate_hash_and_preview_agree(tmp_path_factory: Any, body: dict[str, 
     if valid:
         # the hash the Pulumi program stamps (nodewright.stack.build -> defaulted_nodepool_hash) is the printed one
         assert hashes[0].hash == defaulted_nodepool_hash(body)
+
+
+@st.composite
+def nodeclasses(draw: st.DrawFn) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "amiSelectorTerms": [
+            draw(
+                st.sampled_from([{"alias": "al2023@latest"}, {"alias": "AL2@latest"}, {"id": "ami-123"}, {}])
+            )
+        ],
+        "subnetSelectorTerms": [
+            draw(st.sampled_from([{"tags": {"a": "b"}}, {"id": "subnet-1"}, {"id": "sub-1"}]))
+        ],
+        "securityGroupSelectorTerms": [{"tags": {"a": "b"}}],
+    }
+    role = draw(st.sampled_from(["r", "", None]))
+    if role is not None:
+        spec["role"] = role
+    fam = draw(st.sampled_from([None, "AL2023", "AL2", "Custom", "Ubuntu"]))
+    if fam is not None:
+        spec["amiFamily"] = fam
+    if draw(st.booleans()):
+        spec["metadataOptions"] = draw(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "httpTokens": st.sampled_from(["required", "optional", "x"]),
+                    "httpPutResponseHopLimit": st.integers(-1, 70),
+                },
+            )
+        )
+    if draw(st.booleans()):
+        spec["kubelet"] = draw(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "maxPods": st.integers(-1, 300),
+                    "systemReserved": st.dictionaries(
+                        st.sampled_from(["cpu", "pods"]), st.sampled_from(["100m", "-1"]), max_size=2
+                    ),
+                    "imageGCHighThresholdPercent": st.integers(0, 100),
+                    "imageGCLowThresholdPercent": st.integers(0, 100),
+                },
+            )
+        )
+    if draw(st.booleans()):
+        spec["blockDeviceMappings"] = [
+            {
+                "deviceName": "/dev/xvda",
+                "rootVolume": draw(st.booleans()),
+                "ebs": {"volumeSize": draw(st.sampled_from(["20Gi", "0", "-1"]))},
+            }
+        ]
+    return {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": "c"},
+        "spec": spec,
+    }
+
+
+@settings(max_examples=150, deadline=None)
+@given(nodeclasses())
+def test_a_defaulted_nodeclass_revalidates(body: dict[str, Any]) -> None:
+    first = crd.admit_object(body, kind="EC2NodeClass")
+    if not first.ok:
+        return
+    again = crd.admit_object(first.body, kind="EC2NodeClass")
+    assert again.ok, again.problems
+    assert again.body == first.body
