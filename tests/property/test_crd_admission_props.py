@@ -201,3 +201,46 @@ def test_a_defaulted_nodeclass_revalidates(body: dict[str, Any]) -> None:
     again = crd.admit_object(first.body, kind="EC2NodeClass")
     assert again.ok, again.problems
     assert again.body == first.body
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "spec",
+                    "template",
+                    "requirements",
+                    "key",
+                    "values",
+                    "weight",
+                    "labels",
+                    "x",
+                    "amiSelectorTerms",
+                    "kubelet",
+                ]
+            ),
+            children,
+            max_size=4,
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(["NodePool", "EC2NodeClass", "NodeClaim", "OperatingSystemConfig"]),
+    spec=json_values,
+    meta=json_values,
+)
+def test_admission_never_raises_on_any_shape(kind: str, spec: Any, meta: Any) -> None:
+    """Whatever the shape, admission returns problems (file + path), never an exception."""
+    result = crd.admit_object({"kind": kind, "metadata": meta, "spec": spec}, kind=kind, file="f.yaml")
+    assert all(p.file == "f.yaml" for p in result.problems)
