@@ -349,3 +349,25 @@ def test_ebs_zone_in_pod_node_affinity() -> None:
     req = [[{"key": EBS_ZONE, "operator": "In", "values": ["test-zone-1"]}]]
     doc = run([nodepool()], [pod("p", required=req)])
     assert doc["podErrors"] == {} and _zone(doc) == "test-zone-1"
+
+
+def test_pvc_and_min_domains_spread_over_three_zones() -> None:
+    """topology_test.go Describe "Topology with Volume Requirements", It "should schedule pod with PVC
+    and TSC minDomains=3 when pods are spread across 3 zones": the volume's zone narrows the
+    NodeClaim, not the spread's domain counting."""
+    labels = {"app": "test"}
+    tsc = [{"topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule", "maxSkew": 1, "minDomains": 3,
+            "labelSelector": {"matchLabels": labels}}]  # fmt: skip
+    env = Rounds(
+        [nodepool(requirements=[{"key": CT, "operator": "In", "values": ["on-demand"]}])],
+        pvcs=[pvc("test-pvc", volume="test-pv")],
+        pvs=[pv("test-pv", zones=["test-zone-1"])],
+    )
+    first = [pod(f"p{i}", labels=labels, tsc=tsc) for i in range(3)]
+    env.round(*first)
+    assert env.bound(first) == first and env.skew(ZONE, labels=labels) == [1, 1, 1]
+    with_pvc = pod("with-pvc", labels=labels, tsc=tsc, claims=["test-pvc"])
+    env.round(with_pvc)
+    n = env.node_of(with_pvc)
+    assert n is not None and n.metadata.labels[ZONE] == "test-zone-1"
+    assert env.skew(ZONE, labels=labels) == [1, 1, 2]
