@@ -24,6 +24,12 @@ BIND_COMPLETED: Final = "pv.kubernetes.io/bind-completed"
 IMMEDIATE: Final = "Immediate"
 
 
+class VolumeTopologyError(ValueError):
+    """A claim, volume or StorageClass the pod's volume topology needs is missing (Karpenter logs it
+    and leaves the pod out of the round; only the pods of deleting nodes, which are not validated,
+    can get here)."""
+
+
 @dataclass(kw_only=True)
 class VolumeIndex:
     """PVCs, PVs, StorageClasses and CSINodes of the cluster state, by name."""
@@ -99,9 +105,13 @@ class VolumeIndex:
         with ``incompatible volume requirements``.
         """
         alternatives: list[Requirements | None] = [None]
-        for _, pvc in self.claims(pod):
+        for key, pvc in self.claims(pod):
             if pvc is None:
-                continue
+                name = key.split("/", 1)[1]
+                raise VolumeTopologyError(
+                    "discovering persistent volume claim, getting persistent volume claim, "
+                    f'persistentvolumeclaims "{name}" not found (PersistentVolumeClaim={name})'
+                )
             alts = self._claim_alternatives(pvc)
             if not alts:
                 continue
@@ -117,7 +127,11 @@ class VolumeIndex:
         if pvc.spec.volume_name:
             pv = self.pvs.get(pvc.spec.volume_name)
             if pv is None:
-                return []
+                name = pvc.spec.volume_name
+                raise VolumeTopologyError(
+                    "getting existing requirements, getting persistent volume, "
+                    f'persistentvolumes "{name}" not found (PersistentVolume={name})'
+                )
             req = pv.spec.node_affinity.required if pv.spec.node_affinity is not None else None
             local = pv.spec.local is not None or pv.spec.host_path is not None
             alts: list[Requirements] = []
@@ -133,9 +147,14 @@ class VolumeIndex:
                 if exprs:
                     alts.append(Requirements.from_node_selector_requirements(exprs))
             return alts
-        sc = self.classes.get(pvc.spec.storage_class_name or "")
-        if sc is None:
+        if not pvc.spec.storage_class_name:
             return []
+        sc = self.classes.get(pvc.spec.storage_class_name)
+        if sc is None:
+            name = pvc.spec.storage_class_name
+            raise VolumeTopologyError(
+                f'getting storage class, storageclasses.storage.k8s.io "{name}" not found (StorageClass={name})'
+            )
         return [
             Requirements(Requirement.new(e.key, "In", e.values) for e in t.match_label_expressions)
             for t in sc.allowed_topologies

@@ -371,3 +371,21 @@ def test_pvc_and_min_domains_spread_over_three_zones() -> None:
     n = env.node_of(with_pvc)
     assert n is not None and n.metadata.labels[ZONE] == "test-zone-1"
     assert env.skew(ZONE, labels=labels) == [1, 1, 2]
+
+
+def test_rescheduled_pod_with_missing_claim_is_left_out() -> None:
+    """Pods of a deleting node are not validated; a missing claim then fails
+    ``VolumeTopology.GetRequirements`` and Karpenter leaves the pod out of the round
+    (``getVolumeTopologyRequirements``); ``plan`` says why."""
+    from test_sched_support import node
+
+    old = node("old", labels={"karpenter.sh/nodepool": "default", "karpenter.sh/initialized": "true"},
+               capacity={"cpu": "2", "memory": "2Gi", "pods": "5"}, deleting=True)  # fmt: skip
+    moving = pod("moving", node_name="old", claims=["gone"])
+    doc = run([nodepool()], [moving, pod("p", claims=["c"])], nodes=[old],
+              pvcs=[pvc("c", storage_class="sc")], storageclasses=[SC])  # fmt: skip
+    assert "default/p" in scheduled(doc)
+    assert doc["podErrors"]["default/moving"] == (
+        "ignoring pod, failed getting volume topology requirements, discovering persistent volume claim, "
+        'getting persistent volume claim, persistentvolumeclaims "gone" not found (PersistentVolumeClaim=gone)'
+    )
