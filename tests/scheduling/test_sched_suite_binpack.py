@@ -321,3 +321,105 @@ def test_no_taints_generated_for_exists_toleration() -> None:
     doc = env.round(p)
     n = env.node_of(p)
     assert n is not None and n.spec.taints == [] and "taints" not in doc["nodeClaims"][0]
+
+
+# -- Describe "In-Flight Nodes", Context "Taints" ---------------------------------------------------
+INIT = {"karpenter.sh/initialized": "true"}
+NOT_READY = "node.kubernetes.io/not-ready"
+
+
+def _emptied(env: Rounds, **kw: Any) -> str:
+    """One pod provisions a node, then is deleted so the node is empty; the node's name."""
+    first = pod("first", **kw)
+    env.round(first)
+    name = _node_name(env, first)
+    env.delete(first)
+    return name
+
+
+def test_inflight_tainted_node_with_no_taints() -> None:
+    """It "should assume pod will schedule to a tainted node with no taints"."""
+    env = Rounds([nodepool()])
+    name = _emptied(env, limits={"cpu": "8"})
+    env.update_node(name, taints=[])
+    second = pod("second")
+    env.round(second)
+    assert _node_name(env, second) == name
+
+
+def test_inflight_not_ready_taint_is_ephemeral_until_initialized() -> None:
+    """It "should assume pod will schedule to a node with ephemeral taint
+    node.kubernetes.io/not-ready:NoExecute when the node is uninitialized" (and not once it is)."""
+    env = Rounds([nodepool()])
+    name = _emptied(env)
+    env.update_node(name, taints=[{"key": NOT_READY, "effect": "NoExecute"}])
+    second = pod("second")
+    env.round(second)
+    assert _node_name(env, second) == name
+    env.delete(second)
+    env.update_node(name, labels=INIT)
+    third = pod("third")
+    env.round(third)
+    assert _node_name(env, third) != name
+
+
+def test_initialized_tainted_node_is_not_assumed() -> None:
+    """It "should not assume pod will schedule to a tainted node"."""
+    env = Rounds([nodepool()])
+    name = _emptied(env, limits={"cpu": "8"})
+    env.update_node(
+        name, labels=INIT, taints=[{"key": "foo.com/taint", "value": "tainted", "effect": "NoSchedule"}]
+    )
+    second = pod("second")
+    env.round(second)
+    assert _node_name(env, second) != name
+
+
+def test_inflight_node_with_custom_startup_taint() -> None:
+    """It "should assume pod will schedule to a tainted node with a custom startup taint"."""
+    startup = {"key": "foo.com/taint", "value": "tainted", "effect": "NoSchedule"}
+    env = Rounds([nodepool(startup_taints=[startup])])
+    name = _emptied(env, limits={"cpu": "8"})
+    node_taints = [t.to_k8s() for n in env.nodes if n.metadata.name == name for t in n.spec.taints]
+    assert startup in node_taints
+    second = pod("second")
+    env.round(second)
+    assert _node_name(env, second) == name
+
+
+def test_startup_taint_after_initialization_is_not_assumed() -> None:
+    """It "should not assume pod will schedule to a node with startup taints after initialization"."""
+    startup = {"key": "ignore-me", "value": "nothing-to-see-here", "effect": "NoSchedule"}
+    env = Rounds([nodepool(startup_taints=[startup])])
+    name = _emptied(env)
+    env.update_node(name, labels=INIT, taints=[startup], capacity={"pods": "10"})
+    second = pod("second")
+    env.round(second)
+    assert _node_name(env, second) != name
+
+
+def test_pack_inflight_nodes_before_launching() -> None:
+    """It "should pack in-flight nodes before launching new nodes" (ten rounds of 0-9 pods of 1 cpu
+    on a 4.25 cpu / 4 pod type; a fixed sequence of batch sizes instead of upstream's random one):
+    at most one node keeps a cpu free."""
+    medium = new_instance_type("medium", resources={"cpu": "4.25", "pods": "4"})
+    env = Rounds([nodepool()], types=[medium])
+    serial = 0
+    for size in (3, 7, 0, 9, 1, 4, 8, 2, 6, 5):
+        batch = [pod(f"p{serial + i:02d}", limits={"cpu": "1"}) for i in range(size)]
+        serial += size
+        env.round(*batch)
+        assert env.waiting(batch) == []
+    used: dict[str, int] = {}
+    for p in env.pods:
+        used[p.spec.node_name or ""] = used.get(p.spec.node_name or "", 0) + 1
+    assert sum(1 for n in env.nodes if 4 - used.get(n.metadata.name, 0) >= 1) <= 1
+
+
+def test_same_host_port_on_different_nodes() -> None:
+    """It "should schedule pods with the same host port to different nodes"."""
+    port = [{"containerPort": 8080, "hostPort": 8080, "protocol": "TCP"}]
+    env = Rounds([nodepool()])
+    a, b = pod("a", ports=port), pod("b", ports=port)
+    env.round(a, b)
+    assert _node_name(env, a) != _node_name(env, b)

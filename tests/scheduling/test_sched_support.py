@@ -355,6 +355,32 @@ class Rounds(Cluster):
     def waiting(self, pods: Sequence[Pod]) -> list[Pod]:
         return [p for p in pods if not self._node_name(p)]
 
+    def delete(self, *pods: Pod) -> None:
+        """``ExpectDeleted`` for pods."""
+        keys = {p.key for p in pods}
+        self.delete_pods(lambda q: q.key not in keys)
+
+    def update_node(
+        self,
+        name: str,
+        *,
+        taints: Sequence[Mapping[str, Any]] | None = None,
+        labels: Mapping[str, str] | None = None,
+        capacity: Mapping[str, str] | None = None,
+    ) -> None:
+        """Change a launched Node as a test does before applying it: taints replaced, labels added
+        (``karpenter.sh/initialized`` marks it initialized), capacity replaced."""
+        for i, n in enumerate(self.nodes):
+            if n.metadata.name != name:
+                continue
+            doc = n.to_k8s()
+            if taints is not None:
+                doc["spec"]["taints"] = [dict(t) for t in taints]
+            doc["metadata"]["labels"].update(labels or {})
+            if capacity is not None:
+                doc["status"]["capacity"] = dict(capacity)
+            self.nodes[i] = Node.model_validate(doc)
+
 
 def reserved_type(
     name: str, cpu: str, memory: str, reservations: Sequence[tuple[str, int]] = ()
