@@ -423,3 +423,76 @@ def test_same_host_port_on_different_nodes() -> None:
     a, b = pod("a", ports=port), pod("b", ports=port)
     env.round(a, b)
     assert _node_name(env, a) != _node_name(env, b)
+
+
+# -- Describe "Existing Nodes" ---------------------------------------------------------------------
+def _unowned(name: str = "existing", **capacity: str) -> Any:
+    from test_sched_support import node
+
+    return node(name, labels={}, capacity=capacity or {"cpu": "10", "memory": "10Gi", "pods": "110"})
+
+
+@pytest.mark.parametrize("count", [1, 100])
+def test_pods_on_an_existing_unowned_node(count: int) -> None:
+    """It "should schedule a pod to an existing node unowned by Karpenter" (1) and "should schedule
+    multiple pods to an existing node unowned by Karpenter" (100)."""
+    env = Rounds([nodepool()])
+    env.nodes.append(_unowned(cpu="10", memory="100Gi", pods="110"))
+    pods = [pod(f"p{i:03d}", requests={"cpu": "10m"}, limits={"cpu": "10m"}) for i in range(count)]
+    env.round(*pods)
+    assert {_node_name(env, p) for p in pods} == {"existing"} and env.node_count() == 1
+
+
+def _managed(env: Rounds, name: str, *, initialized: bool, capacity: dict[str, str]) -> None:
+    """A NodeClaim and its registered Node of the suite's NodePool (``test.NodeClaimAndNode``)."""
+    from test_sched_support import node, nodeclaim
+
+    labels = {
+        "karpenter.sh/nodepool": "default",
+        "karpenter.sh/registered": "true",
+        **(INIT if initialized else {}),
+    }
+    env.nodes.append(node(name, labels=labels, capacity=capacity))
+    env.nodeclaims.append(nodeclaim(name, nodepool_name="default", labels={}, capacity=capacity, node_name=name,
+                                    provider_id=f"fake://{name}"))  # fmt: skip
+
+
+def test_initialized_node_is_tried_first() -> None:
+    """It "should order initialized nodes for scheduling uninitialized nodes" (100 in-flight nodes, the
+    73rd initialized, instead of upstream's random one)."""
+    env = Rounds([nodepool()])
+    for i in range(100):
+        _managed(env, f"n{i:03d}", initialized=i == 73, capacity={"cpu": "4", "memory": "4Gi", "pods": "5"})
+    p = pod("p")
+    env.round(p)
+    assert _node_name(env, p) == "n073"
+
+
+def test_incompatible_existing_node_but_compatible_nodepool() -> None:
+    """It "should consider a pod incompatible with an existing node but compatible with NodePool": the
+    initialized node has no zone label; without a NodePool the pod waits, with one it launches."""
+    env = Rounds([])
+    _managed(env, "existing", initialized=True, capacity={"cpu": "10", "memory": "10Gi", "pods": "110"})
+    p = pod("p", required=[[r(ZONE, "In", "test-zone-1")]])
+    env.round(p)
+    assert env.node_of(p) is None
+    env.nodepools = [nodepool()]
+    env.round()
+    assert _node_name(env, p) not in (None, "existing")
+
+
+def test_incompatible_daemonset_overhead_is_not_subtracted() -> None:
+    """Context "Daemonsets", It "should not subtract daemonset overhead that is not strictly
+    compatible with an existing node": the 100 cpu DaemonSet wants test-zone-1, the node has no zone;
+    the first pod fits the node, the second cannot get a new one (every type carries the DaemonSet)."""
+    from test_sched_support import daemonset
+
+    ds = daemonset("ds", cpu="100", memory="100Gi", required=[[r(ZONE, "In", "test-zone-1")]])
+    env = Rounds([nodepool()], daemonsets=[ds])
+    _managed(env, "existing", initialized=True, capacity={"cpu": "1", "memory": "1Gi", "pods": "110"})
+    first = pod("first", cpu="1", memory="1Gi")
+    env.round(first)
+    assert _node_name(env, first) == "existing"
+    second = pod("second", cpu="1", memory="1Gi")
+    env.round(second)
+    assert env.node_of(second) is None
