@@ -1,6 +1,6 @@
 """kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/suite_test.go``,
-Describes "In-Flight Nodes", "Instance Type Compatibility" (with Context "Provider Specific Labels")
-and "Binpacking", and ``topology_test.go`` Describe "Taints", through ``plan`` over rounds (:class:`Rounds`, upstream ``ExpectProvisioned``: a
+Describes "In-Flight Nodes" (with its Taints context), "Instance Type Compatibility" (with Context
+"Provider Specific Labels"), "Binpacking", "Existing Nodes" and "Deleting Nodes", and ``topology_test.go`` Describe "Taints", through ``plan`` over rounds (:class:`Rounds`, upstream ``ExpectProvisioned``: a
 round's NodeClaims become registered, not initialized Nodes). Each case names its upstream ``It``.
 """
 
@@ -12,6 +12,7 @@ import pytest
 from test_sched_support import FAKE5, IT, ZONE, Rounds, catalog, nodepool, pod
 from test_sched_support import req as r
 
+from nodewright.api.core import OwnerReference
 from nodewright.catalog.fake import new_instance_type
 from nodewright.catalog.model import Offering
 from nodewright.labels import ARCH, HOSTNAME, OS
@@ -496,3 +497,43 @@ def test_incompatible_daemonset_overhead_is_not_subtracted() -> None:
     second = pod("second", cpu="1", memory="1Gi")
     env.round(second)
     assert env.node_of(second) is None
+
+
+# -- Describe "Deleting Nodes" ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("owner", "terminating", "nodes"),
+    [
+        # It "should re-schedule pods from a deleting node when pods are active"
+        (None, False, 2),
+        # It "should not re-schedule pods from a deleting node when pods are not active"
+        (None, True, 1),
+        # It "should not re-schedule pods from a deleting node when pods are owned by a DaemonSet"
+        ("DaemonSet", False, 1),
+        # It "should not reschedule pods from a deleting node when pods are not active and they are owned by a ReplicaSet"
+        ("ReplicaSet", True, 1),
+        # It "should reschedule pods from a deleting node when pods are not active and they are owned by a StatefulSet"
+        ("StatefulSet", True, 2),
+    ],
+)
+def test_pods_of_a_deleting_node(owner: str | None, terminating: bool, nodes: int) -> None:
+    """The node is marked for deletion (``cluster.MarkForDeletion``: the ``karpenter.sh/disrupted``
+    taint here); its pod, evicted (deletion timestamp) or not, is rescheduled on a new node of the same
+    size only when Karpenter counts it as reschedulable."""
+    env = Rounds([nodepool()])
+    p = pod("p", memory="100M")
+    env.round(p)
+    name = _node_name(env, p)
+    env.update_node(name, taints=[{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}])
+    meta: dict[str, Any] = {}
+    if owner is not None:
+        meta["owner_references"] = [
+            OwnerReference.model_validate({"apiVersion": "apps/v1", "kind": owner, "name": "o", "uid": "u"})
+        ]
+    if terminating:
+        meta["deletion_timestamp"] = "2024-01-01T00:00:10Z"
+    bound = env.pod(p.key)
+    env.delete_pods(lambda q: q.key != p.key)
+    env.add(bound.model_copy(update={"metadata": bound.metadata.model_copy(update=meta)}))
+    env.round()
+    assert env.node_count() == nodes
+    assert {n.metadata.labels[IT] for n in env.nodes} == {"small-instance-type"}
