@@ -321,3 +321,29 @@ def test_no_taints_generated_for_exists_toleration() -> None:
     doc = env.round(p)
     n = env.node_of(p)
     assert n is not None and n.spec.taints == [] and "taints" not in doc["nodeClaims"][0]
+
+
+# -- Describe "NodePool requirements instance filtering" ------------------------------------------
+NO_TYPES = "nodepool requirements filtered out all available instance types"
+
+
+@pytest.mark.parametrize(
+    ("reqs", "count"),
+    [
+        # It "should return appropriate pod error when no available instance types exist"
+        ([r(IT, "In", "non-existent-instance-type")], 1),
+        # It "should handle multiple pods when requirements filter out all instance types"
+        ([r(ARCH, "In", "non-existent-arch")], 3),
+        # It "should handle conflicting requirements that eliminate all instance types"
+        ([r(ARCH, "In", "amd64"), r(ARCH, "In", "arm64")], 1),
+        # It "should handle zone requirements that filter out all instance types"
+        ([r(ZONE, "In", "non-existent-zone-1", "non-existent-zone-2")], 1),
+    ],
+)
+def test_nodepool_requirements_filter_out_every_type(reqs: list[Any], count: int) -> None:
+    ct = r("karpenter.sh/capacity-type", "In", "spot", "on-demand", "reserved")
+    pods = [pod(f"p{i}", cpu="32", memory="256Gi") if count == 1 else pod(f"p{i}") for i in range(count)]
+    env = Rounds([nodepool(requirements=[ct, *reqs])])
+    doc = env.round(*pods)
+    assert env.bound(pods) == [] and len(doc["podErrors"]) == count
+    assert all(NO_TYPES in e for e in doc["podErrors"].values())
