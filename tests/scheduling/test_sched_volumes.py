@@ -389,3 +389,56 @@ def test_rescheduled_pod_with_missing_claim_is_left_out() -> None:
         "ignoring pod, failed getting volume topology requirements, discovering persistent volume claim, "
         'getting persistent volume claim, persistentvolumeclaims "gone" not found (PersistentVolumeClaim=gone)'
     )
+
+
+# -- scheduling/suite_test.go Describe "VolumeUsage": limits on the in-flight node ----------------
+CSI = "fake.csi.provider"
+
+
+def _volume_usage_env(**objects: Any) -> Rounds:
+    """The Describe's BeforeEach (one 1024 cpu / 1024 pod type) and an in-flight node from a first
+    round, whose CSINode allows 10 volumes of the CSI driver."""
+    from nodewright.api.core import CSINode
+    from nodewright.catalog.fake import new_instance_type
+
+    it = new_instance_type("instance-type", resources={"cpu": "1024", "pods": "1024"})
+    env = Rounds([nodepool()], types=[it], **objects)
+    first = pod("initial")
+    env.round(first)
+    n = env.node_of(first)
+    assert n is not None
+    csinode = CSINode.model_validate({"metadata": {"name": n.metadata.name}, "spec": {"drivers": [
+        {"name": CSI, "nodeID": "fake-node-id", "allocatable": {"count": 10}}]}})  # fmt: skip
+    env.objects["csinodes"] = (csinode,)
+    return env
+
+
+def test_volume_limits_launch_a_second_node() -> None:
+    """It "should launch multiple nodes if required due to volume limits": six pods with two claims
+    each, the in-flight node holds five (10 volumes)."""
+    sc = storage_class("my-storage-class", zones=["test-zone-1"], provisioner=CSI)
+    claims = [pvc(f"my-claim-{x}-{i}", storage_class="my-storage-class") for i in range(6) for x in "ab"]
+    env = _volume_usage_env(storageclasses=[sc], pvcs=claims)
+    pods = [pod(f"p{i}", claims=[f"my-claim-a-{i}", f"my-claim-b-{i}"]) for i in range(6)]
+    env.round(*pods)
+    assert env.bound(pods) == pods and env.node_count() == 2
+
+
+@pytest.mark.parametrize("nfs", [False, True])
+def test_one_claim_shared_by_many_pods(nfs: bool) -> None:
+    """It "should launch a single node if all pods use the same PVC" (100 pods) and "should not fail
+    for NFS volumes" (5 pods, the claim listed twice, an NFS volume with no CSI driver)."""
+    if nfs:
+        objects: dict[str, Any] = {"pvs": [pv("my-volume", zones=["test-zone-1"], source="nfs", storage_class="nfs")],
+                                   "pvcs": [pvc("my-claim", storage_class="", volume="my-volume")]}  # fmt: skip
+    else:
+        objects = {"storageclasses": [storage_class("my-storage-class", zones=["test-zone-1"], mode=None, provisioner=CSI)],
+                   "pvs": [pv("my-volume", zones=["test-zone-1"])],
+                   "pvcs": [pvc("my-claim", storage_class="my-storage-class", volume="my-volume")]}  # fmt: skip
+    env = _volume_usage_env(**objects)
+    pods = [
+        pod(f"p{i:03d}", claims=["my-claim", "my-claim"] if nfs else ["my-claim"])
+        for i in range(5 if nfs else 100)
+    ]
+    env.round(*pods)
+    assert env.bound(pods) == pods and env.node_count() == 1
