@@ -22,6 +22,7 @@ from nodewright.api.core import CSINode, PersistentVolume, PersistentVolumeClaim
 EXCEEDS: str = "would exceed volume limit"
 BIND_COMPLETED: Final = "pv.kubernetes.io/bind-completed"
 IMMEDIATE: Final = "Immediate"
+IS_DEFAULT_CLASS: Final = "storageclass.kubernetes.io/is-default-class"
 
 
 class VolumeTopologyError(ValueError):
@@ -46,6 +47,14 @@ class VolumeIndex:
         classes: Sequence[StorageClass],
         csinodes: Sequence[CSINode],
     ) -> VolumeIndex:
+        default = default_storage_class(classes)
+        if default is not None:
+            pvcs = [
+                c
+                if c.spec.storage_class_name is not None
+                else c.model_copy(update={"spec": c.spec.model_copy(update={"storage_class_name": default})})
+                for c in pvcs
+            ]
         return VolumeIndex(
             pvcs={f"{c.metadata.namespace or 'default'}/{c.metadata.name}": c for c in pvcs},
             pvs={v.metadata.name: v for v in pvs},
@@ -232,6 +241,17 @@ class VolumeIndex:
                 StorageClass=sc_name,
             )
         return None
+
+
+def default_storage_class(classes: Sequence[StorageClass]) -> str | None:
+    """The class the API server's DefaultStorageClass admission gives a claim without
+    ``storageClassName`` (an empty name is kept): among the classes annotated
+    ``storageclass.kubernetes.io/is-default-class: "true"``, the newest, then the first by name."""
+    defaults = [c for c in classes if c.metadata.annotations.get(IS_DEFAULT_CLASS) == "true"]
+    if not defaults:
+        return None
+    newest = max(c.metadata.creation_timestamp or "" for c in defaults)
+    return min(c.metadata.name for c in defaults if (c.metadata.creation_timestamp or "") == newest)
 
 
 def _merge(a: Requirements | None, b: Requirements) -> Requirements:

@@ -426,15 +426,20 @@ def storage_class(
     allowed: Sequence[Mapping[str, Sequence[str]]] = (),
     mode: str | None = "WaitForFirstConsumer",
     provisioner: str = "test-provisioner",
+    default: bool = False,
+    created: str | None = None,
 ) -> StorageClass:
     """Upstream ``test.StorageClass``: ``zones`` as one allowedTopologies term, or ``allowed``
-    terms (key -> values each)."""
+    terms (key -> values each); ``default`` annotates it as the cluster's default class."""
     terms = [
         {"matchLabelExpressions": [{"key": k, "values": list(v)} for k, v in t.items()]} for t in allowed
     ]
     if not terms and zones is not None:
         terms = [{"matchLabelExpressions": [{"key": ZONE, "values": list(zones)}]}]
-    doc: dict[str, Any] = {"metadata": {"name": name}, "provisioner": provisioner, "allowedTopologies": terms}
+    meta: dict[str, Any] = {"name": name, "creationTimestamp": created}
+    if default:
+        meta["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
+    doc: dict[str, Any] = {"metadata": meta, "provisioner": provisioner, "allowedTopologies": terms}
     if mode is not None:
         doc["volumeBindingMode"] = mode
     return StorageClass.model_validate(doc)

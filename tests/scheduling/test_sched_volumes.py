@@ -442,3 +442,40 @@ def test_one_claim_shared_by_many_pods(nfs: bool) -> None:
     ]
     env.round(*pods)
     assert env.bound(pods) == pods and env.node_count() == 1
+
+
+@pytest.mark.parametrize("which", ["specified", "default", "newest"])
+def test_ephemeral_volume_storage_class(which: str) -> None:
+    """It "should launch nodes for pods with ephemeral volume using the specified storage class name",
+    "... using a default storage class" and "... using the newest storage class": the claims' class
+    (named, or the default the API server gives a claim without one, the newest default winning)
+    decides the CSI driver whose limit of one volume sends the second pod to a new node."""
+    from nodewright.api.core import CSINode
+
+    t0, t1 = "2024-01-01T00:00:00Z", "2024-01-01T00:00:05Z"
+    classes = {
+        "specified": [storage_class("my-storage-class", zones=["test-zone-1"], provisioner=CSI),
+                      storage_class("default-storage-class", zones=["test-zone-1"], provisioner="other-provider",
+                                    default=True)],
+        "default": [storage_class("default-storage-class", zones=["test-zone-1"], provisioner=CSI, default=True)],
+        "newest": [storage_class("default-storage-class", zones=["test-zone-1"], provisioner="other-provider",
+                                 default=True, created=t0),
+                   storage_class("newer-default-storage-class", zones=["test-zone-1"], provisioner=CSI,
+                                 default=True, created=t1)],
+    }[which]  # fmt: skip
+    sc = "my-storage-class" if which == "specified" else None
+    claims = [pvc(f"{name}-e0", storage_class=sc) for name in ("initial", "second")]
+    env = Rounds([nodepool()], storageclasses=classes, pvcs=claims)
+    first = pod("initial", ephemeral=[sc or ""])
+    env.round(first)
+    n = env.node_of(first)
+    assert n is not None
+    drivers = [{"name": CSI, "nodeID": "fake-node-id", "allocatable": {"count": 1}},
+               {"name": "other-provider", "nodeID": "fake-node-id", "allocatable": {"count": 10}}]  # fmt: skip
+    env.objects["csinodes"] = (
+        CSINode.model_validate({"metadata": {"name": n.metadata.name}, "spec": {"drivers": drivers}}),
+    )
+    second = pod("second", ephemeral=[sc or ""])
+    env.round(second)
+    m = env.node_of(second)
+    assert m is not None and m.metadata.name != n.metadata.name
