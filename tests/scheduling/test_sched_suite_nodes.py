@@ -1,6 +1,6 @@
 """kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/suite_test.go``:
 Describe "In-Flight Nodes" Context "Taints" and its packing / host-port cases, Describes "Existing
-Nodes" and "Deleting Nodes", through ``plan`` over rounds (:class:`Rounds`: a round's NodeClaims
+Nodes", "Deleting Nodes" and "No Pre-Binding", through ``plan`` over rounds (:class:`Rounds`: a round's NodeClaims
 become registered, not initialized Nodes that later rounds see in flight). Each case names its ``It``.
 """
 
@@ -235,3 +235,37 @@ def test_pods_of_a_deleting_node(owner: str | None, terminating: bool, nodes: in
     env.round()
     assert env.node_count() == nodes
     assert {n.metadata.labels[IT] for n in env.nodes} == {"small-instance-type"}
+
+
+# -- Describe "No Pre-Binding": rounds that launch but do not bind (ExpectProvisionedNoBinding) ----
+GPU_A = "fake.com/vendor-a"
+
+
+@pytest.mark.parametrize("zeroed", [False, True])
+def test_unbound_pods_reuse_the_inflight_node(zeroed: bool) -> None:
+    """It "should not bind pods to nodes" and "should handle resource zeroing of extended resources by
+    kubelet" (the uninitialized node reports 0 GPUs; its NodeClaim's capacity still counts)."""
+    limits = {"cpu": "10m", GPU_A: "1"} if zeroed else {"cpu": "10m"}
+    env = Rounds([nodepool()])
+    first = pod("first", limits=limits)
+    env.round(first, bind=False)
+    assert env.node_count() == 1 and env.bound([first]) == []
+    if zeroed:
+        env.update_node(
+            env.nodes[0].metadata.name, capacity={GPU_A: "0"}, allocatable={"fake.com/vendor-b": "0"}
+        )
+    second = pod("second", limits=limits)
+    env.round(second, bind=False)
+    assert env.node_count() == 1
+
+
+def test_self_affinity_without_binding() -> None:
+    """It "should respect self pod affinity without pod binding (zone)"."""
+    labels = {"security": "s2"}
+    term = {"labelSelector": {"matchLabels": labels}, "topologyKey": ZONE}
+    aff = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    pods = [pod(f"p{i}", labels=labels, affinity=aff) for i in range(2)]
+    env = Rounds([nodepool()])
+    env.round(pods[0], bind=False)
+    env.round(pods[1], bind=False)
+    assert env.node_count() == 1

@@ -342,9 +342,10 @@ class Rounds(Cluster):
         self.nodepools = list(nodepools)
         self.options = options
 
-    def round(self, *pods: Pod) -> dict[str, Any]:
+    def round(self, *pods: Pod, bind: bool = True) -> dict[str, Any]:
         known = {p.key for p in self.pods}
-        return self.provision(self.nodepools, [p for p in pods if p.key not in known], options=self.options)
+        new = [p for p in pods if p.key not in known]
+        return self.provision(self.nodepools, new, options=self.options, bind=bind)
 
     def _node_name(self, p: Pod) -> str | None:
         return next((q.spec.node_name for q in self.pods if q.key == p.key), None)
@@ -367,9 +368,10 @@ class Rounds(Cluster):
         taints: Sequence[Mapping[str, Any]] | None = None,
         labels: Mapping[str, str] | None = None,
         capacity: Mapping[str, str] | None = None,
+        allocatable: Mapping[str, str] | None = None,
     ) -> None:
         """Change a launched Node as a test does before applying it: taints replaced, labels added
-        (``karpenter.sh/initialized`` marks it initialized), capacity replaced."""
+        (``karpenter.sh/initialized`` marks it initialized), capacity / allocatable replaced."""
         for i, n in enumerate(self.nodes):
             if n.metadata.name != name:
                 continue
@@ -379,6 +381,8 @@ class Rounds(Cluster):
             doc["metadata"]["labels"].update(labels or {})
             if capacity is not None:
                 doc["status"]["capacity"] = dict(capacity)
+            if allocatable is not None:
+                doc["status"]["allocatable"] = dict(allocatable)
             self.nodes[i] = Node.model_validate(doc)
 
 

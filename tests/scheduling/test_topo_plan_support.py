@@ -265,9 +265,15 @@ class Cluster:
 
     # rounds ----------------------------------------------------------------------------------
     def provision(
-        self, nodepools: Sequence[NodePool], pods: Iterable[Pod] = (), *, options: PlanOptions | None = None
+        self,
+        nodepools: Sequence[NodePool],
+        pods: Iterable[Pod] = (),
+        *,
+        options: PlanOptions | None = None,
+        bind: bool = True,
     ) -> dict[str, Any]:
-        """Add ``pods`` as pending, plan a round, launch its NodeClaims and bind what scheduled."""
+        """Add ``pods`` as pending, plan a round, launch its NodeClaims and bind what scheduled
+        (``bind=False``: upstream ``ExpectProvisionedNoBinding``, the pods stay pending)."""
         self.add(*pods)
         self._pools.update({np.name: np for np in nodepools})
         state = ClusterState(
@@ -285,7 +291,8 @@ class Cluster:
         for claim in doc["nodeClaims"]:
             name = self._launch(claim)
             placed.update({k: name for k in claim["pods"]})
-        self.pods = [_bind(p, placed[p.key]) if p.key in placed else p for p in self.pods]
+        if bind:
+            self.pods = [_bind(p, placed[p.key]) if p.key in placed else p for p in self.pods]
         self.last = doc
         return doc
 
