@@ -1,5 +1,5 @@
 """kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/suite_test.go``:
-Describe "In-Flight Nodes" Context "Taints" and its packing / host-port cases, Describes "Existing
+Describe "In-Flight Nodes" Contexts "Taints" and "Daemonsets" and its packing / host-port cases, Describes "Existing
 Nodes", "Deleting Nodes" and "No Pre-Binding", through ``plan`` over rounds (:class:`Rounds`: a round's NodeClaims
 become registered, not initialized Nodes that later rounds see in flight). Each case names its ``It``.
 """
@@ -269,3 +269,32 @@ def test_self_affinity_without_binding() -> None:
     env.round(pods[0], bind=False)
     env.round(pods[1], bind=False)
     assert env.node_count() == 1
+
+
+# -- Describe "In-Flight Nodes", Context "Daemonsets" ---------------------------------------------
+@pytest.mark.parametrize(
+    ("selector", "cpu", "same_node"),
+    [
+        # It "should track daemonset usage separately so we know how many DS resources are remaining to
+        # be scheduled": the bound DaemonSet pod leaves 14.9 of the 16 cpu type for the next pod
+        (False, "14.9", True),
+        # It "should handle unexpected daemonset pods binding to the node": a label appears on the node,
+        # a selected DaemonSet's pod binds; 15.5 cpu does not fit any more
+        (True, "15.5", False),
+    ],
+)
+def test_daemonset_pods_bound_to_an_inflight_node(selector: bool, cpu: str, same_node: bool) -> None:
+    from test_sched_support import daemonset
+
+    sel = {"my-node-label": "value"} if selector else None
+    ds = daemonset("ds", cpu="1", memory="1Gi", node_selector=sel)
+    extra = [daemonset("ds2", cpu="1m")] if selector else []
+    env = Rounds([nodepool()], daemonsets=[ds, *extra])
+    name = _emptied(env, limits={"cpu": "8"})
+    if selector:
+        env.update_node(name, labels={"my-node-label": "value"})
+    owner = {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "ds", "uid": "u", "controller": True}
+    env.add(pod("ds-pod", cpu="1", memory="2Gi", node_selector=sel, owner=owner, node_name=name))
+    second = pod("second", limits={"cpu": cpu})
+    env.round(second)
+    assert (_node_name(env, second) == name) is same_node
