@@ -32,6 +32,7 @@ def _setup_logging() -> None:
         log.addHandler(_StderrHandler())
     log.setLevel(logging.WARNING)
     log.propagate = False
+    log.disabled = False  # a library's logging.config.dictConfig (import-linter's) may have disabled it
 
 
 def output_option(
