@@ -110,6 +110,16 @@ def _clean(item: dict[str, Any], kind: str, api_version: str) -> dict[str, Any]:
     return out
 
 
+def _page_reporter(progress: Progress | None, kind: str) -> Callable[[int], None] | None:
+    if progress is None:
+        return None
+
+    def report(count: int) -> None:
+        progress(kind, count)
+
+    return report
+
+
 def snapshot_items(
     *,
     kubeconfig: str | None = None,
@@ -127,9 +137,7 @@ def snapshot_items(
     out: list[tuple[str, dict[str, Any]]] = []
     for kind, api_version, path in KINDS:
         try:
-            items = _list(
-                api, path, page_size, None if progress is None else (lambda n, k=kind: progress(k, n))
-            )
+            items = _list(api, path, page_size, _page_reporter(progress, kind))
         except ApiException as exc:
             if kind in OPTIONAL and exc.status in (403, 404):
                 log.warning("%s: cannot list %s (HTTP %s); continuing without them", source, kind, exc.status)
