@@ -89,8 +89,8 @@ def _top(path: str) -> str:
 
 def _replace_reasons(typ: str, paths: list[str]) -> list[str]:
     if typ.startswith("kubernetes:"):
-        keys = set(_K8S_IDENTITY) | ({"type"} if typ == "kubernetes:core/v1:Secret" else set())
-        return sorted({p for p in paths if p in keys or _top(p) in keys})
+        identity = _K8S_IDENTITY | ({"type"} if typ == "kubernetes:core/v1:Secret" else frozenset())
+        return sorted({p for p in paths if p in identity or _top(p) in identity})
     keys = REPLACE_ON.get(typ, frozenset())
     return sorted({_top(p) for p in paths if _top(p) in keys})
 
