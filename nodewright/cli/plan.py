@@ -162,9 +162,10 @@ def _encode(value: Any, indent: str, out: list[str]) -> None:
 )
 @click.option(
     "--reserved-fallback/--no-reserved-fallback",
-    default=True,
+    default=False,
     show_default=True,
-    help="Allow falling back from reserved capacity to on-demand/spot.",
+    help="Let pods that only fit exhausted reserved capacity fall back to on-demand/spot in this "
+    "round (Karpenter's provisioner never does: such pods wait for the next round).",
 )
 @output_option(("table", "json", "yaml", "markdown"))
 @handle_errors
