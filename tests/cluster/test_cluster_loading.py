@@ -202,3 +202,36 @@ def test_live_stack_setting_reads_the_cluster(api_server: str, tmp_path: Path) -
     assert doc["drift"]["clusterState"] == "live"
     assert doc["drift"]["summary"]["nodeClaims"] == 2
     assert any(s.startswith("/apis/karpenter.sh/v1/nodeclaims") for s in _Recorded.seen)
+
+
+def test_snapshot_keeps_no_env_values_or_last_applied(api_server: str, tmp_path: Path) -> None:
+    """A snapshot may be committed: container env values and last-applied manifests never land in it."""
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    pod = {
+        "metadata": {
+            "name": "leaky",
+            "namespace": "default",
+            "annotations": {
+                "kubectl.kubernetes.io/last-applied-configuration": '{"password": "hunter2"}',
+                "a": "b",
+            },
+        },
+        "spec": {
+            "containers": [{"name": "c", "env": [{"name": "DB_PASSWORD", "value": "hunter2"}]}],
+            "initContainers": [{"name": "i", "env": [{"name": "TOKEN", "value": "hunter2"}]}],
+        },
+    }
+    _Recorded.lists["/api/v1/pods"].append(pod)
+    ds = _Recorded.lists["/apis/apps/v1/daemonsets"][0]
+    ds["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "KEY", "value": "hunter2"}]
+    kubeconfig = kubeconfig_for(api_server, tmp_path)
+    res = CliRunner().invoke(main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "-q"])
+    assert res.exit_code == 0, res.output
+    assert "hunter2" not in res.stdout
+    doc = json.loads(res.stdout)
+    leaky = next(i for i in doc["items"] if i["metadata"]["name"] == "leaky")
+    assert leaky["spec"]["containers"][0]["env"] == [{"name": "DB_PASSWORD"}]
+    assert leaky["metadata"]["annotations"] == {"a": "b"}
