@@ -43,7 +43,7 @@ NODECLASS = {
 }
 
 
-class _Recorded(BaseHTTPRequestHandler):
+class Recorded(BaseHTTPRequestHandler):
     """Serves recorded list responses with server-side pagination, like the API server."""
 
     lists: ClassVar[dict[str, list[dict[str, Any]]]] = {}
@@ -101,9 +101,9 @@ def serve() -> Iterator[str]:
         lists[KIND_PATH[item["kind"]]].append(stripped)
     lists[KIND_PATH["EC2NodeClass"]].append(NODECLASS)
     lists[KIND_PATH["StorageClass"]].append({"metadata": {"name": "gp3"}, "provisioner": "ebs.csi.aws.com"})
-    _Recorded.lists = lists
-    _Recorded.seen = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorded)
+    Recorded.lists = lists
+    Recorded.seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorded)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from apiserver_harness import EXAMPLE, LIST_API_VERSION, ROOT, _Recorded, kubeconfig_for, serve
+from apiserver_harness import EXAMPLE, LIST_API_VERSION, ROOT, Recorded, kubeconfig_for, serve
 
 from nodewright.cluster import load_cluster
 from nodewright.cluster.live import load_live
@@ -75,7 +75,7 @@ def test_live_loader_against_recorded_api(
         ]
     assert live.pods[0].origin_file == "live:current-context"
     assert live.pods[0].origin_path() == "/api/v1/pods[0]"
-    assert any("continue=20" in s for s in _Recorded.seen)  # pagination followed
+    assert any("continue=20" in s for s in Recorded.seen)  # pagination followed
     assert "cannot list CSINode (HTTP 404)" in caplog.text
 
 
@@ -96,9 +96,9 @@ def test_snapshot_command_pages_every_kind_and_never_secrets(api_server: str, tm
     assert {"Pod", "Node", "DaemonSet", "NodeClaim", "NodePool", "EC2NodeClass", "StorageClass"} <= kinds
     assert all(i["apiVersion"] for i in doc["items"])  # filled in from the typed list's kind
     assert not any("managedFields" in i["metadata"] for i in doc["items"])
-    assert sum(1 for s in _Recorded.seen if s.startswith("/api/v1/pods")) > 2  # paged with limit=7
-    assert any("continue=7" in s for s in _Recorded.seen)
-    assert not any("secret" in s.lower() for s in _Recorded.seen)
+    assert sum(1 for s in Recorded.seen if s.startswith("/api/v1/pods")) > 2  # paged with limit=7
+    assert any("continue=7" in s for s in Recorded.seen)
+    assert not any("secret" in s.lower() for s in Recorded.seen)
     assert "listing Pod: 7" in res.stderr and "snapshot:" in res.stderr
     assert "cannot list CSINode (HTTP 404)" in res.stderr
     # The snapshot is a valid --cluster input and equals the file it was recorded from.
@@ -201,7 +201,7 @@ def test_live_stack_setting_reads_the_cluster(api_server: str, tmp_path: Path) -
     doc = json.loads(res.stdout)
     assert doc["drift"]["clusterState"] == "live"
     assert doc["drift"]["summary"]["nodeClaims"] == 2
-    assert any(s.startswith("/apis/karpenter.sh/v1/nodeclaims") for s in _Recorded.seen)
+    assert any(s.startswith("/apis/karpenter.sh/v1/nodeclaims") for s in Recorded.seen)
 
 
 def test_snapshot_keeps_no_env_values_or_last_applied(api_server: str, tmp_path: Path) -> None:
@@ -224,8 +224,8 @@ def test_snapshot_keeps_no_env_values_or_last_applied(api_server: str, tmp_path:
             "initContainers": [{"name": "i", "env": [{"name": "TOKEN", "value": "hunter2"}]}],
         },
     }
-    _Recorded.lists["/api/v1/pods"].append(pod)
-    ds = _Recorded.lists["/apis/apps/v1/daemonsets"][0]
+    Recorded.lists["/api/v1/pods"].append(pod)
+    ds = Recorded.lists["/apis/apps/v1/daemonsets"][0]
     ds["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "KEY", "value": "hunter2"}]
     kubeconfig = kubeconfig_for(api_server, tmp_path)
     res = CliRunner().invoke(main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "-q"])
