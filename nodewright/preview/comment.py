@@ -23,6 +23,7 @@ import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from nodewright.labels import NODEPOOL
 from nodewright.preview.diff import CHANGES, ResourceChange, counts, diff_documents
 from nodewright.preview.userdata_groups import (
     CAPACITY_PLACEHOLDER,
@@ -86,13 +87,44 @@ def _summary(doc: Mapping[str, Any], changes: list[ResourceChange] | None) -> st
     return "\n\n".join(out)
 
 
-def _pool_rows(doc: Mapping[str, Any], changes: list[ResourceChange] | None) -> list[tuple[Any, ...]]:
+_SHORT: Final = {
+    "aws:ec2/launchTemplate:LaunchTemplate": "LT",
+    "aws:ec2/instance:Instance": "instance",
+    "kubernetes:karpenter.sh/v1:NodePool": "CR",
+}
+
+
+def _ops_by_pool(
+    doc: Mapping[str, Any], base: Mapping[str, Any] | None, changes: list[ResourceChange]
+) -> dict[str, dict[tuple[str, str], int]]:
+    """Per NodePool: (resource kind, op) -> count, for its launch templates, instances and CR."""
+    pool_of: dict[tuple[str, str], str] = {}
+    for d in (base or {}, doc):
+        for r in d.get("resources", []):
+            inputs = r.get("inputs") or {}
+            if r["type"] == "kubernetes:karpenter.sh/v1:NodePool":
+                pool_of[(r["type"], r["name"])] = str((inputs.get("metadata") or {}).get("name", ""))
+            elif r["type"] in _SHORT:
+                pool_of[(r["type"], r["name"])] = str((inputs.get("tags") or {}).get(NODEPOOL, ""))
+    out: dict[str, dict[tuple[str, str], int]] = {}
+    for c in changes:
+        pool = pool_of.get((c.type, c.name))
+        if c.op == "same" or not pool:
+            continue
+        key = (_SHORT[c.type], c.op)
+        out.setdefault(pool, {})[key] = out.setdefault(pool, {}).get(key, 0) + 1
+    return out
+
+
+def _pool_rows(
+    doc: Mapping[str, Any], base: Mapping[str, Any] | None, changes: list[ResourceChange] | None
+) -> list[tuple[Any, ...]]:
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for r in doc["resources"]:
         if r["type"] == _NODECLASS_COMPONENT:
             for g in r["inputs"].get("launchTemplateGroups") or []:
                 groups.setdefault(str(g.get("nodePool", "")), []).append(g)
-    by_name: dict[str, ResourceChange] = {c.name: c for c in changes or []}
+    pool_ops = _ops_by_pool(doc, base, changes or [])
     drift = {p["name"]: p for p in (doc.get("drift") or {}).get("nodePools", [])}
     rows = []
     for r in doc["resources"]:
@@ -101,18 +133,15 @@ def _pool_rows(doc: Mapping[str, Any], changes: list[ResourceChange] | None) -> 
         name = str(r["inputs"].get("nodePool", r["name"]))
         lts = groups.get(name, [])
         pods = sorted({int(g["maxPods"]) for g in lts if g.get("maxPods") is not None})
-        if changes is None:
-            change = "-"
-        else:
-            ops: dict[str, int] = {}
-            for lt in lts:
-                c = by_name.get(str(lt.get("resource")))
-                if c is not None and c.op != "same":
-                    ops[c.op] = ops.get(c.op, 0) + 1
-            cr = by_name.get(f"{r['name']}-nodepool")
-            parts = [f"CR {cr.op}"] if cr is not None and cr.op != "same" else []
-            parts += [f"{n} LT {op}" for op, n in sorted(ops.items())]
-            change = ", ".join(parts) or "unchanged"
+        change = (
+            "-"
+            if changes is None
+            else ", ".join(
+                f"{n} {short} {op}" if short != "CR" else f"CR {op}"
+                for (short, op), n in sorted(pool_ops.get(name, {}).items())
+            )
+            or "unchanged"
+        )
         d = drift.get(name)
         if d is None:
             roll = "-"
@@ -263,7 +292,7 @@ def markdown_sections(
     """The comment as (always kept?, atomic blocks) sections, in order."""
     changes = diff_documents(base, doc) if base is not None else None
     sections: list[tuple[bool, list[str]]] = [(True, [_summary(doc, changes)])]
-    rows = _pool_rows(doc, changes)
+    rows = _pool_rows(doc, base, changes)
     if rows:
         sections.append(
             (

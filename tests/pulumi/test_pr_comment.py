@@ -187,3 +187,15 @@ def test_rollout_waves_in_the_comment() -> None:
     }  # fmt: skip
     md = render_markdown(doc)
     assert "| `default` | `default` | 17 |" in md and "2 of 2, 1 at a time, 2 wave(s)" in md
+
+
+def test_fleet_instances_count_in_their_pool_row() -> None:
+    head = preview(stack_file=STACKS / "Pulumi.fleet.yaml").document
+    base = copy.deepcopy(head)
+    instances = [r for r in base["resources"] if r["type"] == "aws:ec2/instance:Instance"]
+    instances[0]["inputs"]["subnetId"] = "subnet-0old"  # replace-on-change for an instance
+    instances[1]["inputs"]["instanceType"] = "m5.xlarge"  # resized in place
+    md = render_markdown(head, base=base)
+    row = next(line for line in md.splitlines() if line.startswith("| `default` |"))
+    assert "1 instance replace" in row and "1 instance update" in row, row
+    assert "subnetId (replace: subnetId)" in md
