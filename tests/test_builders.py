@@ -7,8 +7,7 @@ import builders
 from nodewright.api.core import DaemonSet, Node, Pod
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
-from nodewright.api.validation import validate_ec2nodeclass, validate_nodepool
-from nodewright.errors import Collector
+from nodewright.crd import admit_object
 
 
 def test_builders_build_valid_objects() -> None:
@@ -16,10 +15,9 @@ def test_builders_build_valid_objects() -> None:
     assert pool.spec.template.spec.taints[0].key == "k"
     nc = EC2NodeClass.model_validate(builders.ec2nodeclass())
     assert nc.ami_family() == "AL2023"
-    c = Collector("<builders>")
-    validate_nodepool(pool, c)
-    validate_ec2nodeclass(nc, c)
-    assert c.problems == []
+    # the cluster (the shipped CRDs, CEL rules and Karpenter's runtime checks) accepts them
+    assert admit_object(builders.nodepool(), kind="NodePool").problems == []
+    assert admit_object(builders.ec2nodeclass(), kind="EC2NodeClass").problems == []
     pod = Pod.model_validate(builders.pod("p", cpu="1"))
     assert pod.status.conditions[0].reason == builders.UNSCHEDULABLE
     assert Node.model_validate(builders.node("n", labels={}, capacity={"cpu": "2"})).metadata.name == "n"

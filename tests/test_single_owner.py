@@ -161,15 +161,9 @@ def test_validation_admits_only_lower_case_alias_families_as_the_crd() -> None:
     """aws/karpenter-provider-aws v1.14.1 ``pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml``:
     ``self.split('@')[0] in ['al2','al2023',...]``. Resolution stays lenient for raw objects that
     skip validation (a live cluster's, a drift input), so every layer still agrees on AL2023."""
-    from nodewright.api.validation import validate_ec2nodeclass
-    from nodewright.errors import Collector
+    from nodewright.crd import admit_object
 
-    c = Collector("<test>")
-    validate_ec2nodeclass(EC2NodeClass.model_validate(_nodeclass()), c)
-    assert [p.path for p in c.problems] == ["spec.amiSelectorTerms[0].alias"]
-    assert "write al2023@" in c.problems[0].message
-    ok = Collector("<test>")
-    validate_ec2nodeclass(
-        EC2NodeClass.model_validate(_nodeclass(amiSelectorTerms=[{"alias": "al2023@latest"}])), ok
-    )
+    problems = admit_object(_nodeclass(), kind="EC2NodeClass").problems
+    assert [p.path for p in problems] == ["spec.amiSelectorTerms[0].alias"], problems
+    ok = admit_object(_nodeclass(amiSelectorTerms=[{"alias": "al2023@latest"}]), kind="EC2NodeClass")
     assert ok.problems == []
