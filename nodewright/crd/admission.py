@@ -438,8 +438,9 @@ def _metadata(w: _Walk, meta: Any, *, namespaced: bool) -> None:
     else:
         for err in is_dns1123_subdomain(name):
             w.add("metadata.name", f"invalid name {_show(name)}: {err}")
-    if not namespaced and meta.get("namespace"):
-        w.add("metadata.namespace", "this kind is cluster-scoped; remove metadata.namespace")
+    if not namespaced:
+        # The API server clears a namespace on a cluster-scoped object (rest.BeforeCreate).
+        meta.pop("namespace", None)
     for field_name in ("labels", "annotations"):
         m = meta.get(field_name)
         if m is None:
