@@ -195,6 +195,8 @@ class _Walk:
             return value, True
         if not self._type_ok(value, s, path):
             return value, True
+        if type(value) is float and (s.type == "integer" or s.int_or_string):
+            value = int(value)  # 2.0 is the integer 2 (as the API server types it for CEL and storage)
         if isinstance(value, dict):
             blocking = self._object(value, s, path)
         elif isinstance(value, list):
