@@ -125,7 +125,14 @@ def test_an_integral_float_is_an_integer() -> None:
     body = set_path(
         base_nodepool(),
         "spec.template.spec.requirements",
-        [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["a", "b"], "minValues": 2.0}],
+        [
+            {
+                "key": "node.kubernetes.io/instance-type",
+                "operator": "In",
+                "values": ["a", "b"],
+                "minValues": 2.0,
+            }
+        ],
     )
     admitted = crd.admit(body, kind="NodePool")
     assert admitted.ok, admitted.problems
