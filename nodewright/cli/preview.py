@@ -94,6 +94,10 @@ def command(
         cluster_state=cluster_state,
     )
     doc = result.document
+    if base_doc is not None and output == "json":
+        from nodewright.preview.diff import diff_documents
+
+        doc = {**doc, "changes": [c.as_dict() for c in diff_documents(base_doc, doc) if c.op != "same"]}
     emit(
         doc,
         output,
