@@ -32,7 +32,6 @@ from nodewright.algebra.resources import (
     resource_list_str,
 )
 from nodewright.catalog.model import InstanceType, Offering
-from nodewright.errors import SchedulingError
 
 _OFFERING_KEYS: Final = (labels.ZONE, labels.CAPACITY_TYPE, labels.CAPACITY_RESERVATION_ID)
 _ONE_MILLION_CPU_MILLI: Final = 1_000_000_000
@@ -54,9 +53,6 @@ class ResourceSpace:
         for k, v in rl.items():
             out[idx[k]] = v
         return tuple(out)
-
-    def to_list(self, vec: Sequence[int]) -> ResourceList:
-        return {n: v for n, v in zip(self.names, vec, strict=True) if v}
 
 
 def vec_add(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
@@ -352,14 +348,3 @@ class InstanceTypeFilterError:
         else:
             msg = "no instance type met the requirements/resources/offering tuple"
         return msg + suffix
-
-
-class PlacementError(SchedulingError):
-    """One candidate rejected the pod; ``str()`` is Karpenter's text."""
-
-    def __init__(self, message: object) -> None:
-        self.detail = message
-        super().__init__("")
-
-    def __str__(self) -> str:
-        return str(self.detail)

@@ -1,7 +1,7 @@
 """The stack plan's data: the stack config nodewright reads and what each component declares.
 
 :func:`read_settings` reads ``nodewright:<key>`` stack config (docs/pulumi.md); the frozen
-dataclasses are the output of :func:`nodewright.stack.build.build_plan`, one per Pulumi component
+dataclasses are the output of :func:`nodewright.stack.build.build_stack_plan`, one per Pulumi component
 (NodeClass, NodePool, Capacity, OperatingSystemConfig). Pure data; no ``pulumi`` import.
 """
 

@@ -1,5 +1,6 @@
 """Pod affinity and anti-affinity scenarios of Karpenter's ``topology_test.go`` through ``plan``
-(reference §2.1, 56-61): self affinity, affinity to targets in and out of the batch, namespaces,
+(kubernetes-sigs/karpenter v1.14.1
+``pkg/controllers/provisioning/scheduling/topology_test.go``, its pod affinity contexts): self affinity, affinity to targets in and out of the batch, namespaces,
 anti-affinity on hostname / zone / arch, inverse anti-affinity of batch and bound pods, the
 "Schrödinger" zone that an unlaunched NodeClaim may take, and preferred terms being relaxed.
 """

@@ -1,4 +1,5 @@
-"""Topology spread scenarios of Karpenter's ``topology_test.go``, through ``plan`` (reference §2.1, 43-55).
+"""Topology spread scenarios of Karpenter's ``topology_test.go``, through ``plan``
+(kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/topology_test.go``).
 
 Each test is one upstream ``It``: same NodePools, pods and rounds, the same ``ExpectSkew`` /
 ``ExpectMaxSkew`` assertions (multisets, compared sorted). Fixture: the fake provider catalog and
