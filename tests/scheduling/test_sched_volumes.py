@@ -479,3 +479,30 @@ def test_ephemeral_volume_storage_class(which: str) -> None:
     env.round(second)
     m = env.node_of(second)
     assert m is not None and m.metadata.name != n.metadata.name
+
+
+@pytest.mark.parametrize("sc", ["non-existent", ""], ids=["non-existent storage class", "empty string"])
+@pytest.mark.parametrize("bound", [True, False])
+def test_ephemeral_volume_without_a_usable_storage_class(sc: str, bound: bool) -> None:
+    """DescribeTables "should launch nodes for pods with ephemeral volume without a storage class when
+    the PVC is bound" and "should not launch nodes ... when the PVC is unbound" (there the claim
+    does not even exist: the ephemeral volume controller has not created it)."""
+    objects: dict[str, Any] = {}
+    if bound:
+        objects = {"pvcs": [pvc("p-e0", storage_class=sc, volume="test-pv")], "pvs": [pv("test-pv")]}
+    doc = run([nodepool()], [pod("p", ephemeral=[sc])], **objects)
+    assert (len(doc["nodeClaims"]) == 1) is bound
+
+
+@pytest.mark.parametrize("annotated", [True, False])
+def test_claim_with_volume_name_needs_bind_completed(annotated: bool) -> None:
+    """DescribeTable "should handle pods with PVCs with defined volumeName" (entries annotation
+    present / missing)."""
+    sc = storage_class("default-storage-class", zones=["test-zone-1"], provisioner="other-provider")
+    claim = pvc("tmp-ephemeral", storage_class="default-storage-class", volume="v")
+    if not annotated:
+        claim = claim.model_copy(update={"metadata": claim.metadata.model_copy(update={"annotations": {}})})
+    doc = run(
+        [nodepool()], [pod("p", claims=["tmp-ephemeral"])], storageclasses=[sc], pvcs=[claim], pvs=[pv("v")]
+    )
+    assert ("default/p" in scheduled(doc)) is annotated
