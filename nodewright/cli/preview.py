@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from nodewright.cli._common import emit, handle_errors, output_option, time_option
+from nodewright.cli._common import emit, handle_errors, karpenter_version_option, output_option, time_option
 from nodewright.errors import InputError
 
 
@@ -66,6 +66,7 @@ def _read_base(path: Path) -> dict[str, Any]:
     help="Time (RFC 3339) at which scheduled disruption budgets are evaluated for the drift rollout.",
 )
 @output_option(("table", "json", "markdown"), default="table")
+@karpenter_version_option()
 @handle_errors
 def command(
     stack: str | None,
