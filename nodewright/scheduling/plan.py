@@ -225,9 +225,9 @@ class Round:
             preference_policy=self.options.preference_policy,
         )
 
-    def scheduler(self) -> Scheduler:
+    def scheduler(self, cls: type[Scheduler] = Scheduler) -> Scheduler:
         options = self.options
-        return Scheduler(
+        return cls(
             nodepools=self.pools,
             instance_types=self.types_by_pool,
             state_nodes=self.active,

@@ -1,0 +1,263 @@
+"""Cost-driven packing of one class of interchangeable pods onto instance types.
+
+A *class* is a set of pods any of which may share a NodeClaim with any other (same NodePool,
+requirements, tolerations, volume topology; see :mod:`.strategy`). Its pods come as *shapes*
+(equal request vectors). :func:`pack` returns bins (one future NodeClaim each):
+
+1. while pods remain: if the whole remaining demand fits one type, the cheapest such type takes
+   it all; otherwise the covering LP (:mod:`.lp`, HiGHS) over the remaining demand names the type
+   carrying most of the optimal cost, and ``floor(x)`` (at least one) bins of it are filled;
+2. a bin is filled by resource-balanced greedy ("dot product" vector packing): repeatedly the
+   shape whose requests best align with the bin's remaining room (each resource normalised by
+   the bin's size), in chunks that shrink as the room does, so cpu-heavy and memory-heavy pods
+   pair up instead of leaving one resource stranded;
+3. every bin then takes the cheapest type its load fits, and a bin whose load two cheaper types
+   hold together is split at that price cliff.
+
+NodePool limits enter the LP as rows and are charged per bin. Deterministic: ties break on
+shape order and type index; HiGHS runs single-threaded. Boundary: integer vectors and prices,
+no scheduling objects.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from nodewright.costplan.lp import cover_lp
+
+T = TypeVar("T")
+_EPS = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class BinType:
+    index: int  # the caller's type id
+    cap: tuple[int, ...]  # what a NodeClaim of this type offers the class's pods
+    price: float
+    capacity: tuple[int, ...] = ()  # what it charges against NodePool limits (same dims)
+
+
+@dataclass(slots=True)
+class Shape(Generic[T]):
+    vec: tuple[int, ...]
+    items: list[T]
+
+
+@dataclass(slots=True)
+class Bin(Generic[T]):
+    type: BinType
+    items: list[T] = field(default_factory=list)
+    load: tuple[int, ...] = ()
+
+
+@dataclass(kw_only=True)
+class Limits:
+    """Remaining NodePool limits: per dim (charged with ``BinType.capacity``) and node count."""
+
+    remaining: dict[int, int] = field(default_factory=dict)
+    nodes: int | None = None
+
+    def admits(self, t: BinType) -> bool:
+        if self.nodes is not None and self.nodes <= 0:
+            return False
+        return all(t.capacity[d] <= rem for d, rem in self.remaining.items())
+
+    def charge(self, t: BinType) -> None:
+        if self.nodes is not None:
+            self.nodes -= 1
+        for d in self.remaining:
+            self.remaining[d] -= t.capacity[d]
+
+
+def _fits(v: Sequence[int], cap: Sequence[int]) -> bool:
+    return all(a <= b for a, b in zip(v, cap, strict=True))
+
+
+class Packer(Generic[T]):
+    """See the module docstring."""
+
+    def __init__(
+        self,
+        shapes: Sequence[Shape[T]],
+        types: Sequence[BinType],
+        *,
+        limits: Limits | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        self.shapes = sorted(shapes, key=lambda s: tuple(-x for x in s.vec))
+        self.types = sorted(types, key=lambda t: (t.price, t.index))
+        self.limits = limits or Limits()
+        self.deadline = deadline
+        self.dims = len(self.shapes[0].vec) if self.shapes else 0
+
+    # -- helpers -------------------------------------------------------------------------------
+    def cheapest_fitting(self, load: Sequence[int]) -> BinType | None:
+        for t in self.types:
+            if _fits(load, t.cap) and self.limits.admits(t):
+                return t
+        return None
+
+    def _lp_type(self, demand: Sequence[int]) -> tuple[BinType, int] | None:
+        usable = [t for t in self.types if self.limits.admits(t)]
+        if not usable:
+            return None
+        limit_rows: dict[int, tuple[list[float], float]] = {}
+        for d, rem in self.limits.remaining.items():
+            limit_rows[d] = ([float(t.capacity[d]) for t in usable], float(rem))
+        if self.limits.nodes is not None:
+            limit_rows[-1] = ([1.0] * len(usable), float(self.limits.nodes))
+        budget = None if self.deadline is None else max(0.05, self.deadline - time.monotonic())
+        res = cover_lp(
+            [t.price for t in usable],
+            [t.cap for t in usable],
+            demand,
+            limits=limit_rows,
+            time_limit=budget,
+        )
+        if math.isinf(res.value):
+            return None
+        best = max(range(len(usable)), key=lambda i: (usable[i].price * res.x[i], -i))
+        return usable[best], max(1, int(res.x[best] + _EPS))
+
+    def _fill(self, t: BinType, counts: list[int]) -> Bin[T]:
+        cap = t.cap
+        room = list(cap)
+        inv2 = [1.0 / (c * c) if c > 0 else 0.0 for c in cap]
+        taken = [0] * len(self.shapes)
+        vecs = [s.vec for s in self.shapes]
+        while True:
+            best, best_score = -1, -1.0
+            for s, v in enumerate(vecs):
+                if counts[s] - taken[s] <= 0:
+                    continue
+                ok = True
+                score = 0.0
+                for d in range(self.dims):
+                    x = v[d]
+                    if x > room[d]:
+                        ok = False
+                        break
+                    score += x * room[d] * inv2[d]
+                if ok and score > best_score + _EPS:
+                    best, best_score = s, score
+            if best < 0:
+                break
+            v = vecs[best]
+            fit = min((room[d] // v[d] for d in range(self.dims) if v[d] > 0), default=1)
+            k = max(1, min(counts[best] - taken[best], fit // 4 if fit >= 8 else 1))
+            taken[best] += k
+            for d in range(self.dims):
+                room[d] -= k * v[d]
+        out: Bin[T] = Bin(type=t)
+        for s, k in enumerate(taken):
+            if k:
+                start = len(self.shapes[s].items) - counts[s]
+                out.items.extend(self.shapes[s].items[start : start + k])
+                counts[s] -= k
+        out.load = tuple(c - r for c, r in zip(cap, room, strict=True))
+        return out
+
+    # -- the loop ------------------------------------------------------------------------------
+    def pack(self) -> list[Bin[T]] | None:
+        """Bins holding every item, or None when some item fits no admissible type."""
+        counts = [len(s.items) for s in self.shapes]
+        bins: list[Bin[T]] = []
+        while any(counts):
+            demand = [0] * self.dims
+            for s, n in zip(self.shapes, counts, strict=True):
+                if n:
+                    for d in range(self.dims):
+                        demand[d] += n * s.vec[d]
+            whole = self.cheapest_fitting(demand)
+            if whole is not None:
+                bins.append(self._fill(whole, counts))
+                self.limits.charge(whole)
+                continue
+            got = self._lp_type(demand)
+            if got is None:
+                return None
+            t, n = got
+            for _ in range(n):
+                if not self.limits.admits(t):
+                    break
+                b = self._fill(t, counts)
+                if not b.items:
+                    return None
+                bins.append(b)
+                self.limits.charge(t)
+                if not any(counts):
+                    break
+        return self._reprice(bins)
+
+    def _reprice(self, bins: list[Bin[T]]) -> list[Bin[T]]:
+        """Each bin on the cheapest type its load fits; split at a price cliff when cheaper."""
+        out: list[Bin[T]] = []
+        for b in bins:
+            t = self._cheapest_unlimited(b.load) or b.type
+            b.type = t
+            split = self._split(b)
+            out.extend(split if split is not None else [b])
+        return out
+
+    def _cheapest_unlimited(self, load: Sequence[int]) -> BinType | None:
+        for t in self.types:
+            if _fits(load, t.cap):
+                return t
+        return None
+
+    def _split(self, b: Bin[T]) -> list[Bin[T]] | None:
+        if len(b.items) < 2 or self.limits.nodes is not None or self.limits.remaining:
+            return None
+        vec_of = {id(it): s.vec for s in self.shapes for it in s.items}
+        order = sorted(b.items, key=lambda it: tuple(-x for x in vec_of[id(it)]))
+        halves: list[list[T]] = [[], []]
+        loads = [[0] * self.dims, [0] * self.dims]
+        for it in order:
+            v = vec_of[id(it)]
+            i = 0 if sum(loads[0]) <= sum(loads[1]) else 1
+            halves[i].append(it)
+            for d in range(self.dims):
+                loads[i][d] += v[d]
+        t0, t1 = self._cheapest_unlimited(loads[0]), self._cheapest_unlimited(loads[1])
+        if t0 is None or t1 is None or t0.price + t1.price >= b.type.price - _EPS:
+            return None
+        return [
+            Bin(type=t0, items=halves[0], load=tuple(loads[0])),
+            Bin(type=t1, items=halves[1], load=tuple(loads[1])),
+        ]
+
+
+def pack(
+    shapes: Sequence[Shape[T]],
+    types: Sequence[BinType],
+    *,
+    limits: Limits | None = None,
+    deadline: float | None = None,
+) -> list[Bin[T]] | None:
+    """See the module docstring."""
+    return Packer(shapes, types, limits=limits, deadline=deadline).pack()
+
+
+def lower_bound(shapes: Sequence[Shape[T]], types: Sequence[BinType]) -> float:
+    """The covering LP's optimum for the shapes' total demand (a lower bound on any packing)."""
+    if not shapes:
+        return 0.0
+    dims = len(shapes[0].vec)
+    demand = [sum(len(s.items) * s.vec[d] for s in shapes) for d in range(dims)]
+    return cover_lp([t.price for t in types], [t.cap for t in types], demand).value
+
+
+def shapes_of(items: Sequence[T], vec: Mapping[int, tuple[int, ...]]) -> list[Shape[T]]:
+    """Group ``items`` by their vector (``vec[id(item)]``), in first-seen order."""
+    by: dict[tuple[int, ...], Shape[T]] = {}
+    for it in items:
+        v = vec[id(it)]
+        s = by.get(v)
+        if s is None:
+            s = by[v] = Shape(vec=v, items=[])
+        s.items.append(it)
+    return list(by.values())

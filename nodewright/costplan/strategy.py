@@ -1,0 +1,178 @@
+"""``plan --strategy cost``: the cheapest NodeClaims found for the pods Karpenter would schedule.
+
+One round, two solves over the same prepared inputs (:func:`~nodewright.scheduling.plan.prepare_round`):
+
+1. the karpenter strategy's Solve: the faithful forecast, which fixes the feasible pods, the
+   NodePool each new pod goes to (weights respected) and the pods existing nodes take;
+2. the pods it sent to new NodeClaims that no topology group owns or selects and that use no
+   host ports or volume topology are grouped into classes (same NodePool, requirements,
+   tolerations) and each class is packed by :mod:`.packing` onto the instance types the class may
+   use (allocatable less that type's daemon overhead; NodePool limits as constraints);
+3. :class:`~.guided.GuidedScheduler` replays the round following those bins, every placement
+   checked by the scheduler's own code; the other pods take the normal path.
+
+The cost plan is the guided result when it schedules every pod the karpenter result schedules and
+costs less; otherwise the karpenter result is returned unchanged. Either way ``summary`` gains
+``strategy`` and ``karpenterHourlyCost``. Deterministic for a given input; ``time_budget`` bounds
+the LP work (past it, the packer keeps the last type it chose instead of re-solving).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from nodewright.api.karpenter import NodePool
+from nodewright.cluster.state import ClusterState
+from nodewright.costplan.guided import GuidedScheduler, PlannedClaim
+from nodewright.costplan.packing import BinType, Limits, Shape, pack
+from nodewright.scheduling.instancetypes import iter_bits
+from nodewright.scheduling.nodeclaim import Template
+from nodewright.scheduling.plan import CatalogFor, PlanOptions, Round, prepare_round
+from nodewright.scheduling.poddata import PodData
+from nodewright.scheduling.scheduler import NODES, SolveResult
+
+STRATEGIES: Final = ("karpenter", "cost")
+DEFAULT_TIME_BUDGET: Final = 20.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class CostOptions:
+    time_budget: float = DEFAULT_TIME_BUDGET
+
+
+def _class_key(tmpl: Template, pod: PodData) -> tuple[int, str, str]:
+    tol = repr(sorted(t.model_dump_json() for t in pod.current.spec.tolerations))
+    return (tmpl.index, str(pod.requirements), tol)
+
+
+@dataclass(slots=True)
+class _Class:
+    template: Template
+    pods: list[PodData]
+
+
+def _bin_types(
+    cls: _Class, dims: Sequence[int], limit_dims: Sequence[int]
+) -> tuple[list[BinType], dict[int, float]]:
+    tmpl = cls.template
+    idx = tmpl.types
+    reqs = tmpl.requirements.copy()
+    reqs.add_all(cls.pods[0].requirements)
+    entry = idx.compat(reqs)
+    table = idx.launches(reqs)
+    overhead: dict[int, tuple[int, ...]] = {}
+    for g in tmpl.groups:
+        for i in iter_bits(g.mask):
+            overhead[i] = g.overhead_vec
+    out: list[BinType] = []
+    prices: dict[int, float] = {}
+    for i in iter_bits(entry.compat & entry.offering):
+        price = idx.launch(i, reqs, table).price
+        alloc = idx.alloc[i]
+        ov = overhead.get(i)
+        cap = tuple(alloc[d] - (ov[d] if ov is not None else 0) for d in dims)
+        if min(cap, default=0) < 0 or price == float("inf"):
+            continue
+        prices[i] = price
+        out.append(
+            BinType(index=i, cap=cap, price=price, capacity=tuple(idx.capacity[i][d] for d in limit_dims))
+        )
+    return out, prices
+
+
+def _mask_for(bt: BinType, types: Sequence[BinType], limited: bool) -> int:
+    """The bin's NodeClaim may take any compatible type no dearer than its own (launch picks the
+    cheapest that fits) and, under limits, none with more capacity than its own."""
+    mask = 0
+    for t in types:
+        if t.price > bt.price + 1e-12:
+            continue
+        if limited and any(a > b for a, b in zip(t.capacity, bt.capacity, strict=True)):
+            continue
+        mask |= 1 << t.index
+    return mask
+
+
+def plan_classes(rnd: Round, result: SolveResult, sched: GuidedScheduler, deadline: float) -> list[PlannedClaim]:
+    """Bins for the eligible pods of ``result``'s new NodeClaims (step 2 of the module docstring)."""
+    by_name = {t.name: t for t in sched.templates}
+    classes: dict[tuple[int, str, str], _Class] = {}
+    for claim in result.new_claims:
+        tmpl = by_name.get(claim.template.name)
+        if tmpl is None:
+            continue
+        for pod in claim.pods:
+            if pod.ports or pod.volume_requirements or sched.topology.has_groups_for(pod.pod):
+                continue
+            key = _class_key(tmpl, pod)
+            got = classes.get(key)
+            if got is None:
+                got = classes[key] = _Class(template=tmpl, pods=[])
+            got.pods.append(pod)
+    limits_by_pool: dict[str, Limits] = {}
+    planned: list[PlannedClaim] = []
+    space = rnd.space
+    for key in sorted(classes):
+        cls = classes[key]
+        pool = cls.template.name
+        remaining = sched.remaining.get(pool)
+        limit_dims = sorted(space.index[k] for k in (remaining or {}) if k in space.index)
+        if pool not in limits_by_pool:
+            lim = Limits()
+            if remaining is not None:
+                lim.remaining = {j: remaining[space.names[d]] for j, d in enumerate(limit_dims)}
+                lim.nodes = remaining.get(NODES)
+            limits_by_pool[pool] = lim
+        dims = sorted({d for p in cls.pods for d, v in enumerate(p.vec) if v > 0})
+        types, _ = _bin_types(cls, dims, limit_dims)
+        if not types:
+            continue
+        vecs = {id(p): tuple(p.vec[d] for d in dims) for p in cls.pods}
+        by_vec: dict[tuple[int, ...], Shape[PodData]] = {}
+        for p in sorted(cls.pods, key=lambda p: p.sort_key):
+            by_vec.setdefault(vecs[id(p)], Shape(vec=vecs[id(p)], items=[])).items.append(p)
+        bins = pack(list(by_vec.values()), types, limits=limits_by_pool[pool], deadline=deadline)
+        if bins is None:
+            continue
+        limited = remaining is not None
+        for b in bins:
+            planned.append(PlannedClaim(template=cls.template, mask=_mask_for(b.type, types, limited), pods=b.items))
+    return planned
+
+
+def plan_cost(
+    *,
+    nodepools: Sequence[NodePool],
+    cluster: ClusterState,
+    catalog_for: CatalogFor,
+    options: PlanOptions = PlanOptions(),
+    cost: CostOptions = CostOptions(),
+) -> dict[str, Any]:
+    """The ``plan -o json`` document of the cost strategy (see the module docstring)."""
+    start = time.monotonic()
+    rnd = prepare_round(nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
+    k_result = rnd.scheduler().solve(rnd.datas)
+    k_doc = rnd.render(k_result)
+    k_cost = k_doc["summary"]["hourlyCost"]
+    on_existing = {id(p) for node in k_result.existing for p in node.pods}
+    for d in rnd.datas:
+        d.reset()
+    guided = rnd.scheduler(GuidedScheduler)
+    assert isinstance(guided, GuidedScheduler)
+    planned = plan_classes(rnd, k_result, guided, deadline=start + cost.time_budget)
+    in_bins = {id(p) for pc in planned for p in pc.pods}
+    first = [d for d in rnd.datas if id(d) in on_existing]
+    first.sort(key=lambda d: d.sort_key)
+    rest = [d for d in rnd.datas if id(d) not in on_existing and id(d) not in in_bins]
+    doc = k_doc
+    if planned:
+        g_doc = rnd.render(guided.solve_guided(first, planned, rest))
+        k_failed = set(k_doc["podErrors"])
+        if set(g_doc["podErrors"]) <= k_failed and g_doc["summary"]["hourlyCost"] < k_cost:
+            doc = g_doc
+    doc["summary"]["strategy"] = "cost"
+    doc["summary"]["karpenterHourlyCost"] = k_cost
+    return doc
