@@ -7,10 +7,11 @@ requirements, tolerations, volume topology; see :mod:`.strategy`). Its pods come
 1. while pods remain: if the whole remaining demand fits one type, the cheapest such type takes
    it all; otherwise the covering LP (:mod:`.lp`, HiGHS) over the remaining demand names the type
    carrying most of the optimal cost, and ``floor(x)`` (at least one) bins of it are filled;
-2. a bin is filled by resource-balanced greedy ("dot product" vector packing): repeatedly the
-   shape whose requests best align with the bin's remaining room (each resource normalised by
-   the bin's size), in chunks that shrink as the room does, so cpu-heavy and memory-heavy pods
-   pair up instead of leaving one resource stranded;
+2. a bin is filled resource-balanced: first a proportional slice of every remaining shape (the
+   largest fraction of the remaining demand the bin holds), so each bin mirrors the remaining
+   cpu:memory mix; then "dot product" greedy tops it up: repeatedly the shape whose requests best
+   align with the bin's remaining room (each resource normalised by the bin's size), in chunks
+   that shrink as the room does, so no resource is left stranded;
 3. every bin then takes the cheapest type its load fits, and a bin whose load two cheaper types
    hold together is split at that price cliff.
 
@@ -129,6 +130,15 @@ class Packer(Generic[T]):
         inv2 = [1.0 / (c * c) if c > 0 else 0.0 for c in cap]
         taken = [0] * len(self.shapes)
         vecs = [s.vec for s in self.shapes]
+        # a proportional slice of what remains first (the bin mirrors the remaining mix), then
+        # the greedy tops the room up
+        demand = [sum(n * v[d] for n, v in zip(counts, vecs, strict=True)) for d in range(self.dims)]
+        frac = min((cap[d] / demand[d] for d in range(self.dims) if demand[d] > 0), default=1.0)
+        if frac < 1.0:
+            for s, n in enumerate(counts):
+                taken[s] = int(frac * n)
+                for d in range(self.dims):
+                    room[d] -= taken[s] * vecs[s][d]
         while True:
             best, best_score = -1, -1.0
             for s, v in enumerate(vecs):
