@@ -27,6 +27,7 @@ from nodewright.cli._common import (
     output_option,
 )
 from nodewright.cluster import load_cluster
+from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, STRATEGIES, CostOptions, plan_cost
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
 
 
@@ -52,6 +53,12 @@ def _claim_rows(doc: dict[str, Any]) -> list[list[Any]]:
 _CLAIM_HEADERS = ["NODECLAIM", "NODEPOOL", "INSTANCE TYPE", "ZONE", "CAPACITY", "PRICE/H", "OPTIONS", "PODS"]
 
 
+def _versus(s: dict[str, Any]) -> str:
+    if "karpenterHourlyCost" not in s:
+        return ""
+    return f" (strategy {s['strategy']}; karpenter strategy: {s['karpenterHourlyCost']:.4f})"
+
+
 def render_table(doc: dict[str, Any]) -> str:
     s = doc["summary"]
     out = [format_table(_CLAIM_HEADERS, _claim_rows(doc)) if doc["nodeClaims"] else "No new NodeClaims."]
@@ -67,7 +74,7 @@ def render_table(doc: dict[str, Any]) -> str:
     out += [
         "",
         f"pending pods: {s['pendingPods']}, scheduled: {s['scheduled']}, new NodeClaims: {s['newNodeClaims']}, "
-        f"hourly cost: {s['hourlyCost']:.4f}",
+        f"hourly cost: {s['hourlyCost']:.4f}" + _versus(s),
     ]
     return "\n".join(out)
 
@@ -77,7 +84,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     out = ["### nodewright plan", ""]
     out.append(
         f"**{s['newNodeClaims']}** new NodeClaim(s), **{s['scheduled']}/{s['pendingPods']}** pending pods "
-        f"scheduled, hourly cost **{s['hourlyCost']:.4f}**"
+        f"scheduled, hourly cost **{s['hourlyCost']:.4f}**" + _versus(s)
     )
     if doc["nodeClaims"]:
         out += ["", format_markdown_table(_CLAIM_HEADERS, _claim_rows(doc))]
@@ -146,7 +153,9 @@ def _hashes(files: tuple[str, ...]) -> dict[str, str]:
         return {}
 
 
-def claims_document(doc: dict[str, Any], *, catalog: str, hashes: dict[str, str]) -> dict[str, Any]:
+def claims_document(
+    doc: dict[str, Any], *, catalog: str, hashes: dict[str, str], strategy: str = "karpenter"
+) -> dict[str, Any]:
     claims = []
     for c in doc["nodeClaims"]:
         item = dict(c)
@@ -156,7 +165,7 @@ def claims_document(doc: dict[str, Any], *, catalog: str, hashes: dict[str, str]
     return {
         "apiVersion": "nodewright.dev/v1alpha1",
         "kind": "NodeClaimPlan",
-        "metadata": {"generatedBy": "nodewright plan", "catalog": catalog},
+        "metadata": {"generatedBy": "nodewright plan", "catalog": catalog, "strategy": strategy},
         "nodeClaims": claims,
     }
 
@@ -202,6 +211,20 @@ def claims_document(doc: dict[str, Any], *, catalog: str, hashes: dict[str, str]
     show_default=True,
     help="Allow falling back from reserved capacity to on-demand/spot.",
 )
+@click.option(
+    "--strategy",
+    type=click.Choice(STRATEGIES),
+    default="karpenter",
+    show_default=True,
+    help="karpenter: Karpenter's own decisions (the forecast); cost: the cheapest NodeClaims for the same pods.",
+)
+@click.option(
+    "--time-budget",
+    type=click.FloatRange(min=0.1),
+    default=DEFAULT_TIME_BUDGET,
+    show_default=True,
+    help="Seconds the cost strategy may spend optimising (it stays deterministic).",
+)
 @output_option(("table", "json", "yaml", "markdown"))
 @handle_errors
 def command(
@@ -213,6 +236,8 @@ def command(
     preference_policy: str,
     min_values_policy: str,
     reserved_fallback: bool,
+    strategy: str,
+    time_budget: float,
     output: str,
 ) -> None:
     """Simulate one Karpenter provisioning round: which NodeClaims the NodePools would launch."""
@@ -228,19 +253,24 @@ def command(
             cache[key] = list(load_catalog(catalog_spec, nodeclass=nodeclass))
         return cache[key]
 
-    doc = plan(
-        nodepools=objs.nodepools,
-        cluster=cluster,
-        catalog_for=catalog_for,
-        options=PlanOptions(
-            max_instance_types=max_instance_types,
-            preference_policy=preference_policy,
-            min_values_policy=min_values_policy,
-            reserved_fallback=reserved_fallback,
-        ),
+    options = PlanOptions(
+        max_instance_types=max_instance_types,
+        preference_policy=preference_policy,
+        min_values_policy=min_values_policy,
+        reserved_fallback=reserved_fallback,
     )
+    if strategy == "cost":
+        doc = plan_cost(
+            nodepools=objs.nodepools,
+            cluster=cluster,
+            catalog_for=catalog_for,
+            options=options,
+            cost=CostOptions(time_budget=time_budget),
+        )
+    else:
+        doc = plan(nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
     if write_path:
-        claims = claims_document(doc, catalog=catalog_spec, hashes=_hashes(files))
+        claims = claims_document(doc, catalog=catalog_spec, hashes=_hashes(files), strategy=strategy)
         Path(write_path).write_text(dump_yaml(claims), encoding="utf-8")
     if output == "json":
         click.echo(fast_json(doc))

@@ -16,9 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import highspy
-import numpy as np
-
 _INF = float("inf")
 
 
@@ -43,6 +40,9 @@ def cover_lp(
     rows = [r for r, d in enumerate(demand) if d > 0]
     if n == 0 or not rows:
         return LpResult(value=0.0 if not rows else _INF, x=(0.0,) * n, duals=(0.0,) * len(demand))
+    import highspy  # lazily: a heavy import only the cost strategy needs
+    import numpy as np
+
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
@@ -52,14 +52,16 @@ def cover_lp(
     h.addVars(n, np.zeros(n), np.full(n, highspy.kHighsInf))
     h.changeColsCost(n, np.arange(n, dtype=np.int32), np.asarray(prices, dtype=np.float64))
     idx = np.arange(n, dtype=np.int32)
+    # every row scaled by its right-hand side (memory in milli-bytes reaches 1e16)
     for r in rows:
-        vals = np.asarray([caps[t][r] for t in range(n)], dtype=np.float64)
+        vals = np.asarray([caps[t][r] / demand[r] for t in range(n)], dtype=np.float64)
         nz = vals != 0
-        h.addRow(float(demand[r]), highspy.kHighsInf, int(nz.sum()), idx[nz], vals[nz])
+        h.addRow(1.0, highspy.kHighsInf, int(nz.sum()), idx[nz], vals[nz])
     for usage, bound in (limits or {}).values():
-        vals = np.asarray(usage, dtype=np.float64)
+        scale = max(abs(float(bound)), 1.0)
+        vals = np.asarray(usage, dtype=np.float64) / scale
         nz = vals != 0
-        h.addRow(-highspy.kHighsInf, float(bound), int(nz.sum()), idx[nz], vals[nz])
+        h.addRow(-highspy.kHighsInf, float(bound) / scale, int(nz.sum()), idx[nz], vals[nz])
     h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return LpResult(value=_INF, x=(0.0,) * n, duals=(0.0,) * len(demand))
@@ -67,7 +69,8 @@ def cover_lp(
     x = tuple(float(v) for v in sol.col_value)
     row_duals = list(sol.row_dual)
     duals = [0.0] * len(demand)
-    for i, r in enumerate(rows):
-        duals[r] = max(0.0, float(row_duals[i]))
+    if len(row_duals) >= len(rows):
+        for i, r in enumerate(rows):
+            duals[r] = max(0.0, float(row_duals[i])) / demand[r]
     value = float(sum(p * v for p, v in zip(prices, x, strict=True)))
     return LpResult(value=value, x=x, duals=tuple(duals))

@@ -90,7 +90,11 @@ class Packer(Generic[T]):
         deadline: float | None = None,
     ) -> None:
         self.shapes = sorted(shapes, key=lambda s: tuple(-x for x in s.vec))
-        self.types = sorted(types, key=lambda t: (t.price, t.index))
+        # a type that holds none of the shapes is no candidate
+        self.types = sorted(
+            (t for t in types if any(_fits(s.vec, t.cap) for s in self.shapes)),
+            key=lambda t: (t.price, t.index),
+        )
         self.limits = limits or Limits()
         self.deadline = deadline
         self.dims = len(self.shapes[0].vec) if self.shapes else 0
@@ -102,27 +106,30 @@ class Packer(Generic[T]):
                 return t
         return None
 
-    def _lp_type(self, demand: Sequence[int]) -> tuple[BinType, int] | None:
-        usable = [t for t in self.types if self.limits.admits(t)]
-        if not usable:
+    def _best_type(self, demand: Sequence[int]) -> tuple[BinType, int] | None:
+        """The type covering the remaining mix cheapest when used alone: price x the number of
+        its NodeClaims the mix needs on its binding resource (a node must hold both a pod's cpu
+        and its memory, which the aggregate LP ignores: it would buy cpu on ``t4g.nano`` and
+        memory on ``x2gd``). Returns it and how many full bins of it the mix needs."""
+        best: tuple[float, int, BinType, float] | None = None
+        for t in self.types:
+            if not self.limits.admits(t):
+                continue
+            need = 0.0
+            for d in range(self.dims):
+                if demand[d] > 0:
+                    if t.cap[d] <= 0:
+                        need = math.inf
+                        break
+                    need = max(need, demand[d] / t.cap[d])
+            if math.isinf(need) or need <= 0:
+                continue
+            key = (t.price * need, t.index, t, need)
+            if best is None or key[:2] < best[:2]:
+                best = key
+        if best is None:
             return None
-        limit_rows: dict[int, tuple[list[float], float]] = {}
-        for d, rem in self.limits.remaining.items():
-            limit_rows[d] = ([float(t.capacity[d]) for t in usable], float(rem))
-        if self.limits.nodes is not None:
-            limit_rows[-1] = ([1.0] * len(usable), float(self.limits.nodes))
-        budget = None if self.deadline is None else max(0.05, self.deadline - time.monotonic())
-        res = cover_lp(
-            [t.price for t in usable],
-            [t.cap for t in usable],
-            demand,
-            limits=limit_rows,
-            time_limit=budget,
-        )
-        if math.isinf(res.value):
-            return None
-        best = max(range(len(usable)), key=lambda i: (usable[i].price * res.x[i], -i))
-        return usable[best], max(1, int(res.x[best] + _EPS))
+        return best[2], max(1, int(best[3] + _EPS))
 
     def _fill(self, t: BinType, counts: list[int]) -> Bin[T]:
         cap = t.cap
@@ -187,7 +194,7 @@ class Packer(Generic[T]):
                 bins.append(self._fill(whole, counts))
                 self.limits.charge(whole)
                 continue
-            got = self._lp_type(demand)
+            got = self._best_type(demand)
             if got is None:
                 return None
             t, n = got
@@ -195,8 +202,9 @@ class Packer(Generic[T]):
                 if not self.limits.admits(t):
                     break
                 b = self._fill(t, counts)
-                if not b.items:
-                    return None
+                if not b.items:  # none of the remaining shapes fits it: never again
+                    self.types = [x for x in self.types if x is not t]
+                    break
                 bins.append(b)
                 self.limits.charge(t)
                 if not any(counts):
