@@ -20,7 +20,7 @@ from components.plan import build_plan, read_settings
 
 KEYS = (
     "mode", "files", "cluster", "kubernetesVersion", "clusterState", "claims", "subnets",
-    "securityGroups", "launchTemplates", "oscFormat", "oscNamespace", "tags", "catalog",
+    "securityGroups", "launchTemplates", "oscFormat", "oscNamespace", "tags", "catalog", "planStrategy",
 )  # fmt: skip
 
 config = pulumi.Config("nodewright")

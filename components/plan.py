@@ -27,6 +27,7 @@ from nodewright.errors import Collector, InputError
 log = logging.getLogger("nodewright")
 
 MODES: Final = ("karpenter", "fleet")
+PLAN_STRATEGIES: Final = ("karpenter", "cost")  # nodewright.costplan.strategy.STRATEGIES
 CLAIMS_API_VERSION: Final = "nodewright.dev/v1alpha1"
 CLAIMS_KIND: Final = "NodeClaimPlan"
 
@@ -71,6 +72,7 @@ class Settings:
     osc_namespace: str = "kube-system"
     tags: Mapping[str, str] = field(default_factory=dict)
     catalog: str = "aws:us-east-1"
+    plan_strategy: str = "karpenter"  # fleet mode: the strategy the claims file must be planned with
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -171,6 +173,9 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
     mode = get.get("mode") or "karpenter"
     if mode not in MODES:
         c.add("config.nodewright:mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
+    strategy = get.get("planStrategy") or "karpenter"
+    if strategy not in PLAN_STRATEGIES:
+        c.add("config.nodewright:planStrategy", f"must be one of {', '.join(PLAN_STRATEGIES)}, got {strategy!r}")
     files = _json(get.get("files"), key="files", default=[])
     if isinstance(files, str):
         files = [files]
@@ -215,6 +220,7 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         osc_namespace=get.get("oscNamespace") or "kube-system",
         tags={str(k): str(v) for k, v in tags.items()} if isinstance(tags, Mapping) else {},
         catalog=get.get("catalog") or "aws:us-east-1",
+        plan_strategy=strategy,
     )
 
 
@@ -254,8 +260,11 @@ def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool) 
     return "-".join(parts)
 
 
-def read_claims(path: Path) -> list[dict[str, Any]]:
-    """The ``nodeClaims`` of a claims file written by ``nodewright plan --write`` (docs/pulumi.md)."""
+def read_claims(path: Path, *, strategy: str | None = None) -> list[dict[str, Any]]:
+    """The ``nodeClaims`` of a claims file written by ``nodewright plan --write`` (docs/pulumi.md).
+
+    ``strategy``: the stack's ``planStrategy``; the file's ``metadata.strategy`` (absent:
+    ``karpenter``) must equal it, so a reviewed plan is never silently of the other kind."""
     if not path.is_file():
         raise InputError(
             "fleet mode needs the reviewed claims file; run `nodewright plan ... --write` and commit it",
@@ -268,6 +277,14 @@ def read_claims(path: Path) -> list[dict[str, Any]]:
         if d.kind != CLAIMS_KIND:
             c.add(d.path or "kind", f"expected kind {CLAIMS_KIND} ({CLAIMS_API_VERSION}), got {d.kind!r}")
             continue
+        meta = d.body.get("metadata")
+        planned = str((meta if isinstance(meta, Mapping) else {}).get("strategy") or "karpenter")
+        if strategy is not None and planned != strategy:
+            c.add(
+                d.at("metadata.strategy"),
+                f"planned with strategy {planned!r} but config nodewright:planStrategy is {strategy!r}; "
+                f"re-run `nodewright plan --strategy {strategy} ... --write {path.name}`",
+            )
         for i, raw in enumerate(d.body.get("nodeClaims") or []):
             where = d.at(f"nodeClaims[{i}]")
             if not isinstance(raw, Mapping):
@@ -295,7 +312,10 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     health = pool_health(settings, base_dir=base_dir, pools=pool_docs)
     claims_raw: list[dict[str, Any]] = []
     if settings.mode == "fleet":
-        claims_raw = read_claims(base_dir / (settings.claims or f"stacks/claims-{settings.stack}.yaml"))
+        claims_raw = read_claims(
+            base_dir / (settings.claims or f"stacks/claims-{settings.stack}.yaml"),
+            strategy=settings.plan_strategy,
+        )
 
     pools: list[NodePoolPlan] = []
     pool_doc_by_name = {d.name: d for d in pool_docs}
