@@ -27,6 +27,7 @@ from nodewright.cli._common import (
     output_option,
 )
 from nodewright.cluster import load_cluster
+from nodewright.costplan.oversize import advise
 from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, STRATEGIES, CostOptions, plan_cost
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
 
@@ -269,6 +270,10 @@ def command(
         )
     else:
         doc = plan(nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
+        for line in advise(
+            nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options, doc=doc
+        ):
+            click.echo(f"warning: {line}", err=True)
     if write_path:
         claims = claims_document(doc, catalog=catalog_spec, hashes=_hashes(files), strategy=strategy)
         Path(write_path).write_text(dump_yaml(claims), encoding="utf-8")
