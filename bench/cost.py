@@ -33,16 +33,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import scheduling as sched  # noqa: E402  (bench/scheduling.py, upstream's workload)
+import scheduling as sched
 
-from nodewright.api.core import Pod  # noqa: E402
-from nodewright.api.karpenter import NodePool  # noqa: E402
-from nodewright.catalog import dump_catalog, fake_instance_types, load_catalog  # noqa: E402
-from nodewright.catalog.model import InstanceType  # noqa: E402
-from nodewright.cluster.state import ClusterState  # noqa: E402
-from nodewright.costplan.lp import cover_lp  # noqa: E402
-from nodewright.costplan.strategy import plan_cost  # noqa: E402
-from nodewright.scheduling.plan import plan  # noqa: E402
+from nodewright.api.core import Pod
+from nodewright.api.karpenter import NodePool
+from nodewright.catalog import dump_catalog, fake_instance_types, load_catalog
+from nodewright.catalog.model import InstanceType
+from nodewright.cluster.state import ClusterState
+from nodewright.costplan.lp import cover_lp
+from nodewright.costplan.strategy import plan_cost
+from nodewright.scheduling.plan import plan
 
 KEYS = ("cpu", "memory", "pods")
 CAP_64 = {"key": "karpenter.k8s.aws/instance-cpu", "operator": "Lt", "values": ["65"]}
@@ -110,7 +110,9 @@ def capped_karpenter(raw: list[dict[str, Any]], types: list[InstanceType]) -> fl
 
 
 # -- solver comparison ----------------------------------------------------------------------------
-def highs_solve(prices: list[float], caps: list[list[float]], demand: list[float], mip: bool) -> tuple[float, float]:
+def highs_solve(
+    prices: list[float], caps: list[list[float]], demand: list[float], mip: bool
+) -> tuple[float, float]:
     import highspy
     import numpy as np
 
@@ -143,8 +145,10 @@ def cpsat_child(path: str) -> None:
     model = cp_model.CpModel()
     ub = [int(max(d / c[r] for r, d in enumerate(demand) if c[r] > 0)) + 1 for c in caps]
     xs = [model.NewIntVar(0, u, f"x{i}") for i, u in enumerate(ub)]
+    units = (1, 1000 * 2**20, 1000)  # millicores, MiB, pods (CP-SAT wants integers)
     for r, d in enumerate(demand):
-        model.Add(sum(int(c[r] // 1000) * x for c, x in zip(caps, xs, strict=True)) >= int(d // 1000))
+        u = units[r]
+        model.Add(sum(int(c[r] // u) * x for c, x in zip(caps, xs, strict=True)) >= -(-int(d) // u))
     model.Minimize(sum(int(round(p * 10000)) * x for p, x in zip(prices, xs, strict=True)))
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = 60.0
@@ -153,7 +157,11 @@ def cpsat_child(path: str) -> None:
     start = time.perf_counter()
     status = solver.Solve(model)
     secs = time.perf_counter() - start
-    print(json.dumps({"value": solver.ObjectiveValue() / 10000, "seconds": secs, "status": solver.StatusName(status)}))
+    print(
+        json.dumps(
+            {"value": solver.ObjectiveValue() / 10000, "seconds": secs, "status": solver.StatusName(status)}
+        )
+    )
 
 
 def compare_solvers(types: list[InstanceType], demand: dict[str, int]) -> None:
@@ -189,7 +197,8 @@ def cli_run(count: int, types: list[InstanceType]) -> float:
         (d / "cluster.json").write_text(
             json.dumps({"apiVersion": "v1", "kind": "List", "items": sched.diverse_pods(count)})
         )
-        cmd = [sys.executable, "-m", "nodewright.cli", "plan", "-f", str(d / "nodepool.yaml")]
+        cmd = [sys.executable, "-c", "from nodewright.cli import main; main()", "plan"]
+        cmd += ["-f", str(d / "nodepool.yaml")]
         cmd += ["--cluster", str(d / "cluster.json"), "--catalog", str(d / "catalog.json")]
         cmd += ["--strategy", "cost", "-o", "json"]
         start = time.perf_counter()

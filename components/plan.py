@@ -175,7 +175,9 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         c.add("config.nodewright:mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
     strategy = get.get("planStrategy") or "karpenter"
     if strategy not in PLAN_STRATEGIES:
-        c.add("config.nodewright:planStrategy", f"must be one of {', '.join(PLAN_STRATEGIES)}, got {strategy!r}")
+        c.add(
+            "config.nodewright:planStrategy", f"must be one of {', '.join(PLAN_STRATEGIES)}, got {strategy!r}"
+        )
     files = _json(get.get("files"), key="files", default=[])
     if isinstance(files, str):
         files = [files]

@@ -83,15 +83,15 @@ class GuidedScheduler(Scheduler):
                     retry.append(pod)
         errors: dict[str, str] = {}
         queue: Queue[PodData] = Queue([*retry, *rest])
-        while (pod := queue.pop()) is not None:
-            err = self._try_schedule(pod)
+        while (queued := queue.pop()) is not None:
+            err = self._try_schedule(queued)
             if err is None:
-                errors.pop(pod.key, None)
+                errors.pop(queued.key, None)
                 continue
-            errors[pod.key] = err
-            pod.reset()
-            self.topology.update(pod.pod)
-            queue.push(pod)
+            errors[queued.key] = err
+            queued.reset()
+            self.topology.update(queued.pod)
+            queue.push(queued)
         for claim in self.claims:
             claim.finalize()
         return SolveResult(

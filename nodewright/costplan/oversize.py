@@ -186,7 +186,7 @@ def advise(
         if not hit:
             continue
         best: tuple[float, int] | None = None
-        for cap in sorted({advice.cap, *([_COMMON_CAP] if _COMMON_CAP < advice.cap else [])}):
+        for cap in sorted({advice.cap, *([_COMMON_CAP] if advice.cap > _COMMON_CAP else [])}):
             pools = [capped(p, cap) if p.name == np.name else p for p in nodepools]
             again = plan(nodepools=pools, cluster=cluster, catalog_for=catalog_for, options=options)
             if again["summary"]["scheduled"] < doc["summary"]["scheduled"]:

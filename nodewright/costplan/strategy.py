@@ -36,6 +36,7 @@ from nodewright.scheduling.scheduler import NODES, SolveResult
 
 STRATEGIES: Final = ("karpenter", "cost")
 DEFAULT_TIME_BUDGET: Final = 20.0
+DEFAULT_PLAN_OPTIONS: Final = PlanOptions()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,7 +97,9 @@ def _mask_for(bt: BinType, types: Sequence[BinType], limited: bool) -> int:
     return mask
 
 
-def plan_classes(rnd: Round, result: SolveResult, sched: GuidedScheduler, deadline: float) -> list[PlannedClaim]:
+def plan_classes(
+    rnd: Round, result: SolveResult, sched: GuidedScheduler, deadline: float
+) -> list[PlannedClaim]:
     """Bins for the eligible pods of ``result``'s new NodeClaims (step 2 of the module docstring)."""
     by_name = {t.name: t for t in sched.templates}
     classes: dict[tuple[int, str, str], _Class] = {}
@@ -139,7 +142,9 @@ def plan_classes(rnd: Round, result: SolveResult, sched: GuidedScheduler, deadli
             continue
         limited = remaining is not None
         for b in bins:
-            planned.append(PlannedClaim(template=cls.template, mask=_mask_for(b.type, types, limited), pods=b.items))
+            planned.append(
+                PlannedClaim(template=cls.template, mask=_mask_for(b.type, types, limited), pods=b.items)
+            )
     return planned
 
 
@@ -148,7 +153,7 @@ def plan_cost(
     nodepools: Sequence[NodePool],
     cluster: ClusterState,
     catalog_for: CatalogFor,
-    options: PlanOptions = PlanOptions(),
+    options: PlanOptions = DEFAULT_PLAN_OPTIONS,
     cost: CostOptions = CostOptions(),
 ) -> dict[str, Any]:
     """The ``plan -o json`` document of the cost strategy (see the module docstring)."""

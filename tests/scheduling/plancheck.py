@@ -117,7 +117,9 @@ def _zone_constrained(pod: Pod) -> bool:
     aff = pod.spec.affinity
     if aff is not None and aff.node_affinity is not None:
         req = aff.node_affinity.required_during_scheduling_ignored_during_execution
-        if req is not None and any(e.key == ZONE for t in req.node_selector_terms for e in t.match_expressions):
+        if req is not None and any(
+            e.key == ZONE for t in req.node_selector_terms for e in t.match_expressions
+        ):
             return True
     if any(t.topology_key == ZONE for t in pod.spec.topology_spread_constraints):
         return True
@@ -172,16 +174,18 @@ class _Topology:
             if key == HOSTNAME:
                 low = 0  # a new NodeClaim is always an empty hostname
             else:
-                domains = self.zones if key == ZONE else sorted({n.labels[key] for n in self.nodes if key in n.labels})
+                domains = (
+                    self.zones
+                    if key == ZONE
+                    else sorted({n.labels[key] for n in self.nodes if key in n.labels})
+                )
                 low = min((self._count(key, z, ns, tsc.label_selector) for z in domains), default=0)
             if own - low > tsc.max_skew:
                 return f"spread on {key}: {d} would have skew {own - low} > {tsc.max_skew}"
         for term in _terms(pod, anti=False):
             key, tns = term.topology_key, set(term.namespaces) or ns
             d = self._domain(node, key)
-            anywhere = any(
-                self._count(key, z, tns, term.label_selector) for z in self._all_domains(key)
-            )
+            anywhere = any(self._count(key, z, tns, term.label_selector) for z in self._all_domains(key))
             if not anywhere and selector_matches(term.label_selector, pod.metadata.labels):
                 continue
             if d is None or not self._count(key, d, tns, term.label_selector):
@@ -249,7 +253,11 @@ def check_plan(
         if it is None:
             problems.append(f"{where}: type {launch['instanceType']} not in the pool's catalog")
             continue
-        offer = [o for o in it.offerings if o.available and o.zone == launch["zone"] and o.capacity_type == launch["capacityType"]]
+        offer = [
+            o
+            for o in it.offerings
+            if o.available and o.zone == launch["zone"] and o.capacity_type == launch["capacityType"]
+        ]
         if not offer:
             problems.append(f"{where}: no available offering {launch['zone']}/{launch['capacityType']}")
         zones.update(o.zone for o in it.offerings if o.available)
@@ -263,7 +271,9 @@ def check_plan(
                 problems.append(f"{where}: template label {k}={v} missing")
         for req in spec.requirements:
             if not _expr_ok(req.operator, req.values, labels.get(req.key)):
-                problems.append(f"{where}: pool requirement {req.key} {req.operator} {req.values} vs {labels.get(req.key)!r}")
+                problems.append(
+                    f"{where}: pool requirement {req.key} {req.operator} {req.values} vs {labels.get(req.key)!r}"
+                )
         total: dict[str, int] = {}
         ports: set[tuple[str, int]] = set()
         for key in c["pods"]:
@@ -292,7 +302,9 @@ def check_plan(
             u[k] = u.get(k, 0) + v
         u["nodes"] = u.get("nodes", 0) + 1000
         pool_zones = {o.zone for o in it.offerings if o.available}
-        nodes.append(_Node(name=c["name"], labels=labels, zone_pinned=len(pool_zones) == 1, zones=tuple(pool_zones)))
+        nodes.append(
+            _Node(name=c["name"], labels=labels, zone_pinned=len(pool_zones) == 1, zones=tuple(pool_zones))
+        )
     for name, u in usage.items():
         limits = parse_resource_list(pools[name].spec.limits) if pools[name].spec.limits else {}
         for k, lim in limits.items():
@@ -303,7 +315,11 @@ def check_plan(
 
 
 def _check_topology(
-    doc: Mapping[str, Any], cluster: ClusterState, nodes: list[_Node], zones: set[str], pods: Mapping[str, Pod]
+    doc: Mapping[str, Any],
+    cluster: ClusterState,
+    nodes: list[_Node],
+    zones: set[str],
+    pods: Mapping[str, Pod],
 ) -> list[str]:
     by_name = {n.name: n for n in nodes}
     existing: dict[str, _Node] = {}

@@ -32,7 +32,11 @@ def _pool() -> NodePool:
                 "template": {
                     "spec": {
                         "requirements": [],
-                        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                        "nodeClassRef": {
+                            "group": "karpenter.k8s.aws",
+                            "kind": "EC2NodeClass",
+                            "name": "default",
+                        },
                     }
                 }
             },
@@ -64,7 +68,9 @@ def test_plan_warning_states_the_measured_saving(real: list[Any]) -> None:
     pools = [_pool()]
     doc = plan(nodepools=pools, cluster=state, catalog_for=lambda _np: real)
     assert any(c["launch"]["instanceType"].startswith("u7i") for c in doc["nodeClaims"])
-    lines = advise(nodepools=pools, cluster=state, catalog_for=lambda _np: real, options=PlanOptions(), doc=doc)
+    lines = advise(
+        nodepools=pools, cluster=state, catalog_for=lambda _np: real, options=PlanOptions(), doc=doc
+    )
     assert len(lines) == 1
     assert "u7i-12tb.224xlarge" in lines[0] and "instance-cpu Lt" in lines[0] and "saves" in lines[0]
 
@@ -82,7 +88,6 @@ def test_policy_is_advisory_on_an_unconstrained_pool_only() -> None:
 
 def test_fleet_claims_file_must_match_the_plan_strategy(tmp_path: Path) -> None:
     from components.plan import read_claims, read_settings
-
     from nodewright.errors import InputError
 
     claims = tmp_path / "claims.yaml"

@@ -32,19 +32,28 @@ HOSTNAME = "kubernetes.io/hostname"
 
 
 def _both(
-    pools: Sequence[NodePool], state: ClusterState, types: Sequence[InstanceType], options: PlanOptions = PlanOptions()
+    pools: Sequence[NodePool],
+    state: ClusterState,
+    types: Sequence[InstanceType],
+    options: PlanOptions | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
+    options = options or PlanOptions()
     k = plan(nodepools=pools, cluster=state, catalog_for=lambda _np: types, options=options)
     c = plan_cost(nodepools=pools, cluster=state, catalog_for=lambda _np: types, options=options)
     return k, c
 
 
 def _placed(doc: dict[str, Any]) -> set[str]:
-    return {p for c in doc["nodeClaims"] for p in c["pods"]} | {p for n in doc["existingNodes"] for p in n["pods"]}
+    return {p for c in doc["nodeClaims"] for p in c["pods"]} | {
+        p for n in doc["existingNodes"] for p in n["pods"]
+    }
 
 
 def _assert_valid(
-    pools: Sequence[NodePool], state: ClusterState, types: Sequence[InstanceType], options: PlanOptions = PlanOptions()
+    pools: Sequence[NodePool],
+    state: ClusterState,
+    types: Sequence[InstanceType],
+    options: PlanOptions | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     k, c = _both(pools, state, types, options)
     assert c["summary"]["karpenterHourlyCost"] == k["summary"]["hourlyCost"]
@@ -121,23 +130,45 @@ def workloads(draw: st.DrawFn) -> tuple[list[NodePool], ClusterState]:
     n_groups = draw(st.integers(1, 5))
     for g in range(n_groups):
         count = draw(st.integers(1, 40))
-        kind = draw(st.sampled_from(["plain", "plain", "zone-spread", "host-spread", "anti", "ports", "zone", "tol"]))
+        kind = draw(
+            st.sampled_from(["plain", "plain", "zone-spread", "host-spread", "anti", "ports", "zone", "tol"])
+        )
         cpu, mem = draw(st.sampled_from(_CPUS)), draw(st.sampled_from(_MEMS))
         for i in range(count):
             kw: dict[str, Any] = {"cpu": cpu, "memory": mem, "labels": {"app": f"g{g}"}}
             if kind == "zone-spread":
-                kw["tsc"] = [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": f"g{g}"}}}]
+                kw["tsc"] = [
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": ZONE,
+                        "whenUnsatisfiable": "DoNotSchedule",
+                        "labelSelector": {"matchLabels": {"app": f"g{g}"}},
+                    }
+                ]
             elif kind == "host-spread":
-                kw["tsc"] = [{"maxSkew": 1, "topologyKey": HOSTNAME, "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": f"g{g}"}}}]
+                kw["tsc"] = [
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": HOSTNAME,
+                        "whenUnsatisfiable": "DoNotSchedule",
+                        "labelSelector": {"matchLabels": {"app": f"g{g}"}},
+                    }
+                ]
             elif kind == "anti":
                 term = {"labelSelector": {"matchLabels": {"app": f"g{g}"}}, "topologyKey": HOSTNAME}
-                kw["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+                kw["affinity"] = {
+                    "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+                }
             elif kind == "ports":
                 kw["ports"] = [{"containerPort": 80, "hostPort": 8080 + g % 2}]
             elif kind == "zone":
-                kw["node_selector"] = {ZONE: draw(st.sampled_from(["test-zone-a", "test-zone-b", "test-zone-c"]))}
+                kw["node_selector"] = {
+                    ZONE: draw(st.sampled_from(["test-zone-a", "test-zone-b", "test-zone-c"]))
+                }
             elif kind == "tol":
-                kw["tolerations"] = [{"key": "team", "operator": "Equal", "value": "x", "effect": "NoSchedule"}]
+                kw["tolerations"] = [
+                    {"key": "team", "operator": "Equal", "value": "x", "effect": "NoSchedule"}
+                ]
             pods.append(pod(f"g{g}-{i}", **kw))
     ds = [daemonset("agent", cpu="200m", memory="256Mi")] if draw(st.booleans()) else []
     return pools, ClusterState(pods=tuple(pods), daemonsets=tuple(ds))
@@ -190,14 +221,23 @@ def test_upstream_scenarios_cost_plans_pass_the_checker(monkeypatch: pytest.Monk
     checked = [0]
     current = [""]
 
-    def both(*, nodepools: Sequence[NodePool], cluster: ClusterState, catalog_for: Any, options: PlanOptions = PlanOptions()) -> dict[str, Any]:
+    def both(
+        *,
+        nodepools: Sequence[NodePool],
+        cluster: ClusterState,
+        catalog_for: Any,
+        options: PlanOptions | None = None,
+    ) -> dict[str, Any]:
+        options = options or PlanOptions()
         k = plan(nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
         c = plan_cost(nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
         assert c["summary"]["hourlyCost"] <= k["summary"]["hourlyCost"] + 1e-9
         if c["nodeClaims"] != k["nodeClaims"] or c["existingNodes"] != k["existingNodes"]:
             checked[0] += 1
             types = {np.name: list(catalog_for(np)) for np in nodepools}
-            problems = check_plan(c, nodepools=nodepools, cluster=cluster, types=types, must_schedule=_placed(k))
+            problems = check_plan(
+                c, nodepools=nodepools, cluster=cluster, types=types, must_schedule=_placed(k)
+            )
             if problems:
                 failures.append(f"{current[0]}: {problems[:3]}")
         return k
