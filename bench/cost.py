@@ -149,7 +149,7 @@ def cpsat_child(path: str) -> None:
     for r, d in enumerate(demand):
         u = units[r]
         model.Add(sum(int(c[r] // u) * x for c, x in zip(caps, xs, strict=True)) >= -(-int(d) // u))
-    model.Minimize(sum(int(round(p * 10000)) * x for p, x in zip(prices, xs, strict=True)))
+    model.Minimize(sum(round(p * 10000) * x for p, x in zip(prices, xs, strict=True)))
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = 60.0
     solver.parameters.num_workers = 1
