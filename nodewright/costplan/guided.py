@@ -3,8 +3,10 @@
 :class:`GuidedScheduler` is the :class:`~nodewright.scheduling.scheduler.Scheduler` with a
 different order of decisions, never different rules:
 
-1. pods the karpenter strategy placed on existing nodes go first, through the normal placement
-   (existing capacity first, preference relaxation);
+1. the pods the optimiser leaves alone are replayed in the karpenter strategy's placement order
+   (:class:`RecordingScheduler` records it, with the relaxed form each pod was placed in): onto
+   existing nodes through the normal placement (existing capacity first), onto the counterpart
+   of the NodeClaim Karpenter gave them through ``NodeClaim.can_add`` (with topology);
 2. each planned bin becomes a NodeClaim of its template restricted to the bin's instance types
    (opened by the scheduler's own ``_add_new``, so NodePool limits and minValues are checked);
    every pod is offered to the existing nodes first, then to its bin through
@@ -21,8 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from nodewright.scheduling.nodeclaim import Failure, Placement, Template
+from nodewright.api.core import Pod
+from nodewright.scheduling.nodeclaim import Failure, NodeClaim, Placement, Template
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.queue import Queue
 from nodewright.scheduling.scheduler import Scheduler, SolveResult
@@ -33,6 +37,21 @@ class PlannedClaim:
     template: Template
     mask: int  # the template's instance types this NodeClaim may take
     pods: list[PodData]
+
+
+class RecordingScheduler(Scheduler):
+    """Karpenter's Solve, unchanged, that also records each placement in order with the (possibly
+    relaxed) pod it placed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.log: list[tuple[PodData, Pod]] = []
+
+    def _try_schedule(self, pod: PodData) -> str | None:
+        err = super()._try_schedule(pod)
+        if err is None:
+            self.log.append((pod, pod.current))
+        return err
 
 
 class GuidedScheduler(Scheduler):
@@ -47,15 +66,59 @@ class GuidedScheduler(Scheduler):
                 return True
         return False
 
-    def solve_guided(
-        self, first: Sequence[PodData], planned: Sequence[PlannedClaim], rest: Sequence[PodData]
-    ) -> SolveResult:
+    def _replay(
+        self, log: Sequence[tuple[PodData, Pod]], where: dict[int, NodeClaim], skip: set[int]
+    ) -> list[PodData]:
+        """Phase 1: Karpenter's placements of the pods not in ``skip``, in its order."""
         retry: list[PodData] = []
-        for pod in first:
-            if self._try_schedule(pod) is not None:
-                pod.reset()
-                self.topology.update(pod.pod)
+        mapped: dict[int, NodeClaim] = {}
+        by_name = {t.name: t for t in self.templates}
+        strict_reserved = not self.options.reserved_fallback
+        topo = self.topology
+        for pod, relaxed in log:
+            if id(pod) in skip:
+                continue
+            if relaxed is not pod.current:
+                pod.refresh(relaxed)
+                topo.update(relaxed)
+            target = where.get(id(pod))
+            if target is None:  # an existing node took it: the normal placement, existing first
+                if self._try_schedule(pod) is not None:
+                    retry.append(pod)
+                continue
+            has_topology = topo.has_groups_for(pod.current)
+            claim = mapped.get(target.index)
+            if claim is None:
+                tmpl = by_name.get(target.template.name)
+                n = len(self.claims)
+                if tmpl is not None and self._add_new(pod, has_topology, restrict=(tmpl, tmpl.types.all)) is None:
+                    mapped[target.index] = self.claims[n]
+                else:
+                    retry.append(pod)
+                continue
+            placed = claim.can_add(
+                pod,
+                topo,
+                self.reservations,
+                relax_min_values=False,
+                strict_reserved=strict_reserved,
+                has_topology=has_topology,
+            )
+            if isinstance(placed, Placement):
+                self._place_on(claim, pod, placed)
+            else:
                 retry.append(pod)
+        return retry
+
+    def solve_guided(
+        self,
+        log: Sequence[tuple[PodData, Pod]],
+        where: dict[int, NodeClaim],
+        planned: Sequence[PlannedClaim],
+        unplaced: Sequence[PodData],
+    ) -> SolveResult:
+        skip = {id(p) for pc in planned for p in pc.pods}
+        retry = self._replay(log, where, skip)
         strict_reserved = not self.options.reserved_fallback
         for pc in planned:
             claim = None
@@ -81,8 +144,12 @@ class GuidedScheduler(Scheduler):
                     self._place_on(claim, pod, placed)
                 else:
                     retry.append(pod)
+        for pod in retry:
+            if pod.current is not pod.pod:
+                pod.reset()
+                self.topology.update(pod.pod)
         errors: dict[str, str] = {}
-        queue: Queue[PodData] = Queue([*retry, *rest])
+        queue: Queue[PodData] = Queue([*retry, *unplaced])
         while (queued := queue.pop()) is not None:
             err = self._try_schedule(queued)
             if err is None:

@@ -8,8 +8,9 @@ One round, two solves over the same prepared inputs (:func:`~nodewright.scheduli
    host ports or volume topology are grouped into classes (same NodePool, requirements,
    tolerations) and each class is packed by :mod:`.packing` onto the instance types the class may
    use (allocatable less that type's daemon overhead; NodePool limits as constraints);
-3. :class:`~.guided.GuidedScheduler` replays the round following those bins, every placement
-   checked by the scheduler's own code; the other pods take the normal path.
+3. :class:`~.guided.GuidedScheduler` replays the round: the other pods as Karpenter placed
+   them, in its order, then the bins; every placement checked by the scheduler's own code, and
+   any pod refused there takes the normal path (queue, relaxation, new NodeClaims).
 
 The cost plan is the guided result when it schedules every pod the karpenter result schedules and
 costs less; otherwise the karpenter result is returned unchanged. Either way ``summary`` gains
@@ -26,7 +27,7 @@ from typing import Any, Final
 
 from nodewright.api.karpenter import NodePool
 from nodewright.cluster.state import ClusterState
-from nodewright.costplan.guided import GuidedScheduler, PlannedClaim
+from nodewright.costplan.guided import GuidedScheduler, PlannedClaim, RecordingScheduler
 from nodewright.costplan.packing import BinType, Limits, Shape, pack
 from nodewright.scheduling.instancetypes import iter_bits
 from nodewright.scheduling.nodeclaim import Template
@@ -159,22 +160,22 @@ def plan_cost(
     """The ``plan -o json`` document of the cost strategy (see the module docstring)."""
     start = time.monotonic()
     rnd = prepare_round(nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
-    k_result = rnd.scheduler().solve(rnd.datas)
+    recorder = rnd.scheduler(RecordingScheduler)
+    assert isinstance(recorder, RecordingScheduler)
+    k_result = recorder.solve(rnd.datas)
     k_doc = rnd.render(k_result)
     k_cost = k_doc["summary"]["hourlyCost"]
-    on_existing = {id(p) for node in k_result.existing for p in node.pods}
+    where = {id(p): claim for claim in k_result.new_claims for p in claim.pods}
+    placed = {id(p) for p, _ in recorder.log}
+    unplaced = [d for d in rnd.datas if id(d) not in placed]
     for d in rnd.datas:
         d.reset()
     guided = rnd.scheduler(GuidedScheduler)
     assert isinstance(guided, GuidedScheduler)
     planned = plan_classes(rnd, k_result, guided, deadline=start + cost.time_budget)
-    in_bins = {id(p) for pc in planned for p in pc.pods}
-    first = [d for d in rnd.datas if id(d) in on_existing]
-    first.sort(key=lambda d: d.sort_key)
-    rest = [d for d in rnd.datas if id(d) not in on_existing and id(d) not in in_bins]
     doc = k_doc
     if planned:
-        g_doc = rnd.render(guided.solve_guided(first, planned, rest))
+        g_doc = rnd.render(guided.solve_guided(recorder.log, where, planned, unplaced))
         k_failed = set(k_doc["podErrors"])
         if set(g_doc["podErrors"]) <= k_failed and g_doc["summary"]["hourlyCost"] < k_cost:
             doc = g_doc
