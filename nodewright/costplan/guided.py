@@ -28,7 +28,6 @@ from typing import Any
 from nodewright.api.core import Pod
 from nodewright.scheduling.nodeclaim import Failure, NodeClaim, Placement, Template
 from nodewright.scheduling.poddata import PodData
-from nodewright.scheduling.queue import Queue
 from nodewright.scheduling.scheduler import Scheduler, SolveResult
 
 
@@ -73,7 +72,6 @@ class GuidedScheduler(Scheduler):
         retry: list[PodData] = []
         mapped: dict[int, NodeClaim] = {}
         by_name = {t.name: t for t in self.templates}
-        strict_reserved = not self.options.reserved_fallback
         topo = self.topology
         for pod, relaxed in log:
             if id(pod) in skip:
@@ -91,24 +89,32 @@ class GuidedScheduler(Scheduler):
             if claim is None:
                 tmpl = by_name.get(target.template.name)
                 n = len(self.claims)
-                if tmpl is not None and self._add_new(pod, has_topology, restrict=(tmpl, tmpl.types.all)) is None:
+                if (
+                    tmpl is not None
+                    and self._add_new(pod, has_topology, restrict=(tmpl, tmpl.types.all)) is None
+                ):
                     mapped[target.index] = self.claims[n]
                 else:
                     retry.append(pod)
                 continue
-            placed = claim.can_add(
-                pod,
-                topo,
-                self.reservations,
-                relax_min_values=False,
-                strict_reserved=strict_reserved,
-                has_topology=has_topology,
-            )
-            if isinstance(placed, Placement):
-                self._place_on(claim, pod, placed)
-            else:
+            if not self._offer(claim, pod, has_topology):
                 retry.append(pod)
         return retry
+
+    def _offer(self, claim: NodeClaim, pod: PodData, has_topology: bool) -> bool:
+        """Place ``pod`` on ``claim`` if ``NodeClaim.can_add`` accepts it."""
+        placed = claim.can_add(
+            pod,
+            self.topology,
+            self.reservations,
+            relax_min_values=False,
+            strict_reserved=not self.options.reserved_fallback,
+            has_topology=has_topology,
+        )
+        if isinstance(placed, Placement):
+            self._place_on(claim, pod, placed)
+            return True
+        return False
 
     def solve_guided(
         self,
@@ -119,7 +125,6 @@ class GuidedScheduler(Scheduler):
     ) -> SolveResult:
         skip = {id(p) for pc in planned for p in pc.pods}
         retry = self._replay(log, where, skip)
-        strict_reserved = not self.options.reserved_fallback
         for pc in planned:
             claim = None
             for pod in pc.pods:
@@ -132,39 +137,10 @@ class GuidedScheduler(Scheduler):
                     else:
                         retry.append(pod)
                     continue
-                placed = claim.can_add(
-                    pod,
-                    self.topology,
-                    self.reservations,
-                    relax_min_values=False,
-                    strict_reserved=strict_reserved,
-                    has_topology=False,
-                )
-                if isinstance(placed, Placement):
-                    self._place_on(claim, pod, placed)
-                else:
+                if not self._offer(claim, pod, False):
                     retry.append(pod)
         for pod in retry:
             if pod.current is not pod.pod:
                 pod.reset()
                 self.topology.update(pod.pod)
-        errors: dict[str, str] = {}
-        queue: Queue[PodData] = Queue([*retry, *unplaced])
-        while (queued := queue.pop()) is not None:
-            err = self._try_schedule(queued)
-            if err is None:
-                errors.pop(queued.key, None)
-                continue
-            errors[queued.key] = err
-            queued.reset()
-            self.topology.update(queued.pod)
-            queue.push(queued)
-        for claim in self.claims:
-            claim.finalize()
-        return SolveResult(
-            new_claims=self.claims,
-            existing=self.existing,
-            errors=errors,
-            templates=self.templates,
-            remaining=self.remaining,
-        )
+        return self.finish(self.drain([*retry, *unplaced]))

@@ -245,6 +245,10 @@ class Scheduler:
 
     # -- solve -------------------------------------------------------------------------------------
     def solve(self, pods: Sequence[PodData]) -> SolveResult:
+        return self.finish(self.drain(pods))
+
+    def drain(self, pods: Sequence[PodData]) -> dict[str, str]:
+        """The queue loop over ``pods``; returns the errors of those that never fit."""
         errors: dict[str, str] = {}
         queue: Queue[PodData] = Queue(pods)
         while (pod := queue.pop()) is not None:
@@ -256,6 +260,10 @@ class Scheduler:
             pod.reset()
             self.topology.update(pod.pod)
             queue.push(pod)
+        return errors
+
+    def finish(self, errors: dict[str, str]) -> SolveResult:
+        """Finalize every NodeClaim and collect the result."""
         for claim in self.claims:
             claim.finalize()
         return SolveResult(

@@ -136,22 +136,15 @@ def workloads(draw: st.DrawFn) -> tuple[list[NodePool], ClusterState]:
         cpu, mem = draw(st.sampled_from(_CPUS)), draw(st.sampled_from(_MEMS))
         for i in range(count):
             kw: dict[str, Any] = {"cpu": cpu, "memory": mem, "labels": {"app": f"g{g}"}}
-            if kind == "zone-spread":
+            if kind in ("zone-spread", "host-spread"):
+                key = ZONE if kind == "zone-spread" else HOSTNAME
+                sel = {"matchLabels": {"app": f"g{g}"}}
                 kw["tsc"] = [
                     {
                         "maxSkew": 1,
-                        "topologyKey": ZONE,
+                        "topologyKey": key,
                         "whenUnsatisfiable": "DoNotSchedule",
-                        "labelSelector": {"matchLabels": {"app": f"g{g}"}},
-                    }
-                ]
-            elif kind == "host-spread":
-                kw["tsc"] = [
-                    {
-                        "maxSkew": 1,
-                        "topologyKey": HOSTNAME,
-                        "whenUnsatisfiable": "DoNotSchedule",
-                        "labelSelector": {"matchLabels": {"app": f"g{g}"}},
+                        "labelSelector": sel,
                     }
                 ]
             elif kind == "anti":
