@@ -86,12 +86,14 @@ def test_benchmark_workload_cost_plan_is_valid_and_cheaper(kind: str) -> None:
         assert c["summary"]["hourlyCost"] < k["summary"]["hourlyCost"]
 
 
-def test_checker_accepts_karpenters_own_plans_and_rejects_a_broken_one() -> None:
+def _diverse(n: int) -> tuple[ClusterState, NodePool, list[InstanceType]]:
     bench = _bench()
-    raw = bench.diverse_pods(300)
-    state = ClusterState(pods=tuple(Pod.model_validate(p) for p in raw))
-    pool = NodePool.model_validate(bench.NODEPOOL)
-    types = fake_instance_types(400)
+    state = ClusterState(pods=tuple(Pod.model_validate(p) for p in bench.diverse_pods(n)))
+    return state, NodePool.model_validate(bench.NODEPOOL), fake_instance_types(400)
+
+
+def test_checker_accepts_karpenters_own_plans_and_rejects_a_broken_one() -> None:
+    state, pool, types = _diverse(300)
     k = plan(nodepools=[pool], cluster=state, catalog_for=lambda _np: types)
     assert check_plan(k, nodepools=[pool], cluster=state, types={"default": types}) == []
     # two hostname-anti-affinity pods on one claim, and an overfull claim
@@ -175,11 +177,7 @@ def test_generated_workloads_cost_plans_pass_the_checker(w: tuple[list[NodePool]
 
 
 def test_cost_plan_is_deterministic() -> None:
-    bench = _bench()
-    raw = bench.diverse_pods(200)
-    state = ClusterState(pods=tuple(Pod.model_validate(p) for p in raw))
-    pool = NodePool.model_validate(bench.NODEPOOL)
-    types = fake_instance_types(400)
+    state, pool, types = _diverse(200)
     a = plan_cost(nodepools=[pool], cluster=state, catalog_for=lambda _np: types)
     b = plan_cost(nodepools=[pool], cluster=state, catalog_for=lambda _np: types)
     assert a == b
