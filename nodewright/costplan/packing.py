@@ -97,6 +97,7 @@ class Packer(Generic[T]):
         self.limits = limits or Limits()
         self.deadline = deadline
         self.dims = len(self.shapes[0].vec) if self.shapes else 0
+        self._vec_of = {id(it): s.vec for s in self.shapes for it in s.items}
 
     # -- helpers -------------------------------------------------------------------------------
     def cheapest_fitting(self, load: Sequence[int]) -> BinType | None:
@@ -130,7 +131,7 @@ class Packer(Generic[T]):
             return None
         return best[2], max(1, int(best[3] + _EPS))
 
-    def _fill(self, t: BinType, counts: list[int]) -> Bin[T]:
+    def fill(self, t: BinType, counts: list[int]) -> Bin[T]:
         cap = t.cap
         room = list(cap)
         inv2 = [1.0 / (c * c) if c > 0 else 0.0 for c in cap]
@@ -190,7 +191,7 @@ class Packer(Generic[T]):
                         demand[d] += n * s.vec[d]
             whole = self.cheapest_fitting(demand)
             if whole is not None:
-                bins.append(self._fill(whole, counts))
+                bins.append(self.fill(whole, counts))
                 self.limits.charge(whole)
                 continue
             got = self._best_type(demand)
@@ -200,7 +201,7 @@ class Packer(Generic[T]):
             for _ in range(n):
                 if not self.limits.admits(t):
                     break
-                b = self._fill(t, counts)
+                b = self.fill(t, counts)
                 if not b.items:  # none of the remaining shapes fits it: never again
                     self.types = [x for x in self.types if x is not t]
                     break
@@ -208,9 +209,9 @@ class Packer(Generic[T]):
                 self.limits.charge(t)
                 if not any(counts):
                     break
-        return self._reprice(bins)
+        return self.reprice(bins)
 
-    def _reprice(self, bins: list[Bin[T]]) -> list[Bin[T]]:
+    def reprice(self, bins: list[Bin[T]]) -> list[Bin[T]]:
         """Each bin on the cheapest type its load fits; split at a price cliff when cheaper."""
         out: list[Bin[T]] = []
         for b in bins:
@@ -229,7 +230,7 @@ class Packer(Generic[T]):
     def _split(self, b: Bin[T]) -> list[Bin[T]] | None:
         if len(b.items) < 2 or self.limits.nodes is not None or self.limits.remaining:
             return None
-        vec_of = {id(it): s.vec for s in self.shapes for it in s.items}
+        vec_of = self._vec_of
         order = sorted(b.items, key=lambda it: tuple(-x for x in vec_of[id(it)]))
         halves: list[list[T]] = [[], []]
         loads = [[0] * self.dims, [0] * self.dims]

@@ -28,7 +28,8 @@ from typing import Any, Final
 from nodewright.api.karpenter import NodePool
 from nodewright.cluster.state import ClusterState
 from nodewright.costplan.guided import GuidedScheduler, PlannedClaim, RecordingScheduler
-from nodewright.costplan.packing import BinType, Limits, Shape, pack
+from nodewright.costplan.colgen import colgen_pack
+from nodewright.costplan.packing import Bin, BinType, Limits, Shape, pack
 from nodewright.scheduling.instancetypes import iter_bits
 from nodewright.scheduling.nodeclaim import Template
 from nodewright.scheduling.plan import CatalogFor, PlanOptions, Round, prepare_round
@@ -85,6 +86,10 @@ def _bin_types(
     return out, prices
 
 
+def _price(bins: Sequence[Bin[PodData]]) -> float:
+    return sum(b.type.price for b in bins)
+
+
 def _mask_for(bt: BinType, types: Sequence[BinType], limited: bool) -> int:
     """The bin's NodeClaim may take any compatible type no dearer than its own (launch picks the
     cheapest that fits) and, under limits, none with more capacity than its own."""
@@ -138,7 +143,12 @@ def plan_classes(
         by_vec: dict[tuple[int, ...], Shape[PodData]] = {}
         for p in sorted(cls.pods, key=lambda p: p.sort_key):
             by_vec.setdefault(vecs[id(p)], Shape(vec=vecs[id(p)], items=[])).items.append(p)
-        bins = pack(list(by_vec.values()), types, limits=limits_by_pool[pool], deadline=deadline)
+        shapes = list(by_vec.values())
+        bins = pack(shapes, types, limits=limits_by_pool[pool], deadline=deadline)
+        if remaining is None and time.monotonic() < deadline:
+            cg = colgen_pack(shapes, types, deadline=deadline)
+            if cg is not None and (bins is None or _price(cg) < _price(bins) - 1e-9):
+                bins = cg
         if bins is None:
             continue
         limited = remaining is not None
