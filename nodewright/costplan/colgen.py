@@ -55,12 +55,17 @@ def _prune(shapes: Sequence[Shape[T]], types: Sequence[BinType]) -> list[BinType
     return out
 
 
-def _knapsack(shapes: Sequence[Shape[T]], t: BinType, duals: Sequence[float], counts: Sequence[int]) -> tuple[int, ...]:
+def _knapsack(
+    shapes: Sequence[Shape[T]], t: BinType, duals: Sequence[float], counts: Sequence[int]
+) -> tuple[int, ...]:
     """Greedy: shapes by dual value per unit of room used (room normalised per resource)."""
     dims = len(t.cap)
     order = sorted(
         (s for s in range(len(shapes)) if duals[s] > 0 and counts[s] > 0),
-        key=lambda s: (-duals[s] / max(1e-12, max(shapes[s].vec[d] / t.cap[d] for d in range(dims) if t.cap[d] > 0)), s),
+        key=lambda s: (
+            -duals[s] / max(1e-12, max(shapes[s].vec[d] / t.cap[d] for d in range(dims) if t.cap[d] > 0)),
+            s,
+        ),
     )
     room = list(t.cap)
     a = [0] * len(shapes)
@@ -84,19 +89,20 @@ def colgen_pack(
     if not cands or not any(counts):
         return None
     cols: dict[tuple[int, tuple[int, ...]], BinType] = {}
+    packer = Packer(shapes, cands)
+    shape_of = {s.vec: i for i, s in enumerate(shapes)}
     for t in cands:
         for s, sh in enumerate(shapes):
-            k = min(counts[s], _fit_count(sh.vec, t.cap))
-            if k > 0:
-                a = [0] * len(shapes)
-                a[s] = k
-                cols[(t.index, tuple(a))] = t
-        balanced = Packer(shapes, [t]).fill(t, list(counts))  # one resource-balanced pattern
+            fit = min(counts[s], _fit_count(sh.vec, t.cap))
+            if fit > 0:
+                single = [0] * len(shapes)
+                single[s] = fit
+                cols[(t.index, tuple(single))] = t
+        balanced = packer.fill(t, list(counts))  # one resource-balanced pattern
         if balanced.items:
             pattern = [0] * len(shapes)
-            pos = {id(it): s for s, sh in enumerate(shapes) for it in sh.items}
             for it in balanced.items:
-                pattern[pos[id(it)]] += 1
+                pattern[shape_of[packer.vec_of(it)]] += 1
             cols[(t.index, tuple(pattern))] = t
     demand = [float(n) for n in counts]
     res = None
@@ -107,10 +113,10 @@ def colgen_pack(
             break
         added = 0
         for t in cands:
-            a = _knapsack(shapes, t, res.duals, counts)
-            value = sum(y * n for y, n in zip(res.duals, a, strict=True))
-            if value > t.price * (1 + _EPS) + _EPS and (t.index, a) not in cols:
-                cols[(t.index, a)] = t
+            best = _knapsack(shapes, t, res.duals, counts)
+            value = sum(y * n for y, n in zip(res.duals, best, strict=True))
+            if value > t.price * (1 + _EPS) + _EPS and (t.index, best) not in cols:
+                cols[(t.index, best)] = t
                 added += 1
         if not added:
             break
@@ -141,4 +147,3 @@ def colgen_pack(
             return None
         bins.extend(more)
     return Packer(shapes, types).reprice(bins)
-

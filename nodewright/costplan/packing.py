@@ -66,6 +66,17 @@ class Limits:
             return False
         return all(t.capacity[d] <= rem for d, rem in self.remaining.items())
 
+    def copy(self) -> Limits:
+        return Limits(remaining=dict(self.remaining), nodes=self.nodes)
+
+    def charge_all(self, types: Sequence[BinType]) -> bool:
+        """Charge every type; False (and a state to discard) when that breaks a limit."""
+        for t in types:
+            if not self.admits(t):
+                return False
+            self.charge(t)
+        return True
+
     def charge(self, t: BinType) -> None:
         if self.nodes is not None:
             self.nodes -= 1
@@ -100,6 +111,9 @@ class Packer(Generic[T]):
         self._vec_of = {id(it): s.vec for s in self.shapes for it in s.items}
 
     # -- helpers -------------------------------------------------------------------------------
+    def vec_of(self, item: T) -> tuple[int, ...]:
+        return self._vec_of[id(item)]
+
     def cheapest_fitting(self, load: Sequence[int]) -> BinType | None:
         for t in self.types:
             if _fits(load, t.cap) and self.limits.admits(t):

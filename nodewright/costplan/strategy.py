@@ -27,9 +27,9 @@ from typing import Any, Final
 
 from nodewright.api.karpenter import NodePool
 from nodewright.cluster.state import ClusterState
-from nodewright.costplan.guided import GuidedScheduler, PlannedClaim, RecordingScheduler
 from nodewright.costplan.colgen import colgen_pack
-from nodewright.costplan.packing import Bin, BinType, Limits, Shape, pack
+from nodewright.costplan.guided import GuidedScheduler, PlannedClaim, RecordingScheduler
+from nodewright.costplan.packing import Bin, BinType, Limits, Shape, lower_bound, pack
 from nodewright.scheduling.instancetypes import iter_bits
 from nodewright.scheduling.nodeclaim import Template
 from nodewright.scheduling.plan import CatalogFor, PlanOptions, Round, prepare_round
@@ -39,6 +39,7 @@ from nodewright.scheduling.scheduler import NODES, SolveResult
 STRATEGIES: Final = ("karpenter", "cost")
 DEFAULT_TIME_BUDGET: Final = 20.0
 DEFAULT_PLAN_OPTIONS: Final = PlanOptions()
+_CG_WORTH: Final = 1.01  # run column generation when the greedy is over 1% above the aggregate bound
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,11 +145,23 @@ def plan_classes(
         for p in sorted(cls.pods, key=lambda p: p.sort_key):
             by_vec.setdefault(vecs[id(p)], Shape(vec=vecs[id(p)], items=[])).items.append(p)
         shapes = list(by_vec.values())
-        bins = pack(shapes, types, limits=limits_by_pool[pool], deadline=deadline)
-        if remaining is None and time.monotonic() < deadline:
+        before = limits_by_pool[pool]
+        after = before.copy()
+        bins = pack(shapes, types, limits=after, deadline=deadline)
+        # column generation where it can pay: the greedy is measurably above the aggregate bound
+        # (on catalogs of one cpu:memory ratio the greedy meets it and the LP would only cost time)
+        if time.monotonic() < deadline and (
+            bins is None or _price(bins) > _CG_WORTH * lower_bound(shapes, types)
+        ):
             cg = colgen_pack(shapes, types, deadline=deadline)
-            if cg is not None and (bins is None or _price(cg) < _price(bins) - 1e-9):
-                bins = cg
+            cg_after = before.copy()
+            if (
+                cg is not None
+                and (bins is None or _price(cg) < _price(bins) - 1e-9)
+                and cg_after.charge_all([b.type for b in cg])
+            ):
+                bins, after = cg, cg_after
+        limits_by_pool[pool] = after
         if bins is None:
             continue
         limited = remaining is not None
