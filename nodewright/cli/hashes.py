@@ -7,15 +7,9 @@ from __future__ import annotations
 
 import click
 
-from nodewright.cli._common import (
-    emit,
-    files_option,
-    format_markdown_table,
-    format_table,
-    handle_errors,
-    output_option,
-)
+from nodewright.cli._common import emit, files_option, handle_errors, output_option
 from nodewright.drift import hash_documents
+from nodewright.tables import format_markdown_table, format_table
 
 
 @click.command("hash")

@@ -36,7 +36,6 @@ from nodewright.scheduling.plan import CatalogFor, PlanOptions, Round, prepare_r
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.scheduler import NODES, SolveResult
 
-STRATEGIES: Final = ("karpenter", "cost")
 DEFAULT_TIME_BUDGET: Final = 20.0
 DEFAULT_PLAN_OPTIONS: Final = PlanOptions()
 _CG_WORTH: Final = 1.01  # run column generation when the greedy is over 1% above the aggregate bound

@@ -88,6 +88,7 @@ def test_policy_is_advisory_on_an_unconstrained_pool_only() -> None:
 
 def test_fleet_claims_file_must_match_the_plan_strategy(tmp_path: Path) -> None:
     from components.plan import read_claims, read_settings
+
     from nodewright.errors import InputError
 
     claims = tmp_path / "claims.yaml"
