@@ -87,9 +87,9 @@ def test_policy_is_advisory_on_an_unconstrained_pool_only() -> None:
 
 
 def test_fleet_claims_file_must_match_the_plan_strategy(tmp_path: Path) -> None:
-    from components.plan import read_claims, read_settings
-
     from nodewright.errors import InputError
+    from nodewright.scheduling.claimsfile import load_claims as read_claims
+    from nodewright.stack.model import read_settings
 
     claims = tmp_path / "claims.yaml"
     claims.write_text(
