@@ -249,3 +249,30 @@ def test_upstream_scenarios_cost_plans_pass_the_checker(monkeypatch: pytest.Monk
 
 def test_catalog_fixture_is_loaded() -> None:
     assert catalog()
+
+
+# -- the CLI ---------------------------------------------------------------------------------------
+def test_cli_cost_strategy_document_and_claims_file(tmp_path: Path) -> None:
+    """`plan --strategy cost --write`: the same document plus strategy and karpenterHourlyCost; the
+    claims file records the strategy (docs/cli.md)."""
+    import json
+
+    import yaml
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    args = ["plan", "-f", str(root / "stacks/nodepools.yaml"), "-f", str(root / "stacks/nodeclasses.yaml")]
+    args += ["--cluster", str(root / "stacks/examples/cluster.json"), "-o", "json"]
+    karp = CliRunner().invoke(main, args)
+    out = tmp_path / "claims.yaml"
+    cost = CliRunner().invoke(main, [*args, "--strategy", "cost", "--write", str(out)])
+    assert karp.exit_code == 0 and cost.exit_code == 0, cost.output
+    k, c = json.loads(karp.stdout), json.loads(cost.stdout)
+    assert "strategy" not in k["summary"] and "karpenterHourlyCost" not in k["summary"]
+    assert c["summary"]["strategy"] == "cost"
+    assert c["summary"]["karpenterHourlyCost"] == k["summary"]["hourlyCost"]
+    assert c["summary"]["hourlyCost"] <= k["summary"]["hourlyCost"]
+    assert set(c) == set(k)
+    assert yaml.safe_load(out.read_text())["metadata"]["strategy"] == "cost"
