@@ -305,12 +305,46 @@ def check_plan(
         nodes.append(
             _Node(name=c["name"], labels=labels, zone_pinned=len(pool_zones) == 1, zones=tuple(pool_zones))
         )
+    problems += _check_existing(doc, cluster, pods)
     for name, u in usage.items():
         limits = parse_resource_list(pools[name].spec.limits) if pools[name].spec.limits else {}
         for k, lim in limits.items():
             if u.get(k, 0) > lim:
                 problems.append(f"pool {name}: {k} {u.get(k, 0)} > limit {lim}")
     problems += _check_topology(doc, cluster, nodes, zones, pods)
+    return problems
+
+
+def _check_existing(doc: Mapping[str, Any], cluster: ClusterState, pods: Mapping[str, Pod]) -> list[str]:
+    """Pods placed on existing nodes: the node's allocatable holds them with the pods already bound
+    there; its labels and taints admit them."""
+    problems: list[str] = []
+    nodes = {n.metadata.name: n for n in cluster.nodes}
+    for entry in doc["existingNodes"]:
+        node = nodes.get(entry["name"])
+        if node is None:
+            problems.append(f"existing node {entry['name']}: not in the cluster state")
+            continue
+        bound = [
+            p
+            for p in cluster.pods
+            if p.spec.node_name == node.metadata.name
+            and (p.status.phase or "") not in ("Succeeded", "Failed")
+        ]
+        total = add({}, *(requests_for_pod(p) for p in [*bound, *(pods[k] for k in entry["pods"])]))
+        alloc = parse_resource_list(node.status.allocatable)
+        for k, v in total.items():
+            if v > alloc.get(k, 0):
+                problems.append(
+                    f"existing node {node.metadata.name}: {k} {v} > allocatable {alloc.get(k, 0)}"
+                )
+        for key in entry["pods"]:
+            for msg in (
+                node_selection_ok(pods[key], node.metadata.labels),
+                taints_ok(pods[key], node.spec.taints),
+            ):
+                if msg:
+                    problems.append(f"existing node {node.metadata.name}: {key}: {msg}")
     return problems
 
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from plancheck import check_plan
-from test_sched_support import catalog, daemonset, nodepool, pod
+from test_sched_support import catalog, daemonset, node, nodepool, pod
 
 from nodewright.api.core import Pod
 from nodewright.api.karpenter import NodePool
@@ -166,7 +166,13 @@ def workloads(draw: st.DrawFn) -> tuple[list[NodePool], ClusterState]:
                 ]
             pods.append(pod(f"g{g}-{i}", **kw))
     ds = [daemonset("agent", cpu="200m", memory="256Mi")] if draw(st.booleans()) else []
-    return pools, ClusterState(pods=tuple(pods), daemonsets=tuple(ds))
+    nodes = []
+    if draw(st.booleans()):  # an existing node with room: existing capacity first
+        labels = {ZONE: "test-zone-a", "karpenter.sh/nodepool": "default", "karpenter.sh/registered": "true"}
+        labels["karpenter.sh/initialized"] = "true"
+        labels["node.kubernetes.io/instance-type"] = "fake-it-7"
+        nodes.append(node("existing-1", labels=labels, capacity={"cpu": "8", "memory": "16Gi", "pods": "80"}))
+    return pools, ClusterState(pods=tuple(pods), daemonsets=tuple(ds), nodes=tuple(nodes))
 
 
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
