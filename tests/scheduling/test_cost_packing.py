@@ -94,3 +94,11 @@ def test_min_values_pool_keeps_its_options_under_the_cost_strategy() -> None:
     assert c["summary"]["hourlyCost"] <= k["summary"]["hourlyCost"]
     assert all(len(cl["instanceTypes"]) >= 3 for cl in c["nodeClaims"])
     assert check_plan(c, nodepools=pools, cluster=state, types={"default": types}) == []
+
+
+def test_column_generation_is_deterministic() -> None:
+    shapes = _shapes([((4, 2), 37), ((1, 16), 41), ((2, 5), 23)])
+    runs = [colgen_pack(shapes, TYPES) for _ in range(3)]
+    assert all(r is not None for r in runs)
+    views = [[(b.type.index, tuple(b.items)) for b in r or []] for r in runs]
+    assert views[0] == views[1] == views[2]
