@@ -12,8 +12,10 @@ One round, two solves over the same prepared inputs (:func:`~nodewright.scheduli
    them, in its order, then the bins; every placement checked by the scheduler's own code, and
    any pod refused there takes the normal path (queue, relaxation, new NodeClaims).
 
-The cost plan is the guided result when it schedules every pod the karpenter result schedules and
-costs less; otherwise the karpenter result is returned unchanged. Either way ``summary`` gains
+A class whose bins cost no less than its share of Karpenter's NodeClaims (each pod's share of its
+claim's price, by its share of the claim's requests) keeps Karpenter's NodeClaims. The cost plan
+is the guided result when it schedules every pod the karpenter result schedules and costs less;
+otherwise the karpenter result is returned unchanged. Either way ``summary`` gains
 ``strategy`` and ``karpenterHourlyCost``. ``time_budget`` bounds the optimisation (past it,
 column generation stops or is skipped and the greedy's bins stand); the result is deterministic
 for a given input as long as the budget is not reached (typical inputs need a few seconds).
@@ -104,8 +106,24 @@ def _mask_for(bt: BinType, types: Sequence[BinType], limited: bool) -> int:
     return mask
 
 
+def attributed_costs(result: SolveResult, doc: dict[str, Any]) -> dict[int, float]:
+    """Per pod (``id`` of its PodData): its share of the launch price of Karpenter's NodeClaim,
+    the mean of its shares of the claim's requested resources."""
+    price = {c["pods"][0]: c["launch"]["price"] for c in doc["nodeClaims"] if c.get("launch")}
+    out: dict[int, float] = {}
+    for claim in result.new_claims:
+        p = price.get(claim.pods[0].key) if claim.pods else None
+        if p is None:
+            continue
+        dims = [d for d, v in enumerate(claim.requests_vec) if v > 0]
+        for pod in claim.pods:
+            share = sum(pod.vec[d] / claim.requests_vec[d] for d in dims) / max(1, len(dims))
+            out[id(pod)] = share * p
+    return out
+
+
 def plan_classes(
-    rnd: Round, result: SolveResult, sched: GuidedScheduler, deadline: float
+    rnd: Round, result: SolveResult, sched: GuidedScheduler, deadline: float, attributed: dict[int, float]
 ) -> list[PlannedClaim]:
     """Bins for the eligible pods of ``result``'s new NodeClaims (step 2 of the module docstring)."""
     by_name = {t.name: t for t in sched.templates}
@@ -161,9 +179,11 @@ def plan_classes(
                 and cg_after.charge_all([b.type for b in cg])
             ):
                 bins, after = cg, cg_after
-        limits_by_pool[pool] = after
-        if bins is None:
+        # per class fallback: the class keeps Karpenter's NodeClaims unless its bins are cheaper
+        # than its share of them
+        if bins is None or _price(bins) >= sum(attributed.get(id(p), 0.0) for p in cls.pods) - 1e-9:
             continue
+        limits_by_pool[pool] = after
         limited = remaining is not None
         for b in bins:
             planned.append(
@@ -195,7 +215,9 @@ def plan_cost(
     guided = rnd.scheduler(GuidedScheduler)
     assert isinstance(guided, GuidedScheduler)
     # the budget covers the optimisation only (the two Solves are what the karpenter strategy costs)
-    planned = plan_classes(rnd, k_result, guided, deadline=time.monotonic() + cost.time_budget)
+    planned = plan_classes(
+        rnd, k_result, guided, time.monotonic() + cost.time_budget, attributed_costs(k_result, k_doc)
+    )
     doc = k_doc
     if planned:
         g_doc = rnd.render(guided.solve_guided(recorder.log, where, planned, unplaced))
