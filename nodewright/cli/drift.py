@@ -12,6 +12,7 @@ from nodewright.cli._common import (
     emit,
     files_option,
     handle_errors,
+    karpenter_version_option,
     output_option,
     time_option,
 )
@@ -107,6 +108,7 @@ def _markdown(report: DriftReport) -> str:
     help="Hash branch NodePools without expireAfter with the CRD default 720h: auto = when the live copy shows it.",
 )
 @output_option(("table", "json", "yaml", "markdown"))
+@karpenter_version_option()
 @handle_errors
 def command(
     files: tuple[str, ...],

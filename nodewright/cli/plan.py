@@ -15,7 +15,14 @@ import click
 from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
 from nodewright.catalog.model import InstanceType
-from nodewright.cli._common import cluster_option, emit, files_option, handle_errors, output_option
+from nodewright.cli._common import (
+    cluster_option,
+    emit,
+    files_option,
+    handle_errors,
+    karpenter_version_option,
+    output_option,
+)
 from nodewright.cluster import load_cluster
 from nodewright.costplan.oversize import advise
 from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, CostOptions, plan_cost
@@ -190,6 +197,7 @@ def _encode(value: Any, indent: str, out: list[str]) -> None:
     help="Seconds the cost strategy may spend optimising (it stays deterministic).",
 )
 @output_option(("table", "json", "yaml", "markdown"))
+@karpenter_version_option()
 @handle_errors
 def command(
     files: tuple[str, ...],

@@ -15,7 +15,7 @@ import click
 
 from nodewright.api import load_objects
 from nodewright.api.documents import parse_text, read_text
-from nodewright.cli._common import emit, handle_errors, output_option
+from nodewright.cli._common import emit, handle_errors, karpenter_version_option, output_option
 from nodewright.errors import InputError
 from nodewright.userdata import UserDataError, effective_kubelet, render
 from nodewright.userdata.dispatch import MAX_BYTES, WARN_BYTES
@@ -68,6 +68,7 @@ def _pick(kind: str, option: str, *, items: list[Any], file: str, name: str | No
 )
 @click.option("--nodepool-name", default=None, help="Which NodePool, when the file holds several.")
 @output_option(("raw", "json"), default="raw")
+@karpenter_version_option()
 @handle_errors
 def command(
     nodeclass_file: str,
