@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from nodewright.api.amifamily import USER_DATA_MAX_BYTES
-from nodewright.policy.crd_rules import check_crd_valid
 from nodewright.policy.cost_rules import check_oversized_types
+from nodewright.policy.crd_rules import check_crd_valid
 from nodewright.policy.drift_rules import check_instances_hash, check_nodepool_hash, check_pair_health
 from nodewright.policy.labels_rules import (
     check_custom_ami_user_data,
