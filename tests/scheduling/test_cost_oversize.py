@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_sched_support import nodepool
 
 from nodewright.api.core import Pod
 from nodewright.api.karpenter import NodePool
@@ -23,25 +24,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 def _pool() -> NodePool:
-    return NodePool.model_validate(
-        {
-            "apiVersion": "karpenter.sh/v1",
-            "kind": "NodePool",
-            "metadata": {"name": "default"},
-            "spec": {
-                "template": {
-                    "spec": {
-                        "requirements": [],
-                        "nodeClassRef": {
-                            "group": "karpenter.k8s.aws",
-                            "kind": "EC2NodeClass",
-                            "name": "default",
-                        },
-                    }
-                }
-            },
-        }
-    )
+    return nodepool(requirements=[])  # unconstrained: every type of the catalog
 
 
 @pytest.fixture(scope="module")
