@@ -22,7 +22,7 @@ from nodewright.stack import build_stack_plan, read_settings
 KEYS = (
     "mode", "files", "cluster", "kubernetesVersion", "clusterState", "claims", "subnets",
     "securityGroups", "launchTemplates", "oscFormat", "oscNamespace", "tags", "catalog",
-    "kubeconfig", "kubeContext", "karpenterVersion",
+    "kubeconfig", "kubeContext", "karpenterVersion", "planStrategy",
 )  # fmt: skip
 
 config = pulumi.Config("nodewright")

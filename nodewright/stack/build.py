@@ -116,7 +116,7 @@ def _build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     claims_raw: list[dict[str, Any]] = []
     claims_file = settings.claims or f"stacks/claims-{settings.stack}.yaml"
     if settings.mode == "fleet":
-        claims_raw = load_claims(base_dir / claims_file)
+        claims_raw = load_claims(base_dir / claims_file, strategy=settings.plan_strategy)
         if not claims_raw:
             notes.append(
                 f"{claims_file}: no NodeClaims: fleet mode declares no instance; "
