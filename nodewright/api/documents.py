@@ -7,14 +7,12 @@ can name the exact place: ``error: <file>:<path>: <what is wrong>``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from nodewright import reader
 from nodewright.errors import InputError
 
 
@@ -48,60 +46,14 @@ class Document:
         return f"{self.path}.{sub}" if not sub.startswith("[") else f"{self.path}{sub}"
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that rejects duplicate mapping keys instead of silently keeping the last."""
-
-
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
-        seen.add(key)
-    loader.flatten_mapping(node)
-    return dict(loader.construct_pairs(node, deep=deep))
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 def parse_text(text: str, *, file: str) -> list[Any]:
-    """Parse JSON or (multi-document) YAML text into raw documents; None documents dropped."""
-    stripped = text.lstrip()
-    if stripped.startswith(("{", "[")):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            # YAML is a superset of JSON; a flow-style YAML file may still parse.
-            try:
-                return [d for d in yaml.load_all(text, Loader=_UniqueKeyLoader) if d is not None]
-            except yaml.YAMLError:
-                raise InputError(
-                    f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=file
-                ) from exc
-        return [data]
-    try:
-        return [d for d in yaml.load_all(text, Loader=_UniqueKeyLoader) if d is not None]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(f"invalid YAML{where}: {what}", file=file) from exc
+    """Parse JSON or (multi-document) YAML text into raw documents (:mod:`nodewright.reader`)."""
+    return reader.parse_text(text, file=file)
 
 
 def read_text(path: str | Path) -> str:
-    p = Path(path)
-    try:
-        return p.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError("no such file; check the path", file=str(path)) from exc
-    except IsADirectoryError as exc:
-        raise InputError("is a directory; give a YAML or JSON file", file=str(path)) from exc
-    except UnicodeDecodeError as exc:
-        raise InputError("not UTF-8 text; give a YAML or JSON file", file=str(path)) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from exc
+    """The UTF-8 text of a user file, within :mod:`nodewright.reader`'s limits."""
+    return reader.read_text(path)
 
 
 def _unpack(raw: Any, *, file: str, path: str) -> Iterator[Document]:
