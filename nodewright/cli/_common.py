@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 import click
-import yaml
 
+from nodewright import reader
 from nodewright.errors import NodewrightError
 
 P = ParamSpec("P")
@@ -86,11 +85,11 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 def dump_json(data: Any) -> str:
-    return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False)
+    return reader.dump_json(data)
 
 
 def dump_yaml(data: Any) -> str:
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return reader.dump_yaml(data)
 
 
 def emit(

@@ -8,14 +8,16 @@ the cluster facts file (``INFO.yaml``) validated with every problem collected. R
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
 from nodewright import labels as L
 from nodewright.api import EC2NodeClass, NodePool
-from nodewright.errors import Collector
+from nodewright.errors import Collector, clip
 from nodewright.userdata.options import (
     ClusterInfo,
     KubeletConfig,
@@ -59,6 +61,33 @@ def capacity_type_for(nodepool: NodePool) -> str:
     return L.CAPACITY_TYPE_ON_DEMAND
 
 
+# EKS CreateCluster's name rule (what Karpenter's --cluster-name must match to find the cluster).
+_CLUSTER_NAME = re.compile(r"[0-9A-Za-z][A-Za-z0-9\-_]*")
+_ENDPOINT = re.compile(
+    r"https://(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?)*"
+    r"|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~\-/]*)?"
+)
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+
+
+def _valid_cluster_name(name: str) -> bool:
+    return len(name) <= 100 and _CLUSTER_NAME.fullmatch(name) is not None
+
+
+def _ca_problem(ca: str) -> str | None:
+    """Why ``ca`` is not base64 of a PEM certificate (line-wrapped base64 accepted), else None."""
+    compact = "".join(ca.split())
+    if not compact or len(compact) % 4 or not _BASE64.fullmatch(compact):
+        return "caBundle is not base64"
+    try:
+        pem = base64.b64decode(compact, validate=True)
+    except ValueError:
+        return "caBundle is not base64"
+    if b"-----BEGIN CERTIFICATE-----" not in pem:
+        return "caBundle does not decode to a PEM certificate (-----BEGIN CERTIFICATE-----)"
+    return None
+
+
 def cluster_info_from_mapping(raw: Any, *, file: str) -> ClusterInfo:
     """``INFO.yaml`` (``clusterName, clusterEndpoint, caBundle, clusterCIDR, clusterDNS``, ``ipFamily``)."""
     c = Collector(file)
@@ -72,6 +101,23 @@ def cluster_info_from_mapping(raw: Any, *, file: str) -> ClusterInfo:
     for key in ("caBundle", "clusterCIDR", "ipFamily"):
         if raw.get(key) is not None and not isinstance(raw.get(key), str):
             c.add(key, f"{key} must be a string")
+    name, endpoint, ca = raw.get("clusterName"), raw.get("clusterEndpoint"), raw.get("caBundle")
+    if isinstance(name, str) and name and not _valid_cluster_name(name):
+        c.add(
+            "clusterName",
+            f"invalid cluster name {clip(repr(name), 60)}: EKS names are 1-100 characters, letters, digits, "
+            "'-' and '_', starting with a letter or digit",
+        )
+    if isinstance(endpoint, str) and endpoint and not _ENDPOINT.fullmatch(endpoint):
+        c.add(
+            "clusterEndpoint",
+            f"invalid endpoint {clip(repr(endpoint), 60)}: expected an https URL such as "
+            "https://ABCDEF.gr7.us-east-1.eks.amazonaws.com",
+        )
+    if isinstance(ca, str):
+        problem = _ca_problem(ca)
+        if problem:
+            c.add("caBundle", f"{problem}; give the cluster's certificateAuthority.data (base64 of the PEM CA)")
     dns_raw = raw.get("clusterDNS")
     dns: list[str] = []
     if isinstance(dns_raw, str):

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from nodewright.cli import main
 
-CA = "Y2EtYnVuZGxlCg=="
+CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tClkyRXRZblZ1Wkd4bAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="  # base64 of a PEM block
 NODECLASS = """apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
 metadata: {name: default}
