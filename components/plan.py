@@ -22,7 +22,11 @@ import yaml
 from components import families
 from nodewright import labels
 from nodewright.api.documents import Document, load_documents
-from nodewright.errors import Collector, InputError
+from nodewright.api.ec2nodeclass import EC2NodeClass
+from nodewright.api.karpenter import NodePool
+from nodewright.api.loading import build
+from nodewright.errors import Collector, InputError, InputErrors, Problem
+from nodewright.userdata.launch import cluster_info_from_mapping
 
 log = logging.getLogger("nodewright")
 
@@ -192,6 +196,8 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
     sgs = _json(get.get("securityGroups"), key="securityGroups", default=[])
     tags = _json(get.get("tags"), key="tags", default={})
     c.raise_if_any()
+    # the values end up in shell lines and TOML of user data: validated as EKS/Karpenter would
+    cluster_info_from_mapping(dict(cl), file=c.file, at="config.nodewright:cluster")
     lt = get.get("launchTemplates")
     return Settings(
         stack=stack,
@@ -219,6 +225,21 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
 
 
 # -- documents -----------------------------------------------------------------------------------
+
+
+def _check_shapes(docs: Sequence[Document]) -> None:
+    """Every NodePool/EC2NodeClass has the shape of its model (a located error otherwise); the
+    semantic rules are left to the policy pack, which reports them as violations."""
+    problems: list[Problem] = []
+    for d in docs:
+        model = {"NodePool": NodePool, "EC2NodeClass": EC2NodeClass}.get(d.kind)
+        if model is not None:
+            try:
+                build(d, model)
+            except InputErrors as exc:
+                problems.extend(exc.problems)
+    if problems:
+        raise InputErrors(problems)
 
 
 def _by_kind(docs: Sequence[Document], kind: str) -> list[Document]:
@@ -289,6 +310,7 @@ def read_claims(path: Path) -> list[dict[str, Any]]:
 def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     """Everything the program declares, from the stack's files (paths relative to ``base_dir``)."""
     docs = load_documents([base_dir / f for f in settings.files])
+    _check_shapes(docs)
     c = Collector(f"Pulumi.{settings.stack}.yaml")
     nodeclass_docs = {d.name: d for d in _by_kind(docs, "EC2NodeClass")}
     pool_docs = _by_kind(docs, "NodePool")

@@ -21,7 +21,7 @@ class NodewrightError(Exception):
         return [str(self)]
 
 
-MAX_MESSAGE: Final = 1000
+MAX_MESSAGE: Final = 400
 
 
 def clip(value: str, limit: int = 80) -> str:

@@ -33,7 +33,7 @@ from nodewright.api.core import (
 from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
-from nodewright.errors import Collector, InputError, InputErrors, Problem
+from nodewright.errors import Collector, InputError, InputErrors, Problem, clip
 
 log = logging.getLogger("nodewright")
 
@@ -156,7 +156,11 @@ def _problems_from(exc: ValidationError, *, model: type[BaseModel], doc: Documen
         elif kind == "literal_error":
             msg = f"unsupported value {err.get('input')!r}: {err['msg']}"
         else:
-            msg = f"{err['msg']} (got {err.get('input')!r})" if "input" in err else str(err["msg"])
+            msg = (
+                f"{err['msg']} (got {clip(repr(err.get('input')), 80)})"
+                if "input" in err
+                else str(err["msg"])
+            )
         problems.append(Problem(file=doc.file, path=_json_path(doc.path, loc), message=msg))
     return problems
 

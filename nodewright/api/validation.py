@@ -16,7 +16,7 @@ from nodewright import labels
 from nodewright.api.core import Pod
 from nodewright.api.ec2nodeclass import ALIAS_FAMILIES, AMI_FAMILIES, EC2NodeClass
 from nodewright.api.karpenter import NodePool
-from nodewright.errors import Collector
+from nodewright.errors import Collector, clip
 
 QUALIFIED_NAME = re.compile(
     r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$"
@@ -68,6 +68,26 @@ def check_quantity(c: Collector, path: str, value: Any) -> None:
         parse_quantity(value)
     except (ValueError, TypeError) as exc:
         c.add(path, str(exc))
+
+
+# EBS's largest volume (io2 Block Express, gp3): Karpenter's CRD pattern for volumeSize stops there.
+MAX_VOLUME_BYTES = 64 * 1024**4
+
+
+def check_volume_size(c: Collector, path: str, value: Any) -> None:
+    """A quantity of at most 64Ti (EBS's limit), so every later computation stays in range."""
+    from nodewright.algebra.quantity import parse_quantity
+
+    try:
+        q = parse_quantity(value)
+    except (ValueError, TypeError) as exc:
+        c.add(path, str(exc))
+        return
+    if not 0 < q.value <= MAX_VOLUME_BYTES:
+        c.add(
+            path,
+            f"volumeSize {clip(str(value), 40)} out of range; it must be positive and at most 64Ti (the largest EBS volume)",
+        )
 
 
 def check_label_key(c: Collector, path: str, key: str, *, nodepool: bool) -> None:
@@ -288,7 +308,7 @@ def validate_ec2nodeclass(nc: EC2NodeClass, c: Collector) -> None:
         c.add(at("spec.blockDeviceMappings"), "must have only one blockDeviceMappings with rootVolume")
     for i, bdm in enumerate(spec.block_device_mappings):
         if bdm.ebs is not None and bdm.ebs.volume_size is not None:
-            check_quantity(c, at(f"spec.blockDeviceMappings[{i}].ebs.volumeSize"), bdm.ebs.volume_size)
+            check_volume_size(c, at(f"spec.blockDeviceMappings[{i}].ebs.volumeSize"), bdm.ebs.volume_size)
     if spec.instance_store_policy is not None and spec.instance_store_policy != "RAID0":
         c.add(
             at("spec.instanceStorePolicy"),

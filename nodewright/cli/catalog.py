@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from nodewright.algebra.resources import format_resource_list
-from nodewright.api.documents import load_documents
+from nodewright.api.loading import load_objects
 from nodewright.catalog import load_catalog
 from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.catalog.model import InstanceType
@@ -40,10 +40,10 @@ def _row(it: InstanceType) -> list[Any]:
 def _nodeclass(path: str | None) -> Any:
     if path is None:
         return None
-    docs = [d for d in load_documents([path]) if d.kind == "EC2NodeClass"]
-    if len(docs) != 1:
-        raise InputError(f"expected exactly one EC2NodeClass, found {len(docs)}", file=path)
-    return docs[0].body
+    classes = load_objects([path]).nodeclasses  # validated: a bad kubelet map is a located error
+    if len(classes) != 1:
+        raise InputError(f"expected exactly one EC2NodeClass, found {len(classes)}", file=path)
+    return classes[0]
 
 
 @click.group("catalog")

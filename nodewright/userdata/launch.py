@@ -61,6 +61,17 @@ def capacity_type_for(nodepool: NodePool) -> str:
     return L.CAPACITY_TYPE_ON_DEMAND
 
 
+class _Prefixed(Collector):
+    """A collector whose paths sit below ``at`` (cluster info nested in a stack config)."""
+
+    def __init__(self, file: str, at: str) -> None:
+        super().__init__(file)
+        self.at = at
+
+    def add(self, path: str, message: str) -> None:
+        super().add(f"{self.at}.{path}" if self.at and path else self.at or path, message)
+
+
 # EKS CreateCluster's name rule (what Karpenter's --cluster-name must match to find the cluster).
 _CLUSTER_NAME = re.compile(r"[0-9A-Za-z][A-Za-z0-9\-_]*")
 _ENDPOINT = re.compile(
@@ -88,9 +99,13 @@ def _ca_problem(ca: str) -> str | None:
     return None
 
 
-def cluster_info_from_mapping(raw: Any, *, file: str) -> ClusterInfo:
-    """``INFO.yaml`` (``clusterName, clusterEndpoint, caBundle, clusterCIDR, clusterDNS``, ``ipFamily``)."""
-    c = Collector(file)
+def cluster_info_from_mapping(raw: Any, *, file: str, at: str = "") -> ClusterInfo:
+    """``INFO.yaml`` (``clusterName, clusterEndpoint, caBundle, clusterCIDR, clusterDNS``, ``ipFamily``).
+
+    Validated as EKS and Karpenter would have it (every value ends up in a shell line or a TOML/YAML
+    document of the user data); ``at`` prefixes error paths (``config.nodewright:cluster``).
+    """
+    c = _Prefixed(file, at)
     if not isinstance(raw, Mapping):
         c.add("", "expected a mapping with clusterName, clusterEndpoint, caBundle, clusterCIDR, clusterDNS")
         c.raise_if_any()
@@ -117,7 +132,9 @@ def cluster_info_from_mapping(raw: Any, *, file: str) -> ClusterInfo:
     if isinstance(ca, str):
         problem = _ca_problem(ca)
         if problem:
-            c.add("caBundle", f"{problem}; give the cluster's certificateAuthority.data (base64 of the PEM CA)")
+            c.add(
+                "caBundle", f"{problem}; give the cluster's certificateAuthority.data (base64 of the PEM CA)"
+            )
     dns_raw = raw.get("clusterDNS")
     dns: list[str] = []
     if isinstance(dns_raw, str):
