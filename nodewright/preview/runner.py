@@ -25,7 +25,7 @@ from pulumi.runtime import settings as pulumi_settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from nodewright import reader
+from nodewright import reader, redact
 from nodewright.errors import InputError
 from nodewright.preview.mocks import (
     CapturingMonitor,
@@ -129,6 +129,7 @@ def load_stack(
         if isinstance(value, Mapping) and set(value) == {"secure"}:
             config[full] = SECURE_PLACEHOLDER.format(key=full)
             secret.add(full)
+            redact.mark_secret(str(value["secure"]))
         else:
             config[full] = _flatten_value(value)
     return StackConfig(

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nodewright import labels as L
+from nodewright import redact
 from nodewright.api import EC2NodeClass, NodePool
 from nodewright.errors import Collector, clip
 from nodewright.userdata.options import (
@@ -169,6 +170,7 @@ def cluster_info_from_mapping(raw: Any, *, file: str, at: str = "") -> ClusterIn
                 "%s:%s: unknown cluster-info key ignored (known: %s)", file, key, ", ".join(INFO_KEYS)
             )
     c.raise_if_any()
+    redact.mark_secret(raw.get("caBundle"))
     info = ClusterInfo(
         name=str(raw["clusterName"]),
         endpoint=str(raw["clusterEndpoint"]),
