@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from itertools import accumulate
+import sys
 from pathlib import Path
 from typing import Any, Final
 
@@ -95,17 +95,55 @@ def read_text(path: str | Path, *, max_bytes: int = MAX_BYTES) -> str:
 # ---------------------------------------------------------------------------------------------
 # JSON
 
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]")
-_DELTA = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+def _stack_depth() -> int:
+    frame: Any = sys._getframe()
+    depth = 0
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return depth
 
 
-def _bracket_depth(text: str) -> int:
-    """The deepest bracket nesting of JSON-like text (strings ignored), at C speed."""
-    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)) if "[" in text or "{" in text else ""
-    if len(brackets) <= MAX_DEPTH:
-        return len(brackets)
-    return max(accumulate(map(_DELTA.__getitem__, brackets)), default=0)
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether ``data`` nests deeper than ``limit`` (iterative: never recurses itself)."""
+    stack = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values() if isinstance(v, dict | list))
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node if isinstance(v, dict | list))
+    return False
+
+
+def _json_loads(text: str) -> Any:
+    """``json.loads`` refusing nesting deeper than MAX_DEPTH. On CPython 3.11 the C decoder counts
+    its nesting against the recursion limit, so lowering the limit for the call bounds the depth at
+    no cost; newer interpreters count C recursion separately, so the result is walked instead."""
+    kwargs: dict[str, Any] = {
+        "parse_int": _json_int,
+        "parse_float": _json_float,
+        "parse_constant": _json_constant,
+    }
+    if sys.version_info < (3, 12):
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(_stack_depth() + MAX_DEPTH + 20)
+        try:
+            return json.loads(text, **kwargs)
+        except RecursionError:
+            raise _Refused(f"nesting deeper than {MAX_DEPTH} levels") from None
+        finally:
+            sys.setrecursionlimit(old)
+    try:
+        data = json.loads(text, **kwargs)
+    except RecursionError:
+        raise _Refused(f"nesting deeper than {MAX_DEPTH} levels") from None
+    if _deeper_than(data, MAX_DEPTH):
+        raise _Refused(f"nesting deeper than {MAX_DEPTH} levels")
+    return data
 
 
 def _line_col(text: str, offset: int) -> str:
@@ -134,10 +172,8 @@ def _json_constant(s: str) -> Any:
 def load_json(text: str, *, file: str) -> Any:
     """One JSON document, within the limits, or a located error."""
     _check_size(text, file)
-    if _bracket_depth(text) > MAX_DEPTH:
-        raise InputError(f"nesting deeper than {MAX_DEPTH} levels; refusing the document", file=file)
     try:
-        return json.loads(text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
+        return _json_loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=file
@@ -145,7 +181,7 @@ def load_json(text: str, *, file: str) -> Any:
     except _Refused as exc:
         at = text.find(exc.literal) if exc.literal else -1
         where = f" at {_line_col(text, at)}" if at >= 0 else ""
-        raise InputError(f"invalid JSON{where}: {exc.message}", file=file) from None
+        raise InputError(f"refusing the JSON{where}: {exc.message}", file=file) from None
     except (RecursionError, ValueError) as exc:
         raise InputError(f"invalid JSON: {clip(str(exc), 120)}", file=file) from None
 
