@@ -431,8 +431,9 @@ def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any]]:
     if isinstance(cluster, str | Path):
         from nodewright.api.loading import load_objects
 
-        objs = load_objects([cluster])
-        return list(objs.nodeclaims), list(objs.nodepools), list(objs.nodeclasses)
+        # claims are read from their raw mappings (robust to any shape): never built as models
+        objs = load_objects([cluster], kinds=("NodePool", "EC2NodeClass"), raw_kinds=("NodeClaim",))
+        return list(objs.raw.get("NodeClaim", [])), list(objs.nodepools), list(objs.nodeclasses)
     return (
         list(getattr(cluster, "nodeclaims", ()) or ()),
         list(getattr(cluster, "nodepools", ()) or ()),
