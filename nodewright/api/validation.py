@@ -61,6 +61,17 @@ def _known_label_keys() -> list[str]:
     return sorted(labels.WELL_KNOWN_LABELS | labels.K8S_WELL_KNOWN_LABELS)
 
 
+def is_quantity(value: Any) -> bool:
+    """Whether ``value`` parses as a quantity (what :func:`check_quantity` accepts)."""
+    from nodewright.algebra.quantity import parse_quantity
+
+    try:
+        parse_quantity(value)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
 def check_quantity(c: Collector, path: str, value: Any) -> None:
     from nodewright.algebra.quantity import parse_quantity
 
@@ -378,7 +389,8 @@ def validate_pod(pod: Pod, c: Collector) -> None:
         for i, ctr in enumerate(containers):
             for part, mapping in (("requests", ctr.resources.requests), ("limits", ctr.resources.limits)):
                 for key, value in sorted(mapping.items()):
-                    check_quantity(c, at(f"spec.{group}[{i}].resources.{part}.{key}"), value)
+                    if not is_quantity(value):  # the path is built only for a bad value
+                        check_quantity(c, at(f"spec.{group}[{i}].resources.{part}.{key}"), value)
     for key, value in sorted(pod.spec.overhead.items()):
         check_quantity(c, at(f"spec.overhead.{key}"), value)
 
