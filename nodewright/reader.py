@@ -307,6 +307,43 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 
+class _EmbeddedLoader(_BaseLoader):  # type: ignore[misc]
+    """For YAML embedded in other documents (user data): PyYAML's safe semantics (a repeated key
+    keeps the last value, as before), numbers bounded, C speed."""
+
+
+_EmbeddedLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_EmbeddedLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+
+
+class LimitError(yaml.YAMLError):
+    """An embedded YAML document over a limit (size, depth, aliases): a :class:`yaml.YAMLError`,
+    so callers that report invalid embedded YAML report this too."""
+
+
+def safe_load_all(text: str) -> list[Any]:
+    """``yaml.safe_load_all`` within the limits, for YAML embedded in user data (NodeConfig,
+    cloud-config, OSC files). Raises :class:`yaml.YAMLError` (limits included), never anything else."""
+    if len(text) > MAX_BYTES:
+        raise LimitError(f"larger than {MAX_BYTES // (1024 * 1024)} MiB")
+    try:
+        if _needs_scan(text):
+            _scan_events(text)
+        return list(yaml.load_all(text, Loader=_EmbeddedLoader))
+    except _Refused as exc:
+        raise LimitError(exc.message) from None
+    except (RecursionError, ValueError, TypeError) as exc:
+        raise LimitError(clip(str(exc), 120)) from None
+
+
+def safe_load(text: str) -> Any:
+    """``yaml.safe_load`` within the limits (see :func:`safe_load_all`); the first document."""
+    docs = safe_load_all(text)
+    if len(docs) > 1:
+        raise LimitError("expected a single document, found several")
+    return docs[0] if docs else None
+
+
 def _yaml_error(exc: yaml.YAMLError, file: str) -> InputError:
     mark = getattr(exc, "problem_mark", None)
     where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""

@@ -37,7 +37,7 @@ from typing import Any, Final
 
 import yaml
 
-from nodewright import redact
+from nodewright import reader, redact
 
 NODECONFIG_CONTENT_TYPE: Final = "application/node.eks.aws"
 _LABELS_FLAG: Final = re.compile(r"""--node-labels(?:=|\s+)\\?["']?([^\s"'\\]+)""")
@@ -128,7 +128,7 @@ def _mime_parts(text: str) -> Iterator[tuple[str, str]] | None:
 
 def _nodeconfig(acc: _Acc, text: str) -> bool:
     try:
-        docs = [d for d in yaml.safe_load_all(text) if isinstance(d, Mapping)]
+        docs = [d for d in reader.safe_load_all(text) if isinstance(d, Mapping)]
     except yaml.YAMLError:
         return False
     if not docs or not any(d.get("kind") == "NodeConfig" for d in docs):
