@@ -14,6 +14,7 @@ type, a key dropped), and runs the command. Whatever the input:
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -147,7 +148,7 @@ def _check(result: Any) -> None:
 
 
 FAST = settings(
-    max_examples=25,
+    max_examples=int(os.environ.get("NODEWRIGHT_FUZZ_EXAMPLES", "25")),
     deadline=15_000,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     derandomize=True,

@@ -7,6 +7,7 @@ can name the exact place: ``error: <file>:<path>: <what is wrong>``.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,9 +89,29 @@ def documents_from_text(text: str, *, file: str) -> list[Document]:
     return docs
 
 
+_PARSED: dict[tuple[str, bytes], list[Document]] = {}
+_PARSED_MAX = 4
+
+
+def _documents_of_file(path: str | Path) -> list[Document]:
+    """The documents of one file, parsed once per process for the same bytes (a preview reads the
+    cluster state for health, drift and the program: a big file is decoded once). Bodies are shared:
+    readers never mutate them (copies are made where a body is changed)."""
+    text = read_text(path)
+    key = (str(path), hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+    cached = _PARSED.get(key)
+    if cached is None:
+        cached = documents_from_text(text, file=str(path))
+        if len(text) > 1 << 20:  # only big files are worth keeping
+            while len(_PARSED) >= _PARSED_MAX:
+                _PARSED.pop(next(iter(_PARSED)))
+            _PARSED[key] = cached
+    return list(cached)
+
+
 def load_documents(paths: Iterable[str | Path]) -> list[Document]:
     """Read every file in order; documents keep file order then document order."""
     docs: list[Document] = []
     for p in paths:
-        docs.extend(documents_from_text(read_text(p), file=str(p)))
+        docs.extend(_documents_of_file(p))
     return docs
