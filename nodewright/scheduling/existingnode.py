@@ -283,6 +283,7 @@ class FitIndex:
 
     def __init__(self, nodes: Sequence[ExistingNode]) -> None:
         self.nodes = nodes
+        self.count = len(nodes)
         self.dims = tuple(sorted({k for n in nodes for k in n.remaining}))
         self._dimset = frozenset(self.dims)
         self._none = (-1,) * len(self.dims)
@@ -326,7 +327,7 @@ class FitIndex:
         stack = [(1, 0, size)]
         while stack:
             node, nlo, nhi = stack.pop()
-            if nhi <= lo or not all(map(le, req, tree[node])):
+            if nhi <= lo or nlo >= self.count or not all(map(le, req, tree[node])):
                 continue
             if node >= size:
                 return node - size
