@@ -21,6 +21,7 @@ import yaml
 
 from components import families
 from nodewright import labels
+from nodewright.api import validation
 from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodePool
@@ -227,17 +228,27 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
 # -- documents -----------------------------------------------------------------------------------
 
 
+# Karpenter's rules the program cannot run without (requirements, quantities): errors, located.
+# The other rules (labels, taints, IMDS, ...) are the policy pack's to report as violations.
+_BLOCKING = (".requirements[", ".kubelet.", ".limits", ".resources", ".blockDeviceMappings[")
+
+
 def _check_shapes(docs: Sequence[Document]) -> None:
-    """Every NodePool/EC2NodeClass has the shape of its model (a located error otherwise); the
-    semantic rules are left to the policy pack, which reports them as violations."""
+    """Every NodePool/EC2NodeClass has the shape of its model and values the program can compute
+    with (requirements, quantities): a located error otherwise."""
     problems: list[Problem] = []
     for d in docs:
         model = {"NodePool": NodePool, "EC2NodeClass": EC2NodeClass}.get(d.kind)
-        if model is not None:
-            try:
-                build(d, model)
-            except InputErrors as exc:
-                problems.extend(exc.problems)
+        if model is None:
+            continue
+        try:
+            obj: Any = build(d, model)
+        except InputErrors as exc:
+            problems.extend(exc.problems)
+            continue
+        c = Collector(d.file)
+        (validation.validate_nodepool if d.kind == "NodePool" else validation.validate_ec2nodeclass)(obj, c)
+        problems.extend(p for p in c.problems if any(part in f".{p.path}" for part in _BLOCKING))
     if problems:
         raise InputErrors(problems)
 

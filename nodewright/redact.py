@@ -104,9 +104,17 @@ DETECTORS: Final[tuple[Detector, ...]] = (
     _d(
         "cluster CA bundle",
         r"(?:certificateAuthority[\"']?:\s*|cluster-certificate[\"']?\s*=\s*|--b64-cluster-ca[\s=]+"
-        r"|-Base64ClusterCA\s+|caBundle[\"']?:\s*|certificate-authority-data[\"']?:\s*)[\"']?"
+        r"|-Base64ClusterCA\s+)[\"']?"
         rf"(?P<s>{B64_WRAPPED})",
-        r"(?i)certificate|cluster-?ca|cabundle",
+        r"certificate|cluster-?ca|ClusterCA",
+        credential=False,
+    ),
+    # config keys holding a CA bundle; the value must look like one (not the word in a message)
+    _d(
+        "cluster CA bundle",
+        r"(?:caBundle|certificate-authority-data)[\"']?:\s*[\"']?"
+        rf"(?P<s>(?={_B64}{{12}}){B64_WRAPPED})",
+        r"caBundle|certificate-authority-data",
         credential=False,
     ),
 )
