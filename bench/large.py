@@ -62,7 +62,7 @@ def _project(d: Path) -> None:
     dev = dev.replace(
         "stacks/osc/provision-node-init.yaml", str(repo / "stacks/osc/provision-node-init.yaml")
     )
-    dev = dev.replace("stacks/cluster.json", str(d / "cluster.json"))
+    dev = dev.replace("stacks/examples/cluster.json", str(d / "cluster.json"))
     (project / "Pulumi.big.yaml").write_text(dev)
 
 

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from components.plan import ClaimPlan
+from components.outputs import output_map
 from nodewright import labels
 from nodewright.policy.resources import NODECLAIM_TAG
+from nodewright.stack import ClaimPlan
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,7 +61,9 @@ class Capacity(pulumi.ComponentResource):
                 launch_template=aws.ec2.InstanceLaunchTemplateArgs(id=lt.id, version="$Latest"),
                 instance_market_options=market,
                 metadata_options=aws.ec2.InstanceMetadataOptionsArgs(
-                    http_tokens="required", http_endpoint="enabled", http_put_response_hop_limit=1
+                    http_tokens=claim.metadata_options.get("httpTokens"),
+                    http_endpoint=claim.metadata_options.get("httpEndpoint"),
+                    http_put_response_hop_limit=claim.metadata_options.get("httpPutResponseHopLimit"),
                 ),
                 tags={
                     "Name": f"{args.cluster_name}-{claim.name}",
@@ -72,7 +75,5 @@ class Capacity(pulumi.ComponentResource):
                 },
                 opts=pulumi.ResourceOptions(parent=self),
             )
-        self.instance_ids = pulumi.Output.all(**{k: v.id for k, v in self.instances.items()}).apply(
-            lambda ids: dict(sorted(ids.items()))
-        )
+        self.instance_ids = output_map({k: v.id for k, v in self.instances.items()})
         self.register_outputs({"instanceIds": self.instance_ids})

@@ -19,9 +19,11 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.plan import LaunchTemplatePlan, NodeClassPlan
+from components.outputs import output_map
 from nodewright import labels
 from nodewright.policy.resources import AMI_FAMILY_TAG
+from nodewright.stack import LaunchTemplatePlan, NodeClassPlan
+from nodewright.stack.ami import volume_size_gib
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,23 +40,13 @@ def _b64(text: str) -> str:
     return base64.b64encode(text.encode("utf-8")).decode("ascii")
 
 
-def _size_gib(value: Any) -> int | None:
-    if value is None:
-        return None
-    s = str(value)
-    for suffix, factor in (("Ti", 1024), ("Gi", 1), ("G", 1)):
-        if s.endswith(suffix):
-            return int(float(s[: -len(suffix)]) * factor)
-    return int(float(s) / 2**30) if s.isdigit() else None
-
-
 def _block_device(bdm: Mapping[str, Any]) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs:
     ebs = bdm.get("ebs") or {}
     enc = ebs.get("encrypted")
     return aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
         device_name=str(bdm.get("deviceName")),
         ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
-            volume_size=_size_gib(ebs.get("volumeSize")),
+            volume_size=volume_size_gib(ebs.get("volumeSize")),
             volume_type=ebs.get("volumeType"),
             iops=ebs.get("iops"),
             throughput=ebs.get("throughput"),
@@ -98,6 +90,16 @@ class NodeClass(pulumi.ComponentResource):
                 "amiFamily": plan.family,
                 "amiAlias": plan.ami.alias or "",
                 "launchTemplates": [lt.key for lt in plan.launch_templates],
+                # What each launch template is for (the PR comment groups templates that differ only here).
+                "launchTemplateGroups": [
+                    {
+                        "resource": f"{name}-{lt.key}",
+                        "nodePool": lt.nodepool,
+                        "maxPods": lt.max_pods,
+                        "capacityType": lt.capacity_type,
+                    }
+                    for lt in plan.launch_templates
+                ],
             },
             opts,
         )
@@ -109,9 +111,7 @@ class NodeClass(pulumi.ComponentResource):
         if args.create_launch_templates:
             for lt in plan.launch_templates:
                 self.launch_templates[lt.key] = self._launch_template(name, lt, plan, args, child)
-        self.launch_template_ids = pulumi.Output.all(
-            **{k: v.id for k, v in self.launch_templates.items()}
-        ).apply(lambda ids: dict(sorted(ids.items())))
+        self.launch_template_ids = output_map({k: v.id for k, v in self.launch_templates.items()})
         if args.create_crd_object:
             body_spec = dict(spec)
             if body_spec.get("userData"):

@@ -383,12 +383,42 @@ def parse_text(text: str, *, file: str) -> list[Any]:
         except InputError as json_error:
             if "nesting deeper" in json_error.message or "out of range" in json_error.message:
                 raise
+            if "Extra data" in json_error.message:
+                several = _concatenated_json(text)
+                if several is not None:
+                    return several
             # YAML is a superset of JSON; a flow-style YAML file may still parse.
             try:
                 return load_yaml_all(text, file=file)
             except InputError:
                 raise json_error from None
     return load_yaml_all(text, file=file)
+
+
+def _concatenated_json(text: str) -> list[Any] | None:
+    """Several JSON values one after another (``kubectl cluster-info dump``), each within the
+    limits, or None when the text is not that."""
+    decoder = json.JSONDecoder(parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
+    out: list[Any] = []
+    pos = 0
+    old = sys.getrecursionlimit()
+    if sys.version_info < (3, 12):
+        sys.setrecursionlimit(_stack_depth() + MAX_DEPTH + 20)
+    try:
+        while True:
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+            if pos >= len(text):
+                break
+            value, pos = decoder.raw_decode(text, pos)
+            out.append(value)
+    except (json.JSONDecodeError, _Refused, RecursionError, ValueError):
+        return None
+    finally:
+        sys.setrecursionlimit(old)
+    if sys.version_info >= (3, 12) and any(_deeper_than(v, MAX_DEPTH) for v in out):
+        return None
+    return out
 
 
 def load_file(path: str | Path) -> list[Any]:

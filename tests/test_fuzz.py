@@ -57,7 +57,7 @@ DEEP = "a: " + "[" * 1000 + "]" * 1000 + "\n"
 
 
 def _cluster_seed() -> str:
-    doc = json.loads((REPO / "stacks/cluster.json").read_text())
+    doc = json.loads((REPO / "stacks/examples/cluster.json").read_text())
     kinds: dict[str, int] = {}
     items = []
     for item in doc["items"]:  # a few of each kind keeps every example fast
@@ -218,7 +218,7 @@ def test_preview_survives_hostile_stacks(tmp_path: Path) -> None:
     base = (REPO / "stacks/Pulumi.dev.yaml").read_text()
     for rel in ("stacks/nodeclasses.yaml", "stacks/osc/provision-node-init.yaml"):
         base = base.replace(rel, str(REPO / rel))
-    base = base.replace("stacks/cluster.json", str(REPO / "stacks/cluster.json"))
+    base = base.replace("stacks/examples/cluster.json", str(REPO / "stacks/examples/cluster.json"))
 
     @settings(FAST, max_examples=6)
     @given(pools=mutated(SEEDS["nodepools"]), which=st.sampled_from(["pools", "stack"]))

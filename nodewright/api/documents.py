@@ -1,17 +1,22 @@
 """Reading user files into Kubernetes-style documents, with a JSON path for every object.
 
-A file may be YAML (one or many documents) or JSON; a ``kind: List`` is unpacked. Each object
-keeps its origin (file and path such as ``documents[1]`` or ``items[3]``) so every later error
+A file may be YAML (one or many documents) or JSON (one document, or several concatenated as
+``kubectl cluster-info dump`` prints them); a ``kind: List`` and the API's typed lists
+(``NodeList``, ``PodList``, ...) are unpacked, an item without ``kind``/``apiVersion`` taking them
+from its list. A path may be a directory (its ``*.json``/``*.yaml``/``*.yml`` files, recursively,
+in sorted order, e.g. ``kubectl cluster-info dump --output-directory``) or ``-`` for standard
+input. Each object keeps its origin (file and path such as ``documents[1]`` or ``items[3]``) so every later error
 can name the exact place: ``error: <file>:<path>: <what is wrong>``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from nodewright import reader
 from nodewright.errors import InputError
@@ -48,12 +53,46 @@ class Document:
 
 
 def parse_text(text: str, *, file: str) -> list[Any]:
-    """Parse JSON or (multi-document) YAML text into raw documents (:mod:`nodewright.reader`)."""
+    """Parse JSON (one value, or several one after another) or (multi-document) YAML text into raw
+    documents, within :mod:`nodewright.reader`'s limits; None documents dropped."""
     return reader.parse_text(text, file=file)
 
 
+STDIN: Final = "-"
+_stdin_cache: list[str] = []
+SUFFIXES: Final = (".json", ".yaml", ".yml")
+
+
+def read_stdin() -> str:
+    """Standard input, read once per process (several readers may ask for ``-``)."""
+    if not _stdin_cache:
+        _stdin_cache.append(sys.stdin.read())
+    return _stdin_cache[0]
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[str | Path]:
+    """Paths with every directory replaced by its YAML/JSON files (recursive, sorted); ``-`` kept."""
+    out: list[str | Path] = []
+    for p in paths:
+        if str(p) != STDIN and Path(p).is_dir():
+            found = sorted(f for f in Path(p).rglob("*") if f.is_file() and f.suffix in SUFFIXES)
+            if not found:
+                raise InputError("directory holds no .json/.yaml/.yml file", file=str(p))
+            out.extend(found)
+        else:
+            out.append(p)
+    return out
+
+
 def read_text(path: str | Path) -> str:
-    """The UTF-8 text of a user file, within :mod:`nodewright.reader`'s limits."""
+    """The UTF-8 text of a user file (``-``: standard input), within :mod:`nodewright.reader`'s limits."""
+    if str(path) == STDIN:
+        text = read_stdin()
+        if len(text) > reader.MAX_BYTES:
+            raise InputError(
+                f"input larger than {reader.MAX_BYTES // (1024 * 1024)} MiB; refusing to read it", file=STDIN
+            )
+        return text
     return reader.read_text(path)
 
 
@@ -64,12 +103,17 @@ def _unpack(raw: Any, *, file: str, path: str) -> Iterator[Document]:
             file=file,
             path=path,
         )
-    if raw.get("kind") == "List" or (str(raw.get("kind", "")).endswith("List") and "items" in raw):
+    list_kind = str(raw.get("kind", ""))
+    if list_kind == "List" or (list_kind.endswith("List") and "items" in raw):
         items = raw.get("items") or []
         if not isinstance(items, list):
             raise InputError("items must be a list", file=file, path=f"{path}.items" if path else "items")
+        # A typed list (NodeList, PodList, ...) as the API returns it: its items carry no kind.
+        item_kind = list_kind[: -len("List")] if list_kind != "List" else ""
         for i, item in enumerate(items):
             sub = f"{path}.items[{i}]" if path else f"items[{i}]"
+            if item_kind and isinstance(item, Mapping) and not item.get("kind"):
+                item = {"kind": item_kind, "apiVersion": raw.get("apiVersion", ""), **item}
             yield from _unpack(item, file=file, path=sub)
         return
     yield Document(file=file, path=path, body=raw)
@@ -110,8 +154,11 @@ def _documents_of_file(path: str | Path) -> list[Document]:
 
 
 def load_documents(paths: Iterable[str | Path]) -> list[Document]:
-    """Read every file in order; documents keep file order then document order."""
+    """Read every file in order; documents keep file order then document order.
+
+    A directory stands for its YAML/JSON files and ``-`` for standard input (:func:`expand_paths`).
+    """
     docs: list[Document] = []
-    for p in paths:
+    for p in expand_paths(paths):
         docs.extend(_documents_of_file(p))
     return docs

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from nodewright import __version__
-from nodewright.cli import catalog, drift, hashes, health, plan, preview, render, validate
+from nodewright.cli import catalog, cluster, drift, hashes, health, plan, preview, render, validate
 
 
 class _Main(click.Group):
@@ -50,5 +50,5 @@ def main() -> None:
     """Karpenter NodePools, EC2NodeClasses and node bootstrap from Git, as real infrastructure."""
 
 
-for _module in (catalog, plan, hashes, drift, render, preview, health, validate):
+for _module in (catalog, plan, hashes, drift, render, preview, health, validate, cluster):
     main.add_command(_module.command)

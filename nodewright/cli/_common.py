@@ -8,12 +8,13 @@ import gc
 import logging
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 from typing import Any, ParamSpec, TypeVar
 
 import click
 
 from nodewright import reader, redact
-from nodewright.errors import NodewrightError, clip
+from nodewright.errors import InputError, NodewrightError, clip
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -32,6 +33,8 @@ def _setup_logging() -> None:
         log.addHandler(_StderrHandler())
     log.setLevel(logging.WARNING)
     log.propagate = False
+    # A host that ran logging.config.dictConfig (import-linter does) disables existing loggers.
+    log.disabled = False
 
 
 def output_option(
@@ -48,10 +51,64 @@ def output_option(
     )
 
 
+INPUT_PATH = click.Path(allow_dash=True)
+"""An input: a YAML/JSON file, a directory of them, or ``-`` for standard input."""
+
+
 def files_option(help: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """The repeatable ``-f/--filename`` option (YAML or JSON input files), as ``files``."""
+    """The repeatable ``-f/--filename`` option (YAML/JSON file, directory or ``-``), as ``files``."""
+    return click.option("-f", "--filename", "files", multiple=True, required=True, type=INPUT_PATH, help=help)
+
+
+CLUSTER_HELP = (
+    "Cluster state: `nodewright cluster snapshot` output or kubectl lists (List, NodeList, PodList...); "
+    "a file, a directory of them, or - for stdin."
+)
+
+
+def time_option(name: str, value: str | None) -> datetime | None:
+    """An RFC 3339 option value as an aware datetime; a usage-style one-line error otherwise."""
+    if value is None:
+        return None
+    from nodewright.drift.detect import parse_time
+
+    when = parse_time(value)
+    if when is None:
+        raise InputError(
+            f"{name} {value!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
+        )
+    return when
+
+
+def cluster_option(param: str = "cluster") -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """The required ``--cluster`` option (file, directory or ``-``)."""
+    return click.option("--cluster", param, required=True, type=INPUT_PATH, help=CLUSTER_HELP)
+
+
+def _select_release(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from nodewright import crd
+
+    try:
+        return crd.select(value).version if value is not None else crd.selected().version
+    except NodewrightError as exc:
+        raise click.BadParameter(
+            f"unsupported Karpenter version {value!r}; supported: {', '.join(crd.supported_versions())}"
+        ) from exc
+
+
+def karpenter_version_option() -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """``--karpenter-version``: the Karpenter release whose CRDs validate and default the objects
+    (and whose hash versions apply); see README "Karpenter releases". Not passed to the command."""
+    from nodewright import crd
+
     return click.option(
-        "-f", "--filename", "files", multiple=True, required=True, type=click.Path(dir_okay=False), help=help
+        "--karpenter-version",
+        default=None,
+        expose_value=False,
+        is_eager=True,
+        callback=_select_release,
+        help=f"Karpenter release to validate against (default {crd.DEFAULT_VERSION}; supported: "
+        f"{', '.join(crd.supported_versions())}).",
     )
 
 
@@ -158,20 +215,3 @@ def emit(
         click.echo(table())
     else:
         click.echo(dump_json(data))
-
-
-def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A plain aligned text table (kubectl style)."""
-    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["   ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
-    return "\n".join(lines)
-
-
-def format_markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    def esc(v: Any) -> str:
-        return ("" if v is None else str(v)).replace("|", "\\|").replace("\n", " ")
-
-    out = ["| " + " | ".join(esc(h) for h in headers) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
-    return "\n".join(out)

@@ -9,11 +9,19 @@ from datetime import datetime
 
 import click
 
-from nodewright.cli._common import emit, format_markdown_table, format_table, handle_errors, output_option
+from nodewright.cli._common import (
+    INPUT_PATH,
+    cluster_option,
+    emit,
+    handle_errors,
+    karpenter_version_option,
+    output_option,
+)
 from nodewright.drift.detect import parse_time
-from nodewright.drift.inputs import of_kind, read_documents
+from nodewright.drift.inputs import read_kind
 from nodewright.errors import InputError
 from nodewright.health import HealthReport, nodepool_health, render_prometheus
+from nodewright.tables import format_markdown_table, format_table
 
 
 def _rows(report: HealthReport) -> list[list[object]]:
@@ -47,19 +55,18 @@ _HEADERS = [
 
 
 @click.command("health")
-@click.option(
-    "--cluster", required=True, type=click.Path(dir_okay=False), help="Cluster state (kubectl List JSON)."
-)
+@cluster_option()
 @click.option(
     "-f",
     "--filename",
     "files",
     multiple=True,
-    type=click.Path(dir_okay=False),
+    type=INPUT_PATH,
     help="EC2NodeClass files whose generation/uid the cluster state does not list (repeatable).",
 )
 @click.option("--now", default=None, help="Evaluation time (RFC 3339); default: the current time.")
 @output_option(("table", "json", "yaml", "markdown", "prometheus"))
+@karpenter_version_option()
 @handle_errors
 def command(cluster: str, files: tuple[str, ...], now: str | None, output: str) -> None:
     """Show per NodePool the NodeRegistrationHealthy condition, its buffer, verified NodeClasses and pending pods."""
@@ -70,7 +77,7 @@ def command(cluster: str, files: tuple[str, ...], now: str | None, output: str) 
             raise InputError(
                 f"--now {now!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
             )
-    nodeclasses = of_kind(read_documents(files), "EC2NodeClass") if files else []
+    nodeclasses = read_kind(files, "EC2NodeClass") if files else []
     report = nodepool_health(cluster, now=when, nodeclasses=nodeclasses)
     if output == "prometheus":
         click.echo(render_prometheus(report), nl=False)

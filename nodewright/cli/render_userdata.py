@@ -1,7 +1,7 @@
 """`nodewright render userdata` (see docs/cli.md): the user data a NodeClass produces.
 
 Thin: load the EC2NodeClass, the NodePool and the cluster facts, find the instance type's pod
-count in the catalog when ``spec.kubelet.maxPods`` is unset, call :func:`nodewright.userdata.render`.
+count in the catalog when ``spec.kubelet.maxPods`` is unset, call :func:`nodewright.userdata.dispatch`.
 ``-o raw`` prints the user data byte for byte (it contains the CA bundle: that is the point);
 ``-o json`` describes it with the CA bundle replaced by ``[secret]``.
 """
@@ -15,11 +15,11 @@ import click
 
 from nodewright.api import load_objects
 from nodewright.api.documents import parse_text, read_text
-from nodewright.cli._common import echo_secret, emit, handle_errors, output_option
+from nodewright.cli._common import echo_secret, emit, handle_errors, karpenter_version_option, output_option
 from nodewright.errors import InputError
 from nodewright.userdata import UserDataError, effective_kubelet, render
+from nodewright.userdata.dispatch import MAX_BYTES, WARN_BYTES
 from nodewright.userdata.launch import cluster_info_from_mapping, launch_options
-from nodewright.userdata.render import MAX_BYTES, WARN_BYTES
 
 log = logging.getLogger("nodewright")
 
@@ -78,6 +78,7 @@ def _pick(kind: str, option: str, *, items: list[Any], file: str, name: str | No
 )
 @click.option("--nodepool-name", default=None, help="Which NodePool, when the file holds several.")
 @output_option(("raw", "json"), default="raw")
+@karpenter_version_option()
 @handle_errors
 def command(
     nodeclass_file: str,
@@ -134,9 +135,9 @@ def _instance_types(requested: tuple[str, ...], *, catalog: str, nodeclass: Any)
     """The requested instance types in order, ``all`` expanded to the catalog's, duplicates dropped."""
     if "all" not in requested:
         return list(dict.fromkeys(requested))
-    from nodewright.catalog import load_catalog
+    from nodewright.userdata import nodeclass_catalog
 
-    names = load_catalog(catalog, nodeclass=nodeclass).names()
+    names = nodeclass_catalog(catalog, nodeclass).names()
     return list(dict.fromkeys([*(r for r in requested if r != "all"), *sorted(names)]))
 
 

@@ -29,14 +29,23 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from nodewright import labels
-from nodewright.drift.nodeclass_hash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
-from nodewright.drift.nodepool_hash import (
+from nodewright.algebra.requirements import (
+    ALLOW_UNDEFINED_WELL_KNOWN,
+    Requirement,
+    RequirementError,
+    Requirements,
+)
+from nodewright.catalog import load_catalog
+from nodewright.drift.inputs import as_documents, read_objects
+from nodewright.drift.nodeclasshash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
+from nodewright.drift.nodepoolhash import (
     NODEPOOL_HASH_VERSION,
     Origin,
     as_mapping,
     nodepool_template,
     template_hash,
 )
+from nodewright.drift.rollout import Rollout, budget_base, pool_budgets, rollout
 from nodewright.errors import InputError
 
 log = logging.getLogger("nodewright")
@@ -80,6 +89,7 @@ class PoolImpact:
     hash_before: str | None
     hash_after: str
     version: str = NODEPOOL_HASH_VERSION
+    rollout: Rollout | None = None
 
     @property
     def hash_changed(self) -> bool:
@@ -94,6 +104,7 @@ class PoolImpact:
             "reasons": dict(self.reasons),
             "hash": {"before": self.hash_before, "after": self.hash_after, "version": self.version},
             "hashChanged": self.hash_changed,
+            **({"rollout": self.rollout.as_dict()} if self.rollout is not None else {}),
         }
 
 
@@ -210,8 +221,6 @@ def _claim(obj: Any) -> _Claim:
 
 
 def _requirements(template: Mapping[str, Any], origin: Origin) -> Any:
-    from nodewright.algebra.requirements import RequirementError, Requirements
-
     spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
     raw = (spec or {}).get("requirements") or []
     reqs: list[_Req] = []
@@ -247,6 +256,8 @@ class _Pool:
     live_version: str | None
     requirements: Any = None
     claims: list[_Claim] = field(default_factory=list)
+    budgets: list[Mapping[str, Any]] = field(default_factory=list)
+    claim_bodies: list[Mapping[str, Any]] = field(default_factory=list)
 
 
 def _template_has_expire(template: Any) -> bool:
@@ -281,6 +292,7 @@ def _pools(nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode
             hash_after=template_hash(template, origin=origin, crd_defaults=apply_defaults),
             hash_before=live_ann.get(labels.NODEPOOL_HASH),
             live_version=live_ann.get(labels.NODEPOOL_HASH_VERSION),
+            budgets=pool_budgets(body.get("spec")),
         )
     for name, (body, obj, _) in live_by_name.items():
         if name in pools:
@@ -302,6 +314,7 @@ def _pools(nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode
             hash_after=after,
             hash_before=current,
             live_version=version,
+            budgets=pool_budgets(body.get("spec")),
         )
     return pools
 
@@ -383,8 +396,6 @@ def _static_drift(
 
 
 def _instance_type_drift(claim: _Claim, catalog: Any, now: datetime) -> str | None:
-    from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
-
     if claim.created is not None and now - claim.created <= INSTANCE_TYPE_CHECK_MIN_AGE:
         return None
     name = claim.labels.get(labels.INSTANCE_TYPE)
@@ -409,35 +420,24 @@ def _instance_type_drift(claim: _Claim, catalog: Any, now: datetime) -> str | No
     return f"instance type {name!r} has no offering compatible with the NodeClaim's zone and capacity type"
 
 
-def _load_catalog(spec: str) -> Any:
-    """``nodewright.catalog.load_catalog(spec)``, tolerating a catalog package without it."""
-    try:
-        import nodewright.catalog as catalog_pkg
-
-        loader: Any = getattr(catalog_pkg, "load_catalog", None)
-        if loader is None:
-            from nodewright.catalog import loader as loader_module
-
-            loader = loader_module.load_catalog
-    except ImportError as exc:
-        raise InputError(
-            "instance-type catalogs are not available in this build; run without --catalog", file=spec
-        ) from exc
-    return loader(spec)
-
-
-def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any]]:
-    """(nodeclaims, nodepools, nodeclasses) of a ClusterState-like object or a file path."""
+def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    """(nodeclaims, nodepools, nodeclasses, nodes) of a ClusterState-like object or a file path."""
     if isinstance(cluster, str | Path):
-        from nodewright.api.loading import load_objects
+        from nodewright.cluster import load_cluster
 
-        # claims are read from their raw mappings (robust to any shape): never built as models
-        objs = load_objects([cluster], kinds=("NodePool", "EC2NodeClass"), raw_kinds=("NodeClaim",))
-        return list(objs.raw.get("NodeClaim", [])), list(objs.nodepools), list(objs.nodeclasses)
+        # claims stay raw mappings (drift reads them robustly), pods are not read at all
+        cluster = load_cluster(cluster, kinds=("NodePool", "EC2NodeClass", "Node"), raw_nodeclaims=True)
+        return (
+            list(cluster.raw_nodeclaims),
+            list(cluster.nodepools),
+            list(cluster.nodeclasses),
+            list(cluster.nodes),
+        )
     return (
         list(getattr(cluster, "nodeclaims", ()) or ()),
         list(getattr(cluster, "nodepools", ()) or ()),
         list(getattr(cluster, "nodeclasses", ()) or ()),
+        list(getattr(cluster, "nodes", ()) or ()),
     )
 
 
@@ -449,6 +449,7 @@ def drift_impact(
     nodeclasses: Iterable[Any] = (),
     now: datetime | None = None,
     defaults: DefaultsMode = "auto",
+    at: datetime | None = None,
 ) -> DriftReport:
     """Which NodeClaims of ``cluster`` Karpenter marks Drifted once ``nodepools`` are applied.
 
@@ -459,11 +460,13 @@ def drift_impact(
     to skip the InstanceTypeNotFound check. Live NodePools absent from ``nodepools`` keep their
     live hash. ``defaults``: ``"auto"`` hashes a branch NodePool without ``expireAfter`` with the
     CRD default (720h) when the live copy shows the API server defaulted it; ``"always"``/``"never"``.
+    ``at``: when the rollout's scheduled disruption budgets are evaluated (None: they are left out,
+    see :func:`nodewright.drift.rollout.rollout`).
     """
     now = now or datetime.now(UTC)
     if isinstance(catalog, str):
-        catalog = _load_catalog(catalog)
-    claims_raw, live_pools, live_classes = _load_cluster(cluster)
+        catalog = load_catalog(catalog)
+    claims_raw, live_pools, live_classes, node_objs = _load_cluster(cluster)
     pools = _pools(list(nodepools), live_pools, defaults)
     class_hashes, notes = _nodeclass_hashes(list(nodeclasses), live_classes)
     drifted: list[DriftedNodeClaim] = []
@@ -475,6 +478,7 @@ def drift_impact(
             skipped.append((claim.name, f"NodePool {claim.pool or '<none>'} not found"))
             continue
         pool.claims.append(claim)
+        pool.claim_bodies.append(as_mapping(obj)[0])
         _restamp(
             claim,
             hash_key=labels.NODEPOOL_HASH,
@@ -511,6 +515,11 @@ def drift_impact(
                 )
             )
     drifted.sort(key=lambda d: (d.node_pool, d.node_claim, d.reason))
+    nodes_by_name = {
+        str(_meta(b).get("name", "")): b
+        for b in (as_mapping(n)[0] for n in node_objs)
+        if isinstance(b, Mapping)
+    }
     impacts = []
     for name in sorted(pools):
         p = pools[name]
@@ -518,6 +527,7 @@ def drift_impact(
         reasons: dict[str, int] = {}
         for d in mine:
             reasons[d.reason] = reasons.get(d.reason, 0) + 1
+        base, disrupting = budget_base(p.claim_bodies, nodes_by_name)
         impacts.append(
             PoolImpact(
                 name=name,
@@ -527,6 +537,7 @@ def drift_impact(
                 reasons=reasons,
                 hash_before=p.hash_before,
                 hash_after=p.hash_after,
+                rollout=rollout(p.budgets, drifted=len(mine), nodes=base, disrupting=disrupting, at=at),
             )
         )
     return DriftReport(
@@ -551,8 +562,6 @@ def _first_reason(
         return NODEPOOL_DRIFTED, (
             f"nodepool-hash {claim.annotations.get(labels.NODEPOOL_HASH)} != NodePool's {pool.hash_after}"
         )
-    from nodewright.algebra.requirements import Requirements
-
     if pool.requirements is None:
         pool.requirements = _requirements(pool.template, pool.origin)
     err = Requirements.from_labels(claim.labels).compatible(pool.requirements)
@@ -577,21 +586,25 @@ def _first_reason(
 
 def drift_impact_files(
     files: Iterable[str | Path],
-    cluster: str | Path,
+    cluster: Any,
     catalog: Any = None,
     *,
     now: datetime | None = None,
     defaults: DefaultsMode = "auto",
+    at: datetime | None = None,
 ) -> DriftReport:
-    """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file."""
-    from nodewright.drift.inputs import of_kind, read_documents
+    """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file.
 
-    docs = read_documents(files)
+    The files go through the one loading path (validated against the CRDs); NodePools are hashed
+    as the cluster stores them (defaulted), or as written with ``defaults="never"``.
+    """
+    objs = read_objects(files)
     return drift_impact(
-        of_kind(docs, "NodePool"),
+        as_documents(objs.nodepools, as_written=defaults == "never"),
         cluster,
         catalog,
-        nodeclasses=of_kind(docs, "EC2NodeClass"),
+        nodeclasses=as_documents(objs.nodeclasses),
         now=now,
         defaults=defaults,
+        at=at,
     )

@@ -1,72 +1,82 @@
-"""Reading NodePools and EC2NodeClasses for hashing and drift, as given (no CRD defaulting).
+"""Reading NodePools and EC2NodeClasses for hashing and drift, through the one loading path.
 
-Boundary: files -> raw :class:`~nodewright.api.documents.Document` objects by kind. Hashing works
-on what the user wrote (the lead's pydantic models fill CRD defaults, which the hash must not see
-unless asked), so these readers keep the raw bodies.
+Boundary: files -> :class:`~nodewright.api.documents.Document` objects by kind, after
+:func:`nodewright.api.loading.load_objects` validated every object of the files against the
+selected Karpenter release's CRDs. Each document's body is the object as the cluster stores it
+(CRD defaults applied: what Karpenter hashes) or, with ``as_written=True``, exactly as written.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any
 
-from nodewright.api.documents import Document, load_documents
-from nodewright.drift.nodepool_hash import NodePoolHash, hash_nodepool
+from nodewright import crd
+from nodewright.api.base import TopLevel
+from nodewright.api.documents import Document
+from nodewright.api.loading import Objects, load_objects
+from nodewright.drift.nodepoolhash import NodePoolHash, hash_nodepool
 from nodewright.errors import InputError, InputErrors, NodewrightError, Problem
 
-log = logging.getLogger("nodewright")
 
-KNOWN_KINDS: Final = frozenset(
-    {
-        "NodePool",
-        "EC2NodeClass",
-        "NodeClaim",
-        "Pod",
-        "Node",
-        "DaemonSet",
-        "PersistentVolumeClaim",
-        "PersistentVolume",
-        "StorageClass",
-        "CSINode",
-        "Secret",
-        "OperatingSystemConfig",
-    }
-)
+def as_documents(objs: Sequence[TopLevel], *, as_written: bool = False) -> list[Document]:
+    """Validated objects back as documents: stored (defaulted) bodies, or as written."""
+    out: list[Document] = []
+    for obj in objs:
+        body = obj.written_body if as_written else obj.stored_body
+        if body is None:
+            body = obj.to_k8s()
+        out.append(Document(file=obj.origin_file, path=obj.origin_path(), body=body))
+    return out
 
 
-def read_documents(paths: Iterable[str | Path]) -> list[Document]:
-    """Every document of the files; unknown kinds are dropped with a warning."""
-    docs = []
-    for doc in load_documents(paths):
-        if doc.kind not in KNOWN_KINDS:
-            log.warning("%s:%s: kind %r is not used here; ignored", doc.file, doc.path or "<root>", doc.kind)
-            continue
-        docs.append(doc)
-    return docs
+def read_objects(paths: Iterable[str | Path]) -> Objects:
+    """Every object of the files, validated (the one loading path)."""
+    return load_objects(paths)
 
 
-def of_kind(docs: Iterable[Document], kind: str) -> list[Document]:
-    return [d for d in docs if d.kind == kind]
+def read_kind(paths: Iterable[str | Path], kind: str, *, as_written: bool = False) -> list[Document]:
+    """The validated NodePools or EC2NodeClasses of the files, as documents."""
+    objs = read_objects(paths)
+    items: Sequence[TopLevel] = objs.nodepools if kind == "NodePool" else objs.nodeclasses
+    return as_documents(items, as_written=as_written)
 
 
-def hash_documents(paths: Iterable[str | Path], *, crd_defaults: bool = False) -> list[NodePoolHash]:
+def defaulted_nodepool_hash(body: Mapping[str, Any], *, file: str = "<input>", path: str = "") -> str:
+    """The hash Karpenter stamps on ``body``: of the NodePool as the cluster stores it (validated by
+    the selected release's CRD, defaults applied). Raises InputErrors when the cluster would reject it."""
+    admitted = crd.admit_object(body, kind="NodePool", file=file, path=path, runtime=False)
+    if not admitted.ok:
+        raise InputErrors(admitted.problems)
+    return hash_nodepool(Document(file=file, path=path, body=admitted.body)).hash
+
+
+def hash_documents(
+    paths: Iterable[str | Path], *, as_written: bool = False, crd_defaults: bool | None = None
+) -> list[NodePoolHash]:
     """``nodewright hash``: the hash of every NodePool in the files, in file order.
 
-    Every bad NodePool is reported (one line each), not just the first.
+    By default the hash of the object as the cluster stores it (CRD defaults applied), which is
+    what Karpenter stamps; ``as_written=True`` hashes the file's text as is. ``crd_defaults`` is
+    the old spelling (True = the default now; False = as written). Every bad object is reported.
     """
-    docs = of_kind(read_documents(paths), "NodePool")
+    paths = list(paths)
+    if crd_defaults is not None:
+        as_written = not crd_defaults
+    docs = read_kind(paths, "NodePool", as_written=as_written)
     if not docs:
         raise InputError(
             "no NodePool (apiVersion karpenter.sh/v1, kind NodePool) found; give the file that holds them with -f",
             file=", ".join(str(p) for p in paths) or "<input>",
         )
+    version = crd.selected().nodepool_hash_version
     out: list[NodePoolHash] = []
     problems: list[Problem] = []
     for doc in docs:
         try:
-            out.append(hash_nodepool(doc, crd_defaults=crd_defaults))
+            h = hash_nodepool(doc)
+            out.append(NodePoolHash(name=h.name, hash=h.hash, version=version))
         except InputErrors as exc:
             problems.extend(exc.problems)
         except InputError as exc:
@@ -79,4 +89,11 @@ def hash_documents(paths: Iterable[str | Path], *, crd_defaults: bool = False) -
     return out
 
 
-__all__ = ["NodewrightError", "hash_documents", "of_kind", "read_documents"]
+__all__ = [
+    "NodewrightError",
+    "as_documents",
+    "defaulted_nodepool_hash",
+    "hash_documents",
+    "read_kind",
+    "read_objects",
+]

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from nodewright import labels
 from nodewright.drift.detect import parse_time
-from nodewright.drift.nodepool_hash import as_mapping
+from nodewright.drift.nodepoolhash import as_mapping
 from nodewright.health.tracker import HEALTHY, UNHEALTHY, UNKNOWN, Status, Tracker
 
 CONDITION_TYPE: Final = "NodeRegistrationHealthy"
@@ -411,21 +411,14 @@ def degraded_reading(
 
 def _load(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
     if isinstance(cluster, str | Path):
-        from nodewright.api.loading import load_objects, unbound_pods
+        from nodewright.api.loading import unbound_pods
+        from nodewright.cluster import load_cluster
 
-        # pods matter only while pending: bound ones are never built
-        objs = load_objects(
-            [cluster],
-            kinds=("NodePool", "EC2NodeClass", "Pod"),
-            pods_where=unbound_pods,
-            raw_kinds=("NodeClaim",),
+        # claims stay raw mappings; pods matter only while pending: bound ones are never built
+        objs = load_cluster(
+            cluster, kinds=("NodePool", "EC2NodeClass", "Pod"), pods_where=unbound_pods, raw_nodeclaims=True
         )
-        return (
-            list(objs.nodepools),
-            list(objs.raw.get("NodeClaim", [])),
-            list(objs.nodeclasses),
-            list(objs.pods),
-        )
+        return list(objs.nodepools), list(objs.raw_nodeclaims), list(objs.nodeclasses), list(objs.pods)
     return (
         list(getattr(cluster, "nodepools", ()) or ()),
         list(getattr(cluster, "nodeclaims", ()) or ()),

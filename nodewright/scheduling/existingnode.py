@@ -286,7 +286,7 @@ class FitIndex:
         self.count = len(nodes)
         self.dims = tuple(sorted({k for n in nodes for k in n.remaining}))
         self._dimset = frozenset(self.dims)
-        self._none = (-1,) * len(self.dims)
+        self._none = (-(1 << 62),) * len(self.dims)  # below any request: matches nothing
         size = 1
         while size < len(nodes):
             size *= 2

@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
-from urllib.parse import parse_qs, urlparse
+from typing import Any
 
 import pytest
+from apiserver_harness import EXAMPLE, LIST_API_VERSION, ROOT, Recorded, kubeconfig_for, serve
 
 from nodewright.cluster import load_cluster
 from nodewright.cluster.live import load_live
 from nodewright.errors import NodewrightError
-
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "stacks/cluster.json"
-KIND_PATH = {
-    "Pod": "/api/v1/pods",
-    "Node": "/api/v1/nodes",
-    "DaemonSet": "/apis/apps/v1/daemonsets",
-    "NodeClaim": "/apis/karpenter.sh/v1/nodeclaims",
-    "NodePool": "/apis/karpenter.sh/v1/nodepools",
-}
 
 
 def test_example_cluster_file() -> None:
@@ -68,82 +56,16 @@ def test_pod_without_name(tmp_path: Path) -> None:
         load_cluster(path)
 
 
-class _Recorded(BaseHTTPRequestHandler):
-    """Serves recorded list responses with server-side pagination, like the API server."""
-
-    lists: ClassVar[dict[str, list[dict[str, Any]]]] = {}
-    seen: ClassVar[list[str]] = []
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        url = urlparse(self.path)
-        self.seen.append(self.path)
-        assert self.headers.get("Authorization") == "Bearer recorded-token"
-        if url.path not in self.lists:
-            self._send(
-                404,
-                {
-                    "kind": "Status",
-                    "apiVersion": "v1",
-                    "status": "Failure",
-                    "reason": "NotFound",
-                    "code": 404,
-                },
-            )
-            return
-        query = parse_qs(url.query)
-        limit = int(query.get("limit", ["500"])[0])
-        start = int(query.get("continue", ["0"])[0])
-        items = self.lists[url.path]
-        page = items[start : start + limit]
-        meta: dict[str, Any] = {"resourceVersion": "1234"}
-        if start + limit < len(items):
-            meta["continue"] = str(start + limit)
-        self._send(200, {"apiVersion": "v1", "kind": "List", "metadata": meta, "items": page})
-
-    def _send(self, code: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
 @pytest.fixture
 def api_server() -> Iterator[str]:
-    items = json.loads(EXAMPLE.read_text())["items"]
-    lists: dict[str, list[dict[str, Any]]] = {p: [] for p in KIND_PATH.values()}
-    for item in items:
-        stripped = {k: v for k, v in item.items() if k not in ("kind", "apiVersion")}  # list items omit them
-        lists[KIND_PATH[item["kind"]]].append(stripped)
-    _Recorded.lists = lists
-    _Recorded.seen = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorded)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serve() as url:
+        yield url
 
 
 def test_live_loader_against_recorded_api(
     api_server: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(
-        json.dumps(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "clusters": [{"name": "rec", "cluster": {"server": api_server}}],
-                "users": [{"name": "rec", "user": {"token": "recorded-token"}}],
-                "contexts": [{"name": "rec", "context": {"cluster": "rec", "user": "rec"}}],
-                "current-context": "rec",
-            }
-        )
-    )
+    kubeconfig = kubeconfig_for(api_server, tmp_path)
     live = load_live(kubeconfig=str(kubeconfig), page_size=20)
     from_file = load_cluster(EXAMPLE)
     assert [p.key for p in live.pods] == [p.key for p in from_file.pods]
@@ -153,5 +75,163 @@ def test_live_loader_against_recorded_api(
         ]
     assert live.pods[0].origin_file == "live:current-context"
     assert live.pods[0].origin_path() == "/api/v1/pods[0]"
-    assert any("continue=20" in s for s in _Recorded.seen)  # pagination followed
+    assert any("continue=20" in s for s in Recorded.seen)  # pagination followed
     assert "cannot list CSINode (HTTP 404)" in caplog.text
+
+
+def test_snapshot_command_pages_every_kind_and_never_secrets(api_server: str, tmp_path: Path) -> None:
+    """`nodewright cluster snapshot` against the loopback API server: typed lists, `continue` paging."""
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    kubeconfig = kubeconfig_for(api_server, tmp_path)
+    res = CliRunner().invoke(
+        main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "--page-size", "7", "-o", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["kind"] == "List"
+    kinds = {i["kind"] for i in doc["items"]}
+    assert {"Pod", "Node", "DaemonSet", "NodeClaim", "NodePool", "EC2NodeClass", "StorageClass"} <= kinds
+    assert all(i["apiVersion"] for i in doc["items"])  # filled in from the typed list's kind
+    assert not any("managedFields" in i["metadata"] for i in doc["items"])
+    assert sum(1 for s in Recorded.seen if s.startswith("/api/v1/pods")) > 2  # paged with limit=7
+    assert any("continue=7" in s for s in Recorded.seen)
+    assert not any("secret" in s.lower() for s in Recorded.seen)
+    assert "listing Pod: 7" in res.stderr and "snapshot:" in res.stderr
+    assert "cannot list CSINode (HTTP 404)" in res.stderr
+    # The snapshot is a valid --cluster input and equals the file it was recorded from.
+    path = tmp_path / "snap.json"
+    path.write_text(res.stdout)
+    state = load_cluster(path)
+    assert [p.key for p in state.pods] == [p.key for p in load_cluster(EXAMPLE).pods]
+    assert [n.metadata.name for n in state.nodeclasses] == ["default"]
+    yaml_res = CliRunner().invoke(
+        main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "-o", "yaml", "-q"]
+    )
+    assert yaml_res.exit_code == 0 and "listing" not in yaml_res.stderr and "kind: List" in yaml_res.stdout
+
+
+def test_snapshot_unreachable_server_is_one_error_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    kubeconfig = kubeconfig_for("http://127.0.0.1:9", tmp_path)
+    res = CliRunner().invoke(main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "-q"])
+    assert res.exit_code == 1
+    lines = [x for x in res.stderr.splitlines() if x]
+    assert len(lines) == 1 and lines[0].startswith("error: live:current-context:/api/v1/pods:"), lines
+
+
+def _typed_lists(tmp_path: Path) -> Path:
+    """The example state as `kubectl cluster-info dump --output-directory` lays it out: typed lists."""
+    items = json.loads(EXAMPLE.read_text())["items"]
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        by_kind.setdefault(item["kind"], []).append(
+            {k: v for k, v in item.items() if k not in ("kind", "apiVersion")}
+        )
+    root = tmp_path / "dump"
+    for kind, kind_items in by_kind.items():
+        sub = root / ("default" if kind == "Pod" else "")
+        sub.mkdir(parents=True, exist_ok=True)
+        body = {
+            "kind": f"{kind}List",
+            "apiVersion": LIST_API_VERSION[kind],
+            "metadata": {},
+            "items": kind_items,
+        }
+        (sub / f"{kind.lower()}s.json").write_text(json.dumps(body, indent=1))
+    (root / "default" / "logs.txt").write_text("not a list")
+    return root
+
+
+def test_typed_lists_and_directory(tmp_path: Path) -> None:
+    root = _typed_lists(tmp_path)
+    from_dir = load_cluster(root)
+    from_file = load_cluster(EXAMPLE)
+    assert [p.key for p in from_dir.pods] == [p.key for p in from_file.pods]
+    assert len(from_dir.nodes) == 2 and len(from_dir.nodeclaims) == 2 and len(from_dir.daemonsets) == 3
+    one = load_cluster(root / "nodes.json")
+    assert one.nodes[0].origin_path() == "items[0]"
+
+
+def test_concatenated_json_and_stdin(tmp_path: Path) -> None:
+    """`kubectl cluster-info dump` prints its lists one after another; `-` reads stdin."""
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    root = _typed_lists(tmp_path)
+    text = "\n".join(p.read_text() for p in sorted(root.rglob("*.json")))
+    res = CliRunner().invoke(
+        main, ["health", "--cluster", "-", "-o", "json", "--now", "2026-11-22T12:00:00Z"], input=text
+    )
+    assert res.exit_code == 0, res.output
+    direct = CliRunner().invoke(
+        main, ["health", "--cluster", str(EXAMPLE), "-o", "json", "--now", "2026-11-22T12:00:00Z"]
+    )
+    assert json.loads(res.stdout)["nodePools"] == json.loads(direct.stdout)["nodePools"]
+
+
+def test_empty_state_warns_naming_the_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": []}))
+    load_cluster(path)
+    assert f"{path}: the cluster state has no nodes and no pods" in caplog.text
+
+
+def test_live_stack_setting_reads_the_cluster(api_server: str, tmp_path: Path) -> None:
+    """`nodewright:clusterState: live` + `nodewright:kubeconfig`: the preview's drift comes from the API server."""
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    kubeconfig = kubeconfig_for(api_server, tmp_path)
+    stack = ROOT / "tests/data/pulumi/stacks/Pulumi.live.yaml"
+    text = (ROOT / "tests/data/pulumi/stacks/Pulumi.karpenter.yaml").read_text()
+    stack.write_text(text + f"  nodewright:clusterState: live\n  nodewright:kubeconfig: {kubeconfig}\n")
+    try:
+        res = CliRunner().invoke(main, ["preview", "--stack-file", str(stack), "-o", "json"])
+    finally:
+        stack.unlink()
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["drift"]["clusterState"] == "live"
+    assert doc["drift"]["summary"]["nodeClaims"] == 2
+    assert any(s.startswith("/apis/karpenter.sh/v1/nodeclaims") for s in Recorded.seen)
+
+
+def test_snapshot_keeps_no_env_values_or_last_applied(api_server: str, tmp_path: Path) -> None:
+    """A snapshot may be committed: container env values and last-applied manifests never land in it."""
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    pod = {
+        "metadata": {
+            "name": "leaky",
+            "namespace": "default",
+            "annotations": {
+                "kubectl.kubernetes.io/last-applied-configuration": '{"password": "hunter2"}',
+                "a": "b",
+            },
+        },
+        "spec": {
+            "containers": [{"name": "c", "env": [{"name": "DB_PASSWORD", "value": "hunter2"}]}],
+            "initContainers": [{"name": "i", "env": [{"name": "TOKEN", "value": "hunter2"}]}],
+        },
+    }
+    Recorded.lists["/api/v1/pods"].append(pod)
+    ds = Recorded.lists["/apis/apps/v1/daemonsets"][0]
+    ds["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "KEY", "value": "hunter2"}]
+    kubeconfig = kubeconfig_for(api_server, tmp_path)
+    res = CliRunner().invoke(main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "-q"])
+    assert res.exit_code == 0, res.output
+    assert "hunter2" not in res.stdout
+    doc = json.loads(res.stdout)
+    leaky = next(i for i in doc["items"] if i["metadata"]["name"] == "leaky")
+    assert leaky["spec"]["containers"][0]["env"] == [{"name": "DB_PASSWORD"}]
+    assert leaky["metadata"]["annotations"] == {"a": "b"}
