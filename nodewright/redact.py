@@ -155,9 +155,13 @@ def secret_spans(text: str, *, extra: Iterable[str] = ()) -> list[tuple[int, int
             start = text.find(value, start + len(value))
     for d in DETECTORS:
         spans.extend(d.spans(text))
-    spans = sorted(s for s in spans if s[1] > s[0])
+    return _merged(spans)
+
+
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, disjoint spans covering the non-empty ``spans``."""
     merged: list[tuple[int, int]] = []
-    for start, end in spans:
+    for start, end in sorted(s for s in spans if s[1] > s[0]):
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(merged[-1][1], end))
         else:
@@ -173,14 +177,8 @@ def redact(text: str, *, extra: Iterable[str] = ()) -> str:
 def without_public_ca(text: str, *, replacement: str = "<cluster-ca>") -> str:
     """``text`` with CA bundles (base64 PEM certificates, CA fields) replaced: they are public
     data, so a credential scan must not mistake a run of their base64 for a key."""
-    spans = sorted(s for d in DETECTORS if not d.credential for s in d.spans(text))
-    merged: list[tuple[int, int]] = []
-    for start, end in spans:
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return replace_spans(text, merged, replacement)
+    spans = _merged(s for d in DETECTORS if not d.credential for s in d.spans(text))
+    return replace_spans(text, spans, replacement)
 
 
 def replace_spans(text: str, spans: list[tuple[int, int]], replacement: str) -> str:
