@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final
 
-import yaml
-
+from nodewright import reader
 from nodewright.crd.celrules import Rule, compile_rule
 from nodewright.crd.releases import CRD_FILES, Release, release
 
@@ -120,7 +119,7 @@ def read_crd_text(rel: Release, kind: str) -> str:
 def _load(version: str, kind: str) -> CRD:
     rel = release(version)
     name = f"{rel.crd_folder}/{CRD_FILES[kind]}"
-    doc = yaml.safe_load(read_crd_text(rel, kind))
+    doc = reader.safe_load(read_crd_text(rel, kind))  # libyaml: the CRDs are read by every command
     spec = doc["spec"]
     served = [v for v in spec["versions"] if v.get("served")]
     ver = next((v for v in served if v.get("storage")), served[0])
