@@ -48,6 +48,7 @@ class ClusterState:
     # NodeClaims kept as raw documents (``load_cluster(..., raw_nodeclaims=True)``): readers robust
     # to any shape (drift, health) skip building 10,000 models they would dump back to mappings
     raw_nodeclaims: tuple[Document, ...] = ()
+    raw_nodes: tuple[Document, ...] = ()  # likewise Nodes (``raw_nodes=True``)
     _node_index: dict[str, Node] = field(default_factory=dict, compare=False, repr=False)
 
     def node(self, name: str) -> Node | None:
@@ -61,7 +62,7 @@ class ClusterState:
     @property
     def empty(self) -> bool:
         """No node and no pod: almost certainly the wrong file, context or namespace."""
-        return not self.nodes and not self.pods
+        return not self.nodes and not self.pods and not self.raw_nodes
 
     def empty_note(self) -> str:
         return (
@@ -84,6 +85,7 @@ def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> Cluster
         storageclasses=tuple(objs.storageclasses),
         csinodes=tuple(objs.csinodes),
         raw_nodeclaims=tuple(objs.raw.get("NodeClaim", ())),
+        raw_nodes=tuple(objs.raw.get("Node", ())),
     )
 
 
@@ -94,6 +96,7 @@ def load_cluster(
     kinds: Collection[str] | None = None,
     pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
     raw_nodeclaims: bool = False,
+    raw_nodes: bool = False,
 ) -> ClusterState:
     """Read cluster state files: a ``List`` or typed lists (``NodeList``...), a directory, ``-``.
 
@@ -107,7 +110,10 @@ def load_cluster(
     """
     paths = [path] if isinstance(path, str | Path) else list(path)
     objs = load_objects(
-        paths, kinds=kinds, pods_where=pods_where, raw_kinds=("NodeClaim",) if raw_nodeclaims else ()
+        paths,
+        kinds=kinds,
+        pods_where=pods_where,
+        raw_kinds=(*(["NodeClaim"] if raw_nodeclaims else []), *(["Node"] if raw_nodes else [])),
     )
     state = cluster_from_objects(objs, source=source or ", ".join(str(p) for p in paths))
     if not any(d.kind in ("Node", "Pod") for d in objs.documents):
