@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final
 
+import yaml
+
 from nodewright.crd.celrules import Rule, compile_rule
 from nodewright.crd.releases import CRD_FILES, Release, release
 
