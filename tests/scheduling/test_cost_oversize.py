@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import base64
-import json
 import importlib
+import json
 import sys
 from pathlib import Path
 from typing import Any
