@@ -14,9 +14,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from google.protobuf import struct_pb2  # type: ignore[import-untyped]
+from google.protobuf import json_format  # type: ignore[import-untyped]
 from pulumi.runtime import proto
-from pulumi_policy.policy import _PolicyAnalyzerServicer
+from pulumi_policy import (
+    EnforcementLevel,
+    Policy,
+    PolicyResource,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+from pulumi_policy.deserialize import deserialize_properties
+from pulumi_policy.policy import _NotApplicableError, _PolicyAnalyzerServicer
+from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from nodewright.policy import PACK_NAME, resolve_config
 from nodewright.preview.mocks import Registration
@@ -75,15 +86,64 @@ def _options(reg: Registration) -> Any:
     return proto.AnalyzerResourceOptions(protect=reg.protect, parent=reg.parent)
 
 
+def _level(svc: _PolicyAnalyzerServicer, policy: Policy, kind: type) -> EnforcementLevel | None:
+    """The level a policy of ``kind`` runs at (``None``: it does not run), as the servicer decides."""
+    level = svc._get_enforcement_level(policy)
+    if level == EnforcementLevel.DISABLED or not isinstance(policy, kind):
+        return None
+    if isinstance(policy, ResourceValidationPolicy) and not policy.has_validation():
+        return None  # reported as "not applicable", which the engine does not print
+    return EnforcementLevel.MANDATORY if level == EnforcementLevel.REMEDIATE else level
+
+
+def _run(
+    svc: _PolicyAnalyzerServicer,
+    policy: Policy,
+    level: EnforcementLevel,
+    args: Any,
+    response: Any,
+    version: str,
+) -> None:
+    """``policy.validate(args)`` with the servicer's reporting, as its ``Analyze`` runs it."""
+    report = svc._create_report_violation(response, policy.name, policy.description, level, policy.severity)
+    try:
+        policy.validate(args, report)
+    except UnknownValueError as e:
+        response.diagnostics.append(
+            proto.AnalyzeDiagnostic(
+                policyName=policy.name,
+                policyPackName=PACK_NAME,
+                policyPackVersion=version,
+                message=(
+                    f"can't run policy '{policy.name}' from policy pack "
+                    f"'{PACK_NAME}@v{version}' during preview: {e.message}"
+                ),
+                urn="",
+                description=policy.description,
+                enforcementLevel=proto.ADVISORY,
+            )
+        )
+    except _NotApplicableError:
+        pass  # the engine does not print "not applicable"
+
+
 def analyze(
     registrations: Sequence[Registration],
     *,
     config: Mapping[str, Any] | None = None,
     version: str = "0.1.0",
 ) -> list[Violation]:
-    """Every diagnostic the pack reports on these registrations (sorted: mandatory first)."""
-    svc = _PolicyAnalyzerServicer(PACK_NAME, version, build_policies(), LEVELS["advisory"])
+    """Every diagnostic the pack reports on these registrations (sorted: mandatory first).
+
+    Equivalent to ``Analyze`` per resource then ``AnalyzeStack`` on the servicer, but each
+    resource's properties are decoded (wire JSON, secrets unwrapped, unknown-checking proxy) once
+    for every policy instead of once per policy and phase: that decoding was most of the time.
+    """
+    policies = build_policies()
+    svc = _PolicyAnalyzerServicer(PACK_NAME, version, policies, LEVELS["advisory"])
     svc.Configure(_configure_request(config), None)
+    svc._configure_runtime_settings()
+    tags = svc._PolicyAnalyzerServicer__stack_tags
     by_urn = {r.urn: r for r in registrations}
     found: list[Violation] = []
 
@@ -106,21 +166,39 @@ def analyze(
                 )
             )
 
+    resource_policies = [
+        (p, lv) for p in policies if (lv := _level(svc, p, ResourceValidationPolicy)) is not None
+    ]
+    stack_policies = [(p, lv) for p in policies if (lv := _level(svc, p, StackValidationPolicy)) is not None]
+    resource_config = {p.name: svc._get_policy_config(p.name) for p, _ in resource_policies}
+    stack_resources: list[Any] = []
     for reg in registrations:
-        props = struct_pb2.Struct()
-        props.CopyFrom(reg.object)
-        req = proto.AnalyzeRequest(
-            type=reg.type, urn=reg.urn, name=reg.name, properties=props, options=_options(reg)
-        )
-        collect(svc.Analyze(req, None).diagnostics, reg)
-    stack_req = proto.AnalyzeStackRequest()
-    for reg in registrations:
-        res = stack_req.resources.add()
-        res.type, res.urn, res.name, res.parent = reg.type, reg.urn, reg.name, reg.parent
-        res.properties.CopyFrom(reg.object)
-        res.options.CopyFrom(_options(reg))
-        res.dependencies.extend(reg.dependencies)
-    collect(svc.AnalyzeStack(stack_req, None).diagnostics, None)
+        props = unknown_checking_proxy(deserialize_properties(json_format.MessageToDict(reg.object)))
+        head = proto.AnalyzeRequest(type=reg.type, urn=reg.urn, name=reg.name, options=_options(reg))
+        opts = svc._get_resource_options(head)
+        provider = svc._get_provider_resource(head)
+        response = proto.AnalyzeResponse()
+        for policy, level in resource_policies:
+            args = ResourceValidationArgs(
+                reg.type, props, reg.urn, reg.name, opts, provider, resource_config[policy.name], tags
+            )
+            _run(svc, policy, level, args, response, version)
+        collect(response.diagnostics, reg)
+        if stack_policies:
+            stack_resources.append(
+                PolicyResource(reg.type, props, reg.urn, reg.name, opts, provider, None, [], {})
+            )
+    if stack_policies:
+        by_resource_urn = {r.urn: r for r in stack_resources}
+        for reg, res in zip(registrations, stack_resources, strict=True):
+            if reg.parent in by_resource_urn:
+                res.parent = by_resource_urn[reg.parent]
+            res.dependencies.extend(by_resource_urn[d] for d in reg.dependencies if d in by_resource_urn)
+        response = proto.AnalyzeResponse()
+        for policy, level in stack_policies:
+            args = StackValidationArgs(stack_resources, svc._get_policy_config(policy.name), tags)
+            _run(svc, policy, level, args, response, version)
+        collect(response.diagnostics, None)
     order = {"mandatory": 0, "advisory": 1}
     found.sort(key=lambda v: (order.get(v.enforcement, 2), v.policy, v.type, v.resource, v.urn, v.message))
     return found
