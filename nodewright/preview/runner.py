@@ -22,7 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
+from pulumi.runtime import resource as _pulumi_resource
+from pulumi.runtime import resource_cycle_breaker as _cycle_breaker
 from pulumi.runtime import settings as pulumi_settings
+from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
@@ -170,6 +173,34 @@ def _in_project(project_dir: Path) -> Iterator[None]:
             sys.path.remove(root)
 
 
+def _add_dep_in_place(from_resource: Any, to_resource: Any) -> None:
+    """``resource_cycle_breaker._add_dep`` without copying the set on every edge (pulumi rebuilds
+    ``deps | {to}`` per edge: quadratic when a resource depends on a component of 2,000 children).
+    The set is private to ``from_resource`` and never iterated while an edge is added."""
+    deps = from_resource.__dict__.get(_cycle_breaker._DEPENDENCIES_PROPERTY)
+    if deps is None:
+        setattr(from_resource, _cycle_breaker._DEPENDENCIES_PROPERTY, {to_resource})
+    else:
+        deps.add(to_resource)
+
+
+def _no_stack_trace() -> Any:
+    """No source positions: the mock monitor drops them, and walking the stack per resource costs."""
+    return source_pb2.StackTrace()
+
+
+@contextlib.contextmanager
+def _lean_runtime() -> Iterator[None]:
+    """Two costs of pulumi's runtime that only serve the real engine, off while the mocks run."""
+    saved = (_cycle_breaker._add_dep, _pulumi_resource._get_stack_trace)
+    _cycle_breaker._add_dep = _add_dep_in_place
+    _pulumi_resource._get_stack_trace = _no_stack_trace
+    try:
+        yield
+    finally:
+        _cycle_breaker._add_dep, _pulumi_resource._get_stack_trace = saved
+
+
 def _resolve_output(value: Any) -> OutputValue:
     out = pulumi.Output.from_input(value)
     known = bool(_sync_await(out.is_known()))
@@ -196,7 +227,7 @@ def run_program(stack: StackConfig, *, ssm_fixture: Path | None = None) -> Progr
     pulumi_settings.SETTINGS.rpc_manager.clear()
     pulumi_settings.SETTINGS.outputs.clear()
     main = stack.project_dir / "__main__.py"
-    with _in_project(stack.project_dir):
+    with _in_project(stack.project_dir), _lean_runtime():
 
         def program() -> None:
             runpy.run_path(str(main), run_name="__main__")
