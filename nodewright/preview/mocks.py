@@ -165,7 +165,7 @@ class CapturingMonitor(MockMonitor):
                 custom=bool(request.custom),
                 object=obj,
                 protect=bool(request.protect),
-                dependencies=tuple(request.dependencies),
+                dependencies=tuple(sorted(request.dependencies)),  # set order is arbitrary
                 provider=request.provider,
             )
             with self._reg_lock:
