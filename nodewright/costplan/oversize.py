@@ -19,8 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
+from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirements
 from nodewright.api.karpenter import NodePool
+from nodewright.catalog.memo import by_catalog_keys
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling.nodeclaim import template_requirements
@@ -72,34 +73,11 @@ class Oversized:
         )
 
 
-_Memo = tuple[
-    tuple[InstanceType, ...], frozenset[str], dict[frozenset[tuple[str, Requirement]], list[Priced]]
-]
-_MEMO: dict[tuple[int, ...], _Memo] = {}
-
-
 def pool_types(nodepool: NodePool, types: Sequence[InstanceType]) -> list[Priced]:
-    """The pool's compatible types with an available compatible offering, at their cheapest one.
-
-    Memoised per catalog (its types held, so their ids stay theirs) by the pool's requirements on
-    the keys the catalog's types and offerings define: only shared keys decide an intersection and
-    only an offering's keys its compatibility, so pools differing elsewhere (name, team labels)
-    get the same answer; a large stack's many alike pools are priced once.
-    """
+    """The pool's compatible types with an available compatible offering, at their cheapest one
+    (alike pools of one catalog are priced once: :func:`nodewright.catalog.memo.by_catalog_keys`)."""
     reqs = template_requirements(nodepool)
-    ident = tuple(map(id, types))
-    memo = _MEMO.get(ident)
-    if memo is None:
-        defined = {k for it in types for k in it.requirements}
-        defined.update(k for it in types for o in it.offerings for k in o.requirements)
-        if len(_MEMO) >= 4:
-            _MEMO.clear()
-        memo = _MEMO[ident] = (tuple(types), frozenset(defined), {})
-    _, keys, priced = memo
-    sig = frozenset((k, reqs.get(k)) for k in reqs if k in keys)
-    if sig not in priced:
-        priced[sig] = _pool_types(reqs, types)
-    return list(priced[sig])
+    return list(by_catalog_keys("oversize.pool_types", types, reqs, lambda: _pool_types(reqs, types)))
 
 
 def _pool_types(reqs: Requirements, types: Sequence[InstanceType]) -> list[Priced]:

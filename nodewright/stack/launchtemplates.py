@@ -29,6 +29,7 @@ from nodewright.api import EC2NodeClass, NodePool
 from nodewright.api.documents import Document
 from nodewright.api.loading import build
 from nodewright.catalog import Catalog, InstanceType
+from nodewright.catalog.memo import by_catalog_keys
 from nodewright.errors import InputError
 from nodewright.userdata.dispatch import render as render_family
 from nodewright.userdata.launch import (
@@ -65,7 +66,14 @@ def _compatible(it: InstanceType, reqs: Requirements) -> bool:
 def compatible_instance_types(catalog: Catalog, nodepool: NodePool) -> list[InstanceType]:
     """Catalog types a NodeClaim of ``nodepool`` could launch (requirements + an available offering)."""
     reqs = Requirements.from_node_selector_requirements(nodepool.spec.template.spec.requirements)
-    return [it for it in catalog if _compatible(it, reqs)]
+    types = list(catalog)
+    return list(
+        by_catalog_keys("launchtemplates.compatible", types, reqs, lambda: _compatible_types(types, reqs))
+    )
+
+
+def _compatible_types(types: Sequence[InstanceType], reqs: Requirements) -> list[InstanceType]:
+    return [it for it in types if _compatible(it, reqs)]
 
 
 def render_groups(
