@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from google.protobuf import json_format  # type: ignore[import-untyped]
 from pulumi.runtime import proto
 from pulumi_policy import (
     EnforcementLevel,
@@ -173,7 +172,7 @@ def analyze(
     resource_config = {p.name: svc._get_policy_config(p.name) for p, _ in resource_policies}
     stack_resources: list[Any] = []
     for reg in registrations:
-        props = unknown_checking_proxy(deserialize_properties(json_format.MessageToDict(reg.object)))
+        props = unknown_checking_proxy(deserialize_properties(reg.raw()))
         head = proto.AnalyzeRequest(type=reg.type, urn=reg.urn, name=reg.name, options=_options(reg))
         opts = svc._get_resource_options(head)
         provider = svc._get_provider_resource(head)

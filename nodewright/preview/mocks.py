@@ -19,6 +19,7 @@ import hashlib
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
@@ -139,7 +140,12 @@ class Registration:
     provider: str
 
     def raw(self) -> dict[str, Any]:
-        """The inputs as wire JSON (secret wrappers kept, camelCase keys)."""
+        """The inputs as wire JSON (secret wrappers kept, camelCase keys): decoded once and shared
+        by the analyzer and the report, so callers read it and never change it."""
+        return self._wire
+
+    @cached_property
+    def _wire(self) -> dict[str, Any]:
         out: dict[str, Any] = json_format.MessageToDict(self.object)
         return out
 
