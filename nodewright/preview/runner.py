@@ -189,16 +189,21 @@ def _no_stack_trace() -> Any:
     return source_pb2.StackTrace()
 
 
+def _no_debug(*_args: Any, **_kwargs: Any) -> None:
+    """Debug lines go nowhere here (the program's log keeps warnings only): not built at all."""
+
+
 @contextlib.contextmanager
 def _lean_runtime() -> Iterator[None]:
-    """Two costs of pulumi's runtime that only serve the real engine, off while the mocks run."""
-    saved = (_cycle_breaker._add_dep, _pulumi_resource._get_stack_trace)
+    """Costs of pulumi's runtime that only serve the real engine, off while the mocks run."""
+    saved = (_cycle_breaker._add_dep, _pulumi_resource._get_stack_trace, pulumi.log.debug)
     _cycle_breaker._add_dep = _add_dep_in_place
     _pulumi_resource._get_stack_trace = _no_stack_trace
+    pulumi.log.debug = _no_debug
     try:
         yield
     finally:
-        _cycle_breaker._add_dep, _pulumi_resource._get_stack_trace = saved
+        _cycle_breaker._add_dep, _pulumi_resource._get_stack_trace, pulumi.log.debug = saved
 
 
 def _resolve_output(value: Any) -> OutputValue:
