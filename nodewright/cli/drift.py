@@ -15,6 +15,7 @@ from nodewright.cli._common import (
     format_markdown_table,
     format_table,
     handle_errors,
+    load_cluster_info,
     output_option,
 )
 from nodewright.drift import DriftReport, drift_impact_files
@@ -90,10 +91,22 @@ def _markdown(report: DriftReport) -> str:
     show_default=True,
     help="Hash branch NodePools without expireAfter with the CRD default 720h: auto = when the live copy shows it.",
 )
+@click.option(
+    "--cluster-info",
+    "info_file",
+    default=None,
+    help="INFO.yaml (as for render userdata): its caBundle makes EC2NodeClass hashes exact and predicts CA rotations.",
+)
 @output_option(("table", "json", "yaml", "markdown"))
 @handle_errors
 def command(
-    files: tuple[str, ...], cluster: str, catalog: str | None, now: str | None, crd_defaults: str, output: str
+    files: tuple[str, ...],
+    cluster: str,
+    catalog: str | None,
+    now: str | None,
+    crd_defaults: str,
+    info_file: str | None,
+    output: str,
 ) -> None:
     """List NodeClaims Karpenter would mark Drifted once these NodePools are applied, and nodes replaced per NodePool."""
     when: datetime | None = None
@@ -106,5 +119,6 @@ def command(
     mode: DefaultsMode = (
         "always" if crd_defaults == "always" else "never" if crd_defaults == "never" else "auto"
     )
-    report = drift_impact_files(files, cluster, catalog, now=when, defaults=mode)
+    ca_bundle = load_cluster_info(info_file).ca_bundle if info_file else None
+    report = drift_impact_files(files, cluster, catalog, now=when, defaults=mode, ca_bundle=ca_bundle)
     emit(report.as_dict(), output, table=lambda: _table(report), markdown=lambda: _markdown(report))

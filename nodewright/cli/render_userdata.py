@@ -14,11 +14,10 @@ from typing import Any
 import click
 
 from nodewright.api import load_objects
-from nodewright.api.documents import parse_text, read_text
-from nodewright.cli._common import emit, handle_errors, output_option
+from nodewright.cli._common import emit, handle_errors, load_cluster_info, output_option
 from nodewright.errors import InputError
 from nodewright.userdata import UserDataError, effective_kubelet, render
-from nodewright.userdata.launch import cluster_info_from_mapping, launch_options
+from nodewright.userdata.launch import launch_options
 from nodewright.userdata.render import MAX_BYTES, WARN_BYTES
 
 log = logging.getLogger("nodewright")
@@ -94,10 +93,7 @@ def command(
     nodeclass = _pick(
         "EC2NodeClass", "--nodeclass-name", items=nodeclasses, file=nodeclass_file, name=nodeclass_name
     )
-    raws = parse_text(read_text(info_file), file=info_file)
-    if len(raws) != 1:
-        raise InputError("expected one YAML document with the cluster facts", file=info_file)
-    info = cluster_info_from_mapping(raws[0], file=info_file)
+    info = load_cluster_info(info_file)
 
     try:
         family, options = launch_options(

@@ -312,20 +312,30 @@ class _ClassHash:
     live_version: str | None
 
 
-def _nodeclass_hashes(branch: Iterable[Any], live: Iterable[Any]) -> tuple[dict[str, _ClassHash], list[str]]:
+def _nodeclass_hashes(
+    branch: Iterable[Any], live: Iterable[Any], ca_bundle: str | None = None
+) -> tuple[dict[str, _ClassHash], list[str]]:
+    """The ec2nodeclass-hash each EC2NodeClass carries once the branch is applied.
+
+    With the cluster CA bundle (``ca_bundle``) the hash is exact (``EC2NodeClass.Hash(caBundle)``,
+    v1.14.1), so a CA rotation (the live annotation was stamped with another CA) is predicted for
+    branch and live-only classes alike. Without it, a branch class that hashes like its live copy
+    keeps the live annotation (the CA cannot be compared) and a changed one gets a new hash.
+    """
     notes: list[str] = []
     live_by_name: dict[str, tuple[Mapping[str, Any], Any]] = {}
     for obj in live:
         body, _ = as_mapping(obj)
         live_by_name[str(_meta(body).get("name", ""))] = (body, obj)
     out: dict[str, _ClassHash] = {}
-    branch_names = set()
+    branch_objs: dict[str, Any] = {}
     for obj in branch:
         body, _ = as_mapping(obj)
-        name = str(_meta(body).get("name", ""))
-        branch_names.add(name)
-        mine = nodeclass_hash(obj)
+        branch_objs[str(_meta(body).get("name", ""))] = obj
+    rotated: list[str] = []
+    for name in sorted(set(branch_objs) | set(live_by_name)):
         entry = live_by_name.get(name)
+        mine_obj = branch_objs.get(name)
         if entry is None:
             notes.append(
                 f"EC2NodeClass {name}: the cluster state does not list it, so NodeClassDrift is not evaluated "
@@ -336,18 +346,29 @@ def _nodeclass_hashes(branch: Iterable[Any], live: Iterable[Any]) -> tuple[dict[
         live_hash = ann.get(labels.EC2NODECLASS_HASH)
         if live_hash is None:
             continue
-        unchanged = nodeclass_hash(entry[1]) == mine
-        out[name] = _ClassHash(
-            hash=live_hash if unchanged else mine, live_version=ann.get(labels.EC2NODECLASS_HASH_VERSION)
+        version = ann.get(labels.EC2NODECLASS_HASH_VERSION)
+        if ca_bundle is not None:
+            live_now = nodeclass_hash(entry[1], ca_bundle=ca_bundle)
+            if live_now != live_hash and version == EC2NODECLASS_HASH_VERSION:
+                rotated.append(name)
+            after = nodeclass_hash(mine_obj, ca_bundle=ca_bundle) if mine_obj is not None else live_now
+        elif mine_obj is None:
+            after = live_hash
+        else:
+            unchanged = nodeclass_hash(entry[1]) == nodeclass_hash(mine_obj)
+            after = live_hash if unchanged else nodeclass_hash(mine_obj)
+        out[name] = _ClassHash(hash=after, live_version=version)
+    if rotated:
+        notes.append(
+            f"EC2NodeClass {', '.join(rotated)}: the live ec2nodeclass-hash is not the hash of the live spec "
+            "with the given CA bundle: the cluster CA changed (rotation) or the live object was stamped "
+            "by another Karpenter release; Karpenter re-stamps it and its NodeClaims drift"
         )
-    for name, (body, _) in live_by_name.items():
-        if name in branch_names:
-            continue
-        ann = _str_map(_meta(body).get("annotations"))
-        if labels.EC2NODECLASS_HASH in ann:
-            out[name] = _ClassHash(
-                hash=ann[labels.EC2NODECLASS_HASH], live_version=ann.get(labels.EC2NODECLASS_HASH_VERSION)
-            )
+    elif ca_bundle is None and live_by_name:
+        notes.append(
+            "no cluster CA bundle given (--cluster-info): EC2NodeClass hashes are compared relative to the "
+            "live objects and a CA rotation is not predicted"
+        )
     return out, notes
 
 
@@ -448,6 +469,7 @@ def drift_impact(
     nodeclasses: Iterable[Any] = (),
     now: datetime | None = None,
     defaults: DefaultsMode = "auto",
+    ca_bundle: str | None = None,
 ) -> DriftReport:
     """Which NodeClaims of ``cluster`` Karpenter marks Drifted once ``nodepools`` are applied.
 
@@ -458,13 +480,15 @@ def drift_impact(
     to skip the InstanceTypeNotFound check. Live NodePools absent from ``nodepools`` keep their
     live hash. ``defaults``: ``"auto"`` hashes a branch NodePool without ``expireAfter`` with the
     CRD default (720h) when the live copy shows the API server defaulted it; ``"always"``/``"never"``.
+    ``ca_bundle``: the cluster CA bundle Karpenter runs with (cluster info ``caBundle``); it is part
+    of the EC2NodeClass hash, so with it NodeClassDrift is exact and a CA rotation is predicted.
     """
     now = now or datetime.now(UTC)
     if isinstance(catalog, str):
         catalog = _load_catalog(catalog)
     claims_raw, live_pools, live_classes = _load_cluster(cluster)
     pools = _pools(list(nodepools), live_pools, defaults)
-    class_hashes, notes = _nodeclass_hashes(list(nodeclasses), live_classes)
+    class_hashes, notes = _nodeclass_hashes(list(nodeclasses), live_classes, ca_bundle)
     drifted: list[DriftedNodeClaim] = []
     skipped: list[tuple[str, str]] = []
     for obj in claims_raw:
@@ -581,6 +605,7 @@ def drift_impact_files(
     *,
     now: datetime | None = None,
     defaults: DefaultsMode = "auto",
+    ca_bundle: str | None = None,
 ) -> DriftReport:
     """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file."""
     from nodewright.drift.inputs import of_kind, read_documents
@@ -593,4 +618,5 @@ def drift_impact_files(
         nodeclasses=of_kind(docs, "EC2NodeClass"),
         now=now,
         defaults=defaults,
+        ca_bundle=ca_bundle,
     )

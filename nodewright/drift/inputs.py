@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Final
 
 from nodewright.api.documents import Document, load_documents
+from nodewright.drift.nodeclass_hash import NodeClassHash, hash_nodeclass
 from nodewright.drift.nodepool_hash import NodePoolHash, hash_nodepool
 from nodewright.errors import InputError, InputErrors, NodewrightError, Problem
 
@@ -51,22 +52,36 @@ def of_kind(docs: Iterable[Document], kind: str) -> list[Document]:
     return [d for d in docs if d.kind == kind]
 
 
-def hash_documents(paths: Iterable[str | Path], *, crd_defaults: bool = False) -> list[NodePoolHash]:
-    """``nodewright hash``: the hash of every NodePool in the files, in file order.
+def hash_documents(
+    paths: Iterable[str | Path], *, crd_defaults: bool = False, ca_bundle: str | None = None
+) -> list[NodePoolHash | NodeClassHash]:
+    """``nodewright hash``: the hash of every NodePool, then of every EC2NodeClass, in file order.
 
-    Every bad NodePool is reported (one line each), not just the first.
+    EC2NodeClass hashes include the cluster CA bundle (``ca_bundle``, the cluster info's
+    ``caBundle``). Every bad object is reported (one line each), not just the first.
     """
-    docs = of_kind(read_documents(paths), "NodePool")
-    if not docs:
+    paths = list(paths)
+    docs = read_documents(paths)
+    pools, classes = of_kind(docs, "NodePool"), of_kind(docs, "EC2NodeClass")
+    if not pools and not classes:
         raise InputError(
-            "no NodePool (apiVersion karpenter.sh/v1, kind NodePool) found; give the file that holds them with -f",
+            "no NodePool (apiVersion karpenter.sh/v1, kind NodePool) or EC2NodeClass found; "
+            "give the file that holds them with -f",
             file=", ".join(str(p) for p in paths) or "<input>",
         )
-    out: list[NodePoolHash] = []
+    if classes and ca_bundle is None:
+        log.warning(
+            "EC2NodeClass hashes include the cluster CA bundle since Karpenter v1.12; without --cluster-info "
+            "they are computed with an empty one and differ from the in-cluster value"
+        )
+    out: list[NodePoolHash | NodeClassHash] = []
     problems: list[Problem] = []
-    for doc in docs:
+    for doc in [*pools, *classes]:
         try:
-            out.append(hash_nodepool(doc, crd_defaults=crd_defaults))
+            if doc.kind == "NodePool":
+                out.append(hash_nodepool(doc, crd_defaults=crd_defaults))
+            else:
+                out.append(hash_nodeclass(doc, ca_bundle=ca_bundle))
         except InputErrors as exc:
             problems.extend(exc.problems)
         except InputError as exc:

@@ -30,21 +30,30 @@ def _drift(stack_config: Mapping[str, str], project: str, project_dir: Path) -> 
     files = json.loads(files_raw) if files_raw.startswith("[") else [files_raw]
     from nodewright.drift import drift_impact_files
 
-    report = drift_impact_files([project_dir / f for f in files], project_dir / state)
+    report = drift_impact_files(
+        [project_dir / f for f in files], project_dir / state, ca_bundle=_ca_bundle(stack_config, project)
+    )
     out: dict[str, Any] = report.as_dict()
     return out
 
 
+def _ca_bundle(stack_config: Mapping[str, str], project: str) -> str | None:
+    """The ``caBundle`` of the stack's ``nodewright:cluster`` config (part of the EC2NodeClass hash)."""
+    cluster = stack_config.get(f"{project}:cluster")
+    if not cluster:
+        return None
+    try:
+        ca = json.loads(cluster).get("caBundle")
+    except (ValueError, AttributeError):
+        return None
+    return str(ca) if ca else None
+
+
 def _redactions(stack_config: Mapping[str, str], project: str, secret_keys: frozenset[str]) -> list[str]:
     out = [stack_config[k] for k in secret_keys if k in stack_config]
-    cluster = stack_config.get(f"{project}:cluster")
-    if cluster:
-        try:
-            ca = json.loads(cluster).get("caBundle")
-        except (ValueError, AttributeError):
-            ca = None
-        if ca:
-            out.append(str(ca))
+    ca = _ca_bundle(stack_config, project)
+    if ca:
+        out.append(ca)
     return out
 
 

@@ -1,0 +1,118 @@
+"""NodeClassDrift from a cluster CA rotation: the CA bundle is part of ``EC2NodeClass.Hash`` since
+aws/karpenter-provider-aws v1.12 (v1.14.1 ``pkg/apis/v1/ec2nodeclass.go`` ``Hash(caBundle)``;
+``pkg/controllers/nodeclass/hash/suite_test.go`` "should update the drift hash when the CA bundle
+changes"). With the cluster info's ``caBundle``, ``nodewright drift`` predicts it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from click.testing import CliRunner
+from drift_support import live, make_claim, make_nodepool, write_cluster
+
+from nodewright.cli import main
+from nodewright.drift import drift_impact, nodeclass_hash
+
+OLD_CA = "b2xkLWNh"  # base64("old-ca")
+NEW_CA = "bmV3LWNh"  # base64("new-ca")
+
+
+def nodeclass() -> dict[str, Any]:
+    return {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": "default"},
+        "spec": {
+            "role": "KarpenterNodeRole",
+            "amiSelectorTerms": [{"alias": "al2023@latest"}],
+            "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
+            "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
+        },
+    }
+
+
+def stamped(obj: dict[str, Any], h: str) -> dict[str, Any]:
+    out = json.loads(json.dumps(obj))
+    out["metadata"].setdefault("annotations", {}).update(
+        {"karpenter.k8s.aws/ec2nodeclass-hash": h, "karpenter.k8s.aws/ec2nodeclass-hash-version": "v5"}
+    )
+    return out
+
+
+def cluster(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    pool = make_nodepool()
+    h = nodeclass_hash(nodeclass(), ca_bundle=OLD_CA)
+    claims = [stamped(make_claim(f"default-{i}", pool), h) for i in range(2)]
+    return write_cluster(tmp_path / "cluster.json", [live(pool), stamped(nodeclass(), h), *claims]), pool
+
+
+def test_same_ca_no_drift(tmp_path: Path) -> None:
+    path, pool = cluster(tmp_path)
+    report = drift_impact([pool], path, nodeclasses=[nodeclass()], ca_bundle=OLD_CA)
+    assert report.drifted == ()
+
+
+def test_rotated_ca_drifts_every_claim(tmp_path: Path) -> None:
+    path, pool = cluster(tmp_path)
+    report = drift_impact([pool], path, nodeclasses=[nodeclass()], ca_bundle=NEW_CA)
+    assert [d.reason for d in report.drifted] == ["NodeClassDrift", "NodeClassDrift"]
+    assert any("CA changed" in n for n in report.notes)
+    # a live-only EC2NodeClass (not in the branch) is re-stamped too
+    only_live = drift_impact([pool], path, ca_bundle=NEW_CA)
+    assert len(only_live.drifted) == 2
+
+
+def test_without_ca_the_comparison_is_relative(tmp_path: Path) -> None:
+    path, pool = cluster(tmp_path)
+    report = drift_impact([pool], path, nodeclasses=[nodeclass()])
+    assert report.drifted == ()
+    assert any("no cluster CA bundle" in n for n in report.notes)
+
+
+def test_cli_cluster_info(tmp_path: Path) -> None:
+    path, pool = cluster(tmp_path)
+    files = tmp_path / "branch.yaml"
+    files.write_text(yaml.safe_dump_all([pool, nodeclass()]))
+    info = tmp_path / "info.yaml"
+    info.write_text(
+        yaml.safe_dump(
+            {
+                "clusterName": "c",
+                "clusterEndpoint": "https://example.com",
+                "caBundle": NEW_CA,
+                "clusterCIDR": "10.100.0.0/16",
+                "clusterDNS": "10.100.0.10",
+            }
+        )
+    )
+    args = ["drift", "-f", str(files), "--cluster", str(path), "--cluster-info", str(info), "-o", "json"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert [d["reason"] for d in data["drifted"]] == ["NodeClassDrift", "NodeClassDrift"]
+    assert NEW_CA not in res.output
+
+
+def test_hash_prints_nodeclasses_with_the_ca(tmp_path: Path) -> None:
+    files = tmp_path / "objs.yaml"
+    files.write_text(yaml.safe_dump_all([make_nodepool(), nodeclass()]))
+    info = tmp_path / "info.yaml"
+    info.write_text(
+        yaml.safe_dump({"clusterName": "c", "clusterEndpoint": "https://example.com", "caBundle": NEW_CA})
+    )
+    res = CliRunner().invoke(main, ["hash", "-f", str(files), "--cluster-info", str(info), "-o", "json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data[0]["name"] == "default" and "kind" not in data[0]
+    assert data[1] == {
+        "name": "default",
+        "hash": nodeclass_hash(nodeclass(), ca_bundle=NEW_CA),
+        "version": "v5",
+        "kind": "EC2NodeClass",
+    }
+    no_ca = CliRunner().invoke(main, ["hash", "-f", str(files), "-o", "json"])
+    assert json.loads(no_ca.stdout)[1]["hash"] == nodeclass_hash(nodeclass())
+    assert "--cluster-info" in no_ca.stderr
