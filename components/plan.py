@@ -23,6 +23,7 @@ from components import families
 from nodewright import labels
 from nodewright.api.documents import Document, load_documents
 from nodewright.errors import Collector, InputError
+from nodewright.userdata.launch_template import EFA_RESOURCE, LaunchTemplateSpec
 
 log = logging.getLogger("nodewright")
 
@@ -85,6 +86,8 @@ class LaunchTemplatePlan:
     max_pods: int
     capacity_type: str
     instance_types: tuple[str, ...]
+    spec: LaunchTemplateSpec | None = None  # what Karpenter's provider would put in the template
+    efa_count: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -244,14 +247,21 @@ def nodepool_hash(body: Mapping[str, Any]) -> str:
     return _hash(body, crd_defaults=True)
 
 
-def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool) -> str:
-    """Stable launch-template key: the pool, the capacity type (fleet) and the max-pods group.
+def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool, efa_count: int = 0) -> str:
+    """Stable launch-template key: the pool, the capacity type (fleet), the max-pods group and the
+    EFA interface count (fleet claims requesting EFA).
 
     Names do not depend on the user data's bytes, so editing a NodeClass updates the launch
     template in place instead of replacing it; ``fixed`` (``spec.kubelet.maxPods``) drops the group.
     """
     parts = [pool] + ([capacity_type] if capacity_type else []) + ([] if fixed else [f"pods{max_pods}"])
+    parts += [f"efa{efa_count}"] if efa_count else []
     return "-".join(parts)
+
+
+def _requests_efa(claim: Mapping[str, Any]) -> bool:
+    requests = claim.get("requests")
+    return isinstance(requests, Mapping) and EFA_RESOURCE in requests
 
 
 def read_claims(path: Path) -> list[dict[str, Any]]:
@@ -321,17 +331,17 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
 
     # (instance type, capacity type) each pool's launch templates must cover: the claims' (fleet) or
     # none (karpenter: the catalog's compatible types, see components/userdata_adapter.py).
-    claims_by_pool: dict[str, set[tuple[str, str]]] = {}
+    claims_by_pool: dict[str, set[tuple[str, str, bool]]] = {}
     for cl in claims_raw:
         launch = cl["launch"]
         claims_by_pool.setdefault(str(cl["nodePool"]), set()).add(
-            (str(launch["instanceType"]), str(launch["capacityType"]))
+            (str(launch["instanceType"]), str(launch["capacityType"]), _requests_efa(cl))
         )
 
     from components.userdata_adapter import render_groups
 
     nodeclasses: list[NodeClassPlan] = []
-    lt_for: dict[tuple[str, str, str], str] = {}
+    lt_for: dict[tuple[str, str, str, bool], str] = {}
     for nc_name, nd in sorted(nodeclass_docs.items()):
         family = families.family_of_nodeclass(nd.body)
         fixed = bool((nd.body.get("spec", {}).get("kubelet") or {}).get("maxPods"))
@@ -345,6 +355,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 cluster_file=f"Pulumi.{settings.stack}.yaml",
                 claims=pool_claims,
                 catalog=settings.catalog,
+                security_group_ids=settings.security_groups,
             )
             for g in groups:
                 key = lt_key(
@@ -352,6 +363,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                     max_pods=g.max_pods,
                     capacity_type=g.capacity_type if pool_claims else None,
                     fixed=fixed,
+                    efa_count=g.efa_count,
                 )
                 lts[key] = LaunchTemplatePlan(
                     key=key,
@@ -362,9 +374,15 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                     max_pods=g.max_pods,
                     capacity_type=g.capacity_type,
                     instance_types=g.instance_types,
+                    spec=g.spec,
+                    efa_count=g.efa_count,
                 )
                 for it in g.instance_types:
-                    lt_for[(pool.name, it, g.capacity_type)] = key
+                    if g.efa_count:  # groups sort by EFA count: this overrides the no-EFA fallback
+                        lt_for[(pool.name, it, g.capacity_type, True)] = key
+                    else:  # a claim requesting EFA on a type without any uses the plain template
+                        lt_for[(pool.name, it, g.capacity_type, False)] = key
+                        lt_for.setdefault((pool.name, it, g.capacity_type, True), key)
         nodeclasses.append(
             NodeClassPlan(
                 name=nc_name,
@@ -410,7 +428,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 zone=zone,
                 capacity_type=str(cl["launch"]["capacityType"]),
                 nodepool_hash=str(cl.get("nodePoolHash") or pool.hash),
-                launch_template=lt_for[(pool.name, it, str(cl["launch"]["capacityType"]))],
+                launch_template=lt_for[(pool.name, it, str(cl["launch"]["capacityType"]), _requests_efa(cl))],
                 labels={str(k): str(v) for k, v in (cl.get("labels") or {}).items()},
             )
         )

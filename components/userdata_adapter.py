@@ -10,6 +10,11 @@ prints), one per distinct user data, i.e. per max-pods group as Karpenter render
   with an available offering in its zones / capacity types), grouped by pod count, rendered for the
   pool's default capacity type (its only value, else on-demand, as ``render userdata``).
 
+Each group also carries the launch template Karpenter would create for it
+(:func:`nodewright.userdata.launch_template.launch_template_spec`): in fleet mode a claim that
+requests ``vpc.amazonaws.com/efa`` gets one EFA interface per EFA of its instance type (the
+catalog's count), so groups are also split by EFA count, as Karpenter's resolver does.
+
 The NodePool and EC2NodeClass are built with shape validation only: admission rules (restricted
 labels, ...) are the policy pack's to report, by name, so a bad pool still previews. Renderer
 errors become :class:`~nodewright.errors.InputError` pointing into the EC2NodeClass document or
@@ -37,6 +42,11 @@ from nodewright.userdata import (
 )
 from nodewright.userdata import render as render_family
 from nodewright.userdata.launch import capacity_type_for
+from nodewright.userdata.launch_template import (
+    LaunchTemplateSpec,
+    instance_type_efa_count,
+    launch_template_spec,
+)
 
 log = logging.getLogger("nodewright")
 
@@ -52,6 +62,8 @@ class UserDataGroup:
     max_pods: int  # the --max-pods / maxPods the kubelet gets
     capacity_type: str
     instance_types: tuple[str, ...]  # sorted; empty when the group is not tied to types
+    efa_count: int = 0
+    spec: LaunchTemplateSpec | None = None  # the launch template Karpenter would create
 
 
 def _compatible(it: InstanceType, reqs: Requirements) -> bool:
@@ -73,12 +85,13 @@ def render_groups(
     cluster: Mapping[str, str],
     *,
     cluster_file: str,
-    claims: Sequence[tuple[str, str]] = (),
+    claims: Sequence[tuple[str, str] | tuple[str, str, bool]] = (),
     catalog: str = DEFAULT_CATALOG,
+    security_group_ids: Sequence[str] = (),
 ) -> list[UserDataGroup]:
     """The distinct user data of ``nodepool_doc`` on ``nodeclass_doc``, sorted by (capacity type, max pods).
 
-    ``claims``: (instance type, capacity type) pairs of fleet-mode claims; empty in karpenter mode.
+    ``claims``: (instance type, capacity type[, requests EFA]) of fleet-mode claims; empty in karpenter mode.
     """
     nc = build(nodeclass_doc, EC2NodeClass)
     np = build(nodepool_doc, NodePool)
@@ -86,14 +99,17 @@ def render_groups(
     fixed = nc.spec.kubelet.max_pods if nc.spec.kubelet is not None else None
     default_ct = capacity_type_for(np)
 
-    members: dict[tuple[str, int | None], set[str]] = {}
+    members: dict[tuple[str, int | None, int], set[str]] = {}
     if claims:
-        cat = load_catalog(catalog, nodeclass=nc) if fixed is None else None
-        for name, ct in claims:
-            pods = fixed if cat is None else _pods_of(cat, name, catalog)
-            members.setdefault((ct, pods), set()).add(name)
+        needs_catalog = fixed is None or any(len(c) > 2 and c[2] for c in claims)
+        cat = load_catalog(catalog, nodeclass=nc) if needs_catalog else None
+        for claim in claims:
+            name, ct = claim[0], claim[1]
+            efa = _efa_of(cat, name, catalog) if cat is not None and len(claim) > 2 and claim[2] else 0
+            pods = fixed if fixed is not None or cat is None else _pods_of(cat, name, catalog)
+            members.setdefault((ct, pods, efa), set()).add(name)
     elif fixed is not None:
-        members[(default_ct, fixed)] = set()
+        members[(default_ct, fixed, 0)] = set()
     else:
         types = compatible_instance_types(load_catalog(catalog, nodeclass=nc), np)
         if not types:
@@ -106,16 +122,31 @@ def render_groups(
                 np.name,
                 FALLBACK_MAX_PODS,
             )
-            members[(default_ct, FALLBACK_MAX_PODS)] = set()
+            members[(default_ct, FALLBACK_MAX_PODS, 0)] = set()
         for it in types:
-            members.setdefault((default_ct, int(it.max_pods)), set()).add(it.name)
+            members.setdefault((default_ct, int(it.max_pods), 0), set()).add(it.name)
 
     out: list[UserDataGroup] = []
-    for (ct, pods), names in sorted(members.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+    for (ct, pods, efa), names in sorted(members.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0, kv[0][2])):
         max_pods = int(pods) if pods is not None else FALLBACK_MAX_PODS
         try:
             family, options = launch_options(nc, np, info, max_pods=max_pods, capacity_type=ct)
             text = render_family(family, options).text
+            spec = launch_template_spec(
+                nc,
+                cluster=info,
+                nodepool=np.name,
+                user_data=text,
+                capacity_type=ct,
+                identity={
+                    "maxPods": max_pods,
+                    "taints": [t.to_string() for t in options.taints],
+                    "kubelet": options.kubelet.to_json() if options.kubelet else {},
+                    "customUserData": options.custom_user_data,
+                },
+                security_group_ids=security_group_ids,
+                efa_count=efa,
+            )
         except UserDataError as exc:
             on_nodeclass = exc.path.startswith("spec.")
             raise InputError(
@@ -124,9 +155,23 @@ def render_groups(
                 path=nodeclass_doc.at(exc.path) if on_nodeclass else f"config.nodewright:cluster.{exc.path}",
             ) from None
         out.append(
-            UserDataGroup(text=text, max_pods=max_pods, capacity_type=ct, instance_types=tuple(sorted(names)))
+            UserDataGroup(
+                text=text,
+                max_pods=max_pods,
+                capacity_type=ct,
+                instance_types=tuple(sorted(names)),
+                efa_count=efa,
+                spec=spec,
+            )
         )
     return out
+
+
+def _efa_of(cat: Catalog, name: str, spec: str) -> int:
+    it = cat.get(name)
+    if it is None:
+        raise InputError(f'instance type "{name}" of a claim is not in the catalog; re-run plan', file=spec)
+    return instance_type_efa_count(it.capacity)
 
 
 def _pods_of(cat: Catalog, name: str, spec: str) -> int:

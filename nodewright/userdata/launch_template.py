@@ -351,9 +351,11 @@ def launch_template_spec(
     )
 
 
+def instance_type_efa_count(capacity_milli: Mapping[str, int]) -> int:
+    """``it.Capacity[vpc.amazonaws.com/efa].Value()`` of a catalog capacity (milli-units, rounded up)."""
+    return -(-int(capacity_milli.get(EFA_RESOURCE, 0)) // 1000)
+
+
 def efa_count_for(capacity_milli: Mapping[str, int], requests: Mapping[str, Any]) -> int:
     """``resolver.go``: the instance type's EFA count when the NodeClaim requests EFA, else 0."""
-    if EFA_RESOURCE not in requests:
-        return 0
-    milli = int(capacity_milli.get(EFA_RESOURCE, 0))
-    return -(-milli // 1000)
+    return instance_type_efa_count(capacity_milli) if EFA_RESOURCE in requests else 0
