@@ -13,11 +13,13 @@ from typing import Any
 
 import click
 
+from nodewright import labels as L
 from nodewright.api import load_objects
 from nodewright.cli._common import emit, handle_errors, load_cluster_info, output_option
 from nodewright.errors import InputError
 from nodewright.userdata import UserDataError, effective_kubelet, render
 from nodewright.userdata.launch import launch_options
+from nodewright.userdata.launch_template import launch_template_spec
 from nodewright.userdata.render import MAX_BYTES, WARN_BYTES
 
 log = logging.getLogger("nodewright")
@@ -106,6 +108,14 @@ def command(
         )
         rendered = render(family, options)
         facts = effective_kubelet(family=family, kubelet=options.kubelet, user_data=options.custom_user_data)
+        template = launch_template_spec(
+            nodeclass,
+            cluster=info,
+            nodepool=nodepool.name,
+            user_data=rendered.text,
+            capacity_type=str(options.labels.get(L.CAPACITY_TYPE, L.CAPACITY_TYPE_ON_DEMAND)),
+            identity={"maxPods": options.kubelet.max_pods if options.kubelet else None},
+        )
     except UserDataError as exc:
         on_nodeclass = exc.path.startswith("spec.")
         raise InputError(
@@ -136,5 +146,6 @@ def command(
             "evictionHard": dict(facts.eviction_hard),
             "sources": dict(facts.sources),
         },
+        "launchTemplate": {k: v for k, v in template.as_dict().items() if k != "userData"},
     }
     emit(data, output)

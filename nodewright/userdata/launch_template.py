@@ -20,7 +20,7 @@ from __future__ import annotations
 import ipaddress
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final
 
 from nodewright import labels as L
@@ -109,10 +109,23 @@ class LaunchTemplateSpec:
     tag_specifications: tuple[tuple[str, Mapping[str, str]], ...] = ()  # (resource type, tags)
 
     def as_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["tags"] = dict(self.tags)
-        out["tag_specifications"] = [[r, dict(t)] for r, t in self.tag_specifications]
+        """camelCase JSON (``blockDeviceMappings[].volumeSizeGib``, ``tagSpecifications[].resourceType``...)."""
+        out = _camel_fields(self)
+        out["blockDeviceMappings"] = [_camel_fields(b) for b in self.block_device_mappings]
+        out["networkInterfaces"] = [_camel_fields(n) for n in self.network_interfaces]
+        out["tagSpecifications"] = [{"resourceType": r, "tags": dict(t)} for r, t in self.tag_specifications]
         return out
+
+
+def _camel_fields(obj: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in fields(obj):
+        head, *rest = f.name.split("_")
+        value = getattr(obj, f.name)
+        out[head + "".join(p.title() for p in rest)] = (
+            dict(value) if isinstance(value, Mapping) else list(value) if isinstance(value, tuple) else value
+        )
+    return out
 
 
 def launch_template_tags(nodeclass: EC2NodeClass, *, cluster_name: str, nodepool: str) -> dict[str, str]:
