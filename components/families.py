@@ -1,8 +1,9 @@
 """AMI-family facts the NodeClass component needs, as pure data (no ``pulumi`` import).
 
-SSM parameter names for ``alias`` AMI selector terms, default block devices per family, metadata
-options with the EC2NodeClass CRD defaults (reference/karpenter-userdata.md sections 4 and 7). The
-user data itself comes from :mod:`components.userdata_adapter`.
+SSM parameter names for ``alias`` AMI selector terms (reference/karpenter-userdata.md section 4).
+Block devices and metadata options are the core's
+(:func:`nodewright.userdata.launch_template.launch_template_spec`); the user data comes from
+:mod:`components.userdata_adapter`.
 """
 
 from __future__ import annotations
@@ -10,39 +11,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from nodewright import labels
 from nodewright.errors import InputError
 
 log = logging.getLogger("nodewright")
-
-DEFAULT_METADATA_OPTIONS: Final[Mapping[str, Any]] = {
-    "httpEndpoint": "enabled",
-    "httpProtocolIPv6": "disabled",
-    "httpPutResponseHopLimit": 1,
-    "httpTokens": "required",
-}
-
-_GIB: Final = "Gi"
-
-
-def _bdm(device: str, size_gib: int) -> dict[str, Any]:
-    return {
-        "deviceName": device,
-        "ebs": {"volumeSize": f"{size_gib}{_GIB}", "volumeType": "gp3", "encrypted": True},
-    }
-
-
-DEFAULT_BLOCK_DEVICES: Final[Mapping[str, tuple[Mapping[str, Any], ...]]] = {
-    "AL2": (_bdm("/dev/xvda", 20),),
-    "AL2023": (_bdm("/dev/xvda", 20),),
-    "Bottlerocket": (_bdm("/dev/xvda", 4), _bdm("/dev/xvdb", 20)),
-    "Windows2019": (_bdm("/dev/sda1", 50),),
-    "Windows2022": (_bdm("/dev/sda1", 50),),
-    "Windows2025": (_bdm("/dev/sda1", 50),),
-    "Custom": (),
-}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -146,15 +120,3 @@ def ami_source(
         file=str(nodeclass.get("metadata", {}).get("name", "<EC2NodeClass>")),
         path="spec.amiSelectorTerms",
     )
-
-
-def block_devices(nodeclass: Mapping[str, Any], family: str) -> tuple[Mapping[str, Any], ...]:
-    given = _spec(nodeclass).get("blockDeviceMappings")
-    if given:
-        return tuple(given)
-    return DEFAULT_BLOCK_DEVICES.get(family, DEFAULT_BLOCK_DEVICES["AL2"])
-
-
-def metadata_options(nodeclass: Mapping[str, Any]) -> Mapping[str, Any]:
-    given = _spec(nodeclass).get("metadataOptions") or {}
-    return {**DEFAULT_METADATA_OPTIONS, **given}

@@ -96,8 +96,6 @@ class NodeClassPlan:
     body: Mapping[str, Any]
     family: str
     ami: families.AmiSource
-    block_devices: tuple[Mapping[str, Any], ...]
-    metadata_options: Mapping[str, Any]
     launch_templates: tuple[LaunchTemplatePlan, ...]
 
 
@@ -393,8 +391,6 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                     pools=[p.body for p in pools if p.nodeclass == nc_name],
                     kubernetes_version=settings.kubernetes_version,
                 ),
-                block_devices=families.block_devices(nd.body, family),
-                metadata_options=families.metadata_options(nd.body),
                 launch_templates=tuple(
                     sorted(lts.values(), key=lambda lt: (lt.nodepool, lt.capacity_type, lt.max_pods, lt.key))
                 ),
