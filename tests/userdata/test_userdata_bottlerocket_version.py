@@ -110,3 +110,22 @@ def test_name_selector_version_reaches_the_bind_command() -> None:
     )
     assert "'apiclient', 'ephemeral-storage', 'bind'" in new and "--dirs" not in new
     assert "--dirs" in old
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_enable_default_mount_paths_flag(enabled: bool) -> None:
+    """aws/karpenter-provider-aws v1.14.1 pkg/providers/amifamily/bootstrap/bottlerocket_test.go
+    (Describe "EnableDefaultMountPaths" / It "should use the configured flag value"): the flag alone
+    picks the RAID0 bind command."""
+    from nodewright.userdata import KubeletConfig, Options, render
+
+    opts = Options(
+        cluster_name="c",
+        cluster_endpoint="https://c",
+        ca_bundle="Y2E=",
+        kubelet=KubeletConfig(max_pods=29),
+        instance_store_policy="RAID0",
+        bottlerocket_default_mount_paths=enabled,
+    )
+    text = render("Bottlerocket", opts).text
+    assert ("--dirs" in text) is not enabled

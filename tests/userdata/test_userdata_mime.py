@@ -31,6 +31,8 @@ def _read(name: str) -> str:
 
 
 def test_serialize_matches_upstream_mime_valid_byte_for_byte() -> None:
+    """aws/karpenter-provider-aws v1.14.1 pkg/providers/amifamily/bootstrap/mime/suite_test.go:
+    "should successfully serialize a MIME archive"."""
     parts = [
         Part(headers=(("Content-Type", "application/node.eks.aws"),), body=_read("nodeconfig.txt")),
         Part(headers=CT, body=_read("shell.txt")),
@@ -39,12 +41,14 @@ def test_serialize_matches_upstream_mime_valid_byte_for_byte() -> None:
 
 
 def test_parse_upstream_mime_valid_gives_back_the_bodies() -> None:
+    """bootstrap/mime/suite_test.go: "should successfully parse a valid MIME archive"."""
     parts = read_multipart(_read("mime_valid.txt"))
     assert [p.body for p in parts] == [_read("nodeconfig.txt"), _read("shell.txt")]
     assert [p.get("content-type") for p in parts] == ["application/node.eks.aws", CT[0][1]]
 
 
 def test_upstream_bad_header_fails() -> None:
+    """bootstrap/mime/suite_test.go: "should fail to parse MIME archive with a malformed header"."""
     with pytest.raises(GoMIMEError, match=r'missing colon: "MIME_VERSION = 1.0"'):
         read_multipart(_read("mime_bad_header.txt"))
 
