@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 from click.testing import CliRunner
-from drift_support import live, make_claim, make_nodepool, write_cluster
+from drift_support import live, make_claim, make_nodeclass, make_nodepool, write_cluster
 
 from nodewright.cli import main
 from nodewright.drift import drift_impact, nodeclass_hash
@@ -21,17 +21,7 @@ NEW_CA = "bmV3LWNh"  # base64("new-ca")
 
 
 def nodeclass() -> dict[str, Any]:
-    return {
-        "apiVersion": "karpenter.k8s.aws/v1",
-        "kind": "EC2NodeClass",
-        "metadata": {"name": "default"},
-        "spec": {
-            "role": "KarpenterNodeRole",
-            "amiSelectorTerms": [{"alias": "al2023@latest"}],
-            "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
-            "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
-        },
-    }
+    return make_nodeclass()
 
 
 def stamped(obj: dict[str, Any], h: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from userdata_support import SUITE_CLUSTER, suite_nodeclass
 
 from nodewright.algebra.quantity import to_gib_ceil
 from nodewright.api import EC2NodeClass
@@ -22,27 +23,13 @@ from nodewright.userdata.launch_template import (
 )
 
 KMS = "arn:aws:kms:us-west-2:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab"
-V4 = ClusterInfo(
-    name="test-cluster",
-    endpoint="https://test-cluster",
-    ca_bundle="Y2E=",
-    cidr="10.100.0.0/16",
-    dns=("10.0.100.10",),
-)
+V4 = SUITE_CLUSTER
 V6 = ClusterInfo(
     name="test-cluster", endpoint="https://test-cluster", ca_bundle="Y2E=", dns=("fd01:99f0:d47b::a",)
 )
 
 
-def nc(**spec: Any) -> EC2NodeClass:
-    base: dict[str, Any] = {
-        "role": "role",
-        "amiSelectorTerms": [{"alias": "al2023@latest"}],
-        "subnetSelectorTerms": [{"id": "subnet-1"}],
-        "securityGroupSelectorTerms": [{"id": "sg-1"}],
-    }
-    base.update(spec)
-    return EC2NodeClass.model_validate({"metadata": {"name": "default"}, "spec": base})
+nc = suite_nodeclass
 
 
 def lt(nodeclass: EC2NodeClass | None = None, **kw: Any) -> LaunchTemplateSpec:

@@ -15,19 +15,14 @@ from typing import Any
 
 import pytest
 import yaml
+from userdata_support import SUITE_CLUSTER, suite_nodeclass
 
-from nodewright.api import EC2NodeClass, NodePool
+from nodewright.api import NodePool
 from nodewright.errors import RenderError
 from nodewright.userdata import ClusterInfo, render_user_data
 from nodewright.userdata.gomime import read_multipart
 
-INFO = ClusterInfo(
-    name="test-cluster",
-    endpoint="https://test-cluster",
-    ca_bundle="Y2EtYnVuZGxlCg==",
-    cidr="10.100.0.0/16",
-    dns=("10.0.100.10",),
-)
+INFO = SUITE_CLUSTER
 
 
 def render(
@@ -41,19 +36,14 @@ def render(
     info: ClusterInfo = INFO,
     max_pods: int | None = 110,
 ) -> str:
-    spec: dict[str, Any] = {
-        "amiSelectorTerms": [{"alias": alias}],
-        "role": "role",
-        "subnetSelectorTerms": [{"id": "subnet-1"}],
-        "securityGroupSelectorTerms": [{"id": "sg-1"}],
-    }
+    spec: dict[str, Any] = {"amiSelectorTerms": [{"alias": alias}]}
     if kubelet is not None:
         spec["kubelet"] = kubelet
     if user_data is not None:
         spec["userData"] = user_data
     if instance_store_policy:
         spec["instanceStorePolicy"] = instance_store_policy
-    nc = EC2NodeClass.model_validate({"metadata": {"name": "default"}, "spec": spec})
+    nc = suite_nodeclass(**spec)
     template: dict[str, Any] = {
         "spec": {
             "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
