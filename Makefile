@@ -27,6 +27,7 @@ system-deps:
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/ruff format --check nodewright components policies tests bench __main__.py
 
 typecheck: $(STAMP)

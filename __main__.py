@@ -16,7 +16,7 @@ from components.capacity import Capacity, CapacityArgs
 from components.node_class import NodeClass, NodeClassArgs
 from components.node_pool import NodePool, NodePoolArgs
 from components.osc import OperatingSystemConfig, OperatingSystemConfigArgs
-from components.plan import build_plan, read_settings
+from nodewright.stack import build_plan, read_settings
 
 KEYS = (
     "mode", "files", "cluster", "kubernetesVersion", "clusterState", "claims", "subnets",

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from components.plan import ClaimPlan
 from nodewright import labels
 from nodewright.policy.resources import NODECLAIM_TAG
+from nodewright.stack import ClaimPlan
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,7 +60,9 @@ class Capacity(pulumi.ComponentResource):
                 launch_template=aws.ec2.InstanceLaunchTemplateArgs(id=lt.id, version="$Latest"),
                 instance_market_options=market,
                 metadata_options=aws.ec2.InstanceMetadataOptionsArgs(
-                    http_tokens="required", http_endpoint="enabled", http_put_response_hop_limit=1
+                    http_tokens=claim.metadata_options.get("httpTokens"),
+                    http_endpoint=claim.metadata_options.get("httpEndpoint"),
+                    http_put_response_hop_limit=claim.metadata_options.get("httpPutResponseHopLimit"),
                 ),
                 tags={
                     "Name": f"{args.cluster_name}-{claim.name}",

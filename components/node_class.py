@@ -21,10 +21,15 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.plan import LaunchTemplatePlan, NodeClassPlan
 from nodewright import labels
 from nodewright.policy.resources import AMI_FAMILY_TAG
-from nodewright.userdata.launch_template import BlockDeviceSpec, LaunchTemplateSpec, NetworkInterfaceSpec
+from nodewright.stack import (
+    BlockDeviceSpec,
+    LaunchTemplatePlan,
+    LaunchTemplateSpec,
+    NetworkInterfaceSpec,
+    NodeClassPlan,
+)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,7 +16,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.plan import NodePoolPlan
+from nodewright.stack import NodePoolPlan
 
 
 @dataclass(frozen=True, kw_only=True)

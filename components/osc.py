@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.plan import OscPlan
+from nodewright.stack import OscPlan
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -30,7 +30,8 @@ KNOWN = {
 
 
 def check(path: str) -> int:
-    blob = open(path, "rb").read()
+    with open(path, "rb") as fh:
+        blob = fh.read()
     with tempfile.TemporaryDirectory() as tmp:
         paths = helpers.Paths({"cloud_dir": tmp + "/cloud", "run_dir": tmp + "/run"})
         message = user_data.UserDataProcessor(paths).process(blob)

@@ -1,9 +1,10 @@
 """The AWS provider's ``karpenter.k8s.aws/v1`` EC2NodeClass, with the CRD's defaults.
 
-Field set follows the v1 CRD (reference/karpenter-userdata.md section 7). ``metadataOptions``
-defaults to ``{httpEndpoint: enabled, httpProtocolIPv6: disabled, httpPutResponseHopLimit: 1,
-httpTokens: required}`` as the CRD applies it. ``amiFamily()`` resolves the family from the field
-or from an ``alias`` AMI selector term, as the provider does.
+Field set follows the v1 CRD (aws/karpenter-provider-aws v1.14.1
+``pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml``). ``metadataOptions`` defaults as the CRD
+applies it (:data:`nodewright.api.amifamily.DEFAULT_METADATA_OPTIONS`). ``amiFamily()`` resolves
+the family from the field or from an ``alias`` AMI selector term, as the provider does
+(:mod:`nodewright.api.amifamily` owns the rule).
 """
 
 from __future__ import annotations
@@ -12,21 +13,11 @@ from typing import Any, Final, Literal
 
 from pydantic import Field
 
+from nodewright.api.amifamily import DEFAULT_METADATA_OPTIONS, resolve_family, spec_alias, split_alias
 from nodewright.api.base import KubeModel, StrictModel, TopLevel
 from nodewright.api.core import Condition, ObjectMeta
 
 API_VERSION: Final = "karpenter.k8s.aws/v1"
-
-AMI_FAMILIES = ("AL2", "AL2023", "Bottlerocket", "Custom", "Windows2019", "Windows2022", "Windows2025")
-# alias family (lower case, before "@") -> amiFamily
-ALIAS_FAMILIES = {
-    "al2": "AL2",
-    "al2023": "AL2023",
-    "bottlerocket": "Bottlerocket",
-    "windows2019": "Windows2019",
-    "windows2022": "Windows2022",
-    "windows2025": "Windows2025",
-}
 
 
 class SubnetSelectorTerm(StrictModel):
@@ -90,10 +81,14 @@ class BlockDeviceMapping(StrictModel):
 
 
 class MetadataOptions(StrictModel):
-    http_endpoint: str = "enabled"
-    http_protocol_ipv6: str = Field(default="disabled", alias="httpProtocolIPv6")
-    http_put_response_hop_limit: int = 1
-    http_tokens: str = "required"
+    """``spec.metadataOptions``; each field defaults as :data:`DEFAULT_METADATA_OPTIONS` says."""
+
+    http_endpoint: str = str(DEFAULT_METADATA_OPTIONS["httpEndpoint"])
+    http_protocol_ipv6: str = Field(
+        default=str(DEFAULT_METADATA_OPTIONS["httpProtocolIPv6"]), alias="httpProtocolIPv6"
+    )
+    http_put_response_hop_limit: int = int(DEFAULT_METADATA_OPTIONS["httpPutResponseHopLimit"])
+    http_tokens: str = str(DEFAULT_METADATA_OPTIONS["httpTokens"])
 
 
 class EC2NodeClassSpec(StrictModel):
@@ -142,17 +137,9 @@ class EC2NodeClass(TopLevel):
     def ami_family(self) -> str:
         """The AMI family the provider uses: ``spec.amiFamily``, else the alias's family, else Custom
         (as Karpenter's ``AMIFamily()``; validation makes the last case unreachable)."""
-        if self.spec.ami_family:
-            return self.spec.ami_family
-        for term in self.spec.ami_selector_terms:
-            if term.alias:
-                return ALIAS_FAMILIES.get(term.alias.split("@", 1)[0].lower(), "Custom")
-        return "Custom"
+        return resolve_family(self.spec.ami_family, spec_alias(self.spec.ami_selector_terms))
 
     def alias(self) -> tuple[str, str] | None:
         """``(family, version)`` of the alias AMI selector term, if any (``al2023@latest``)."""
-        for term in self.spec.ami_selector_terms:
-            if term.alias and "@" in term.alias:
-                fam, ver = term.alias.split("@", 1)
-                return fam.lower(), ver
-        return None
+        alias = spec_alias(self.spec.ami_selector_terms)
+        return split_alias(alias) if alias else None

@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nodewright import labels
+from nodewright.api.amifamily import ALIAS_FAMILIES, AMI_FAMILIES
 from nodewright.api.core import Pod
-from nodewright.api.ec2nodeclass import ALIAS_FAMILIES, AMI_FAMILIES, EC2NodeClass
+from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodePool
 from nodewright.errors import Collector
 

@@ -29,16 +29,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from nodewright import labels
+from nodewright.algebra import resources as res
 from nodewright.catalog import overhead as oh
 from nodewright.catalog.model import Ec2Facts, InstanceType, Offering, Overhead, RequirementSpec
 from nodewright.catalog.prices import on_demand_prices
 from nodewright.errors import CatalogError, InputError
-
-# Keys not (yet) in nodewright.labels; private to the catalog.
-ZONE_ID: Final = "topology.k8s.aws/zone-id"
-INSTANCE_ACCELERATOR_NAME: Final = "karpenter.k8s.aws/instance-accelerator-name"
-INSTANCE_ACCELERATOR_MANUFACTURER: Final = "karpenter.k8s.aws/instance-accelerator-manufacturer"
-INSTANCE_ACCELERATOR_COUNT: Final = "karpenter.k8s.aws/instance-accelerator-count"
 
 SOURCE_ENV: Final = "NODEWRIGHT_CATALOG_SOURCE"  # "aws" or "embedded" overrides detection
 _ARCH: Final = {"x86_64": "amd64", "arm64": "arm64"}
@@ -298,14 +293,14 @@ def base_requirements(
     neuron = (info.get("NeuronInfo") or {}).get("NeuronDevices") or []
     if len(accels) == 1 and not info.get("NeuronInfo"):
         a = accels[0]
-        vals[INSTANCE_ACCELERATOR_NAME] = _kebab(str(a.get("Name", "")))
-        vals[INSTANCE_ACCELERATOR_MANUFACTURER] = _kebab(str(a.get("Manufacturer", "")))
-        vals[INSTANCE_ACCELERATOR_COUNT] = str(a.get("Count", 0))
+        vals[labels.INSTANCE_ACCELERATOR_NAME] = _kebab(str(a.get("Name", "")))
+        vals[labels.INSTANCE_ACCELERATOR_MANUFACTURER] = _kebab(str(a.get("Manufacturer", "")))
+        vals[labels.INSTANCE_ACCELERATOR_COUNT] = str(a.get("Count", 0))
     if len(neuron) == 1:
         d = neuron[0]
-        vals[INSTANCE_ACCELERATOR_NAME] = _kebab(str(d.get("Name", "")))
-        vals[INSTANCE_ACCELERATOR_MANUFACTURER] = "aws"
-        vals[INSTANCE_ACCELERATOR_COUNT] = str(d.get("Count", 0))
+        vals[labels.INSTANCE_ACCELERATOR_NAME] = _kebab(str(d.get("Name", "")))
+        vals[labels.INSTANCE_ACCELERATOR_MANUFACTURER] = "aws"
+        vals[labels.INSTANCE_ACCELERATOR_COUNT] = str(d.get("Count", 0))
     if proc:
         vals[labels.INSTANCE_CPU_MANUFACTURER] = _kebab(str(proc.get("Manufacturer", "")))
         ghz = float(proc.get("SustainedClockSpeedInGhz") or 0.0)
@@ -328,9 +323,9 @@ def base_requirements(
         labels.INSTANCE_GPU_MANUFACTURER,
         labels.INSTANCE_GPU_COUNT,
         labels.INSTANCE_GPU_MEMORY,
-        INSTANCE_ACCELERATOR_NAME,
-        INSTANCE_ACCELERATOR_MANUFACTURER,
-        INSTANCE_ACCELERATOR_COUNT,
+        labels.INSTANCE_ACCELERATOR_NAME,
+        labels.INSTANCE_ACCELERATOR_MANUFACTURER,
+        labels.INSTANCE_ACCELERATOR_COUNT,
     )
     specs = [
         _req(labels.INSTANCE_TYPE, name),
@@ -348,7 +343,7 @@ def base_requirements(
     ]
     specs += [_req(k, vals[k]) if k in vals else _absent(k) for k in optional]
     if zone_ids:
-        specs.append(_req(ZONE_ID, *zone_ids))
+        specs.append(_req(labels.ZONE_ID, *zone_ids))
     specs.append(_absent(labels.CAPACITY_RESERVATION_ID))
     return specs
 
@@ -425,10 +420,10 @@ def compute(base: BaseType, options: oh.NodeClassOptions) -> InstanceType:
     )
     storage = oh.ephemeral_storage(instance_storage_gb=f.instance_storage_gb, options=options)
     capacity = {
-        oh.CPU: f.vcpus * oh.MILLI,
-        oh.MEMORY: memory,
-        oh.EPHEMERAL_STORAGE: storage,
-        oh.PODS: pods * oh.MILLI,
+        res.CPU: f.vcpus * oh.MILLI,
+        res.MEMORY: memory,
+        res.EPHEMERAL_STORAGE: storage,
+        res.PODS: pods * oh.MILLI,
         **{k: v * oh.MILLI for k, v in f.extended.items()},
     }
     _, _, eni_memory = oh.family_traits(family)

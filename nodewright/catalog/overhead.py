@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from nodewright.algebra.quantity import parse_quantity
+from nodewright.algebra.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from nodewright.api.amifamily import AL2023, CUSTOM, default_block_device_mappings
 
 MI: Final = 1024 * 1024
 GI: Final = 1024 * MI
@@ -28,10 +30,6 @@ MEMORY_AVAILABLE: Final = "memory.available"
 NODEFS_AVAILABLE: Final = "nodefs.available"
 
 # Resource names (Kubernetes core and AWS extended resources).
-CPU: Final = "cpu"
-MEMORY: Final = "memory"
-PODS: Final = "pods"
-EPHEMERAL_STORAGE: Final = "ephemeral-storage"
 NVIDIA_GPU: Final = "nvidia.com/gpu"
 AMD_GPU: Final = "amd.com/gpu"
 AWS_NEURON: Final = "aws.amazon.com/neuron"
@@ -41,8 +39,8 @@ EFA: Final = "vpc.amazonaws.com/efa"
 AWS_POD_ENI: Final = "vpc.amazonaws.com/pod-eni"
 HUGEPAGES_PREFIX: Final = "hugepages-"
 
-AMI_FAMILIES: Final = ("AL2", "AL2023", "Bottlerocket", "Custom", "Windows2019", "Windows2022", "Windows2025")
-DEFAULT_AMI_FAMILY: Final = "AL2023"
+# The family a catalog is computed for when no EC2NodeClass says otherwise.
+DEFAULT_AMI_FAMILY: Final = AL2023
 
 
 def family_traits(family: str) -> tuple[bool, bool, bool]:
@@ -55,20 +53,18 @@ def family_traits(family: str) -> tuple[bool, bool, bool]:
 
 
 def default_volume_size(family: str) -> int:
-    """Size in bytes of the family's default ephemeral block device (section 7 of the reference)."""
-    if family.startswith("Windows"):
-        return 50 * GI
-    return 20 * GI  # AL2/AL2023 /dev/xvda, Bottlerocket /dev/xvdb, Custom falls back to DefaultEBS 20Gi
+    """Size in bytes of the family's default ephemeral block device (the last of
+    ``DefaultBlockDeviceMappings``); Custom has none and falls back to Karpenter's DefaultEBS 20Gi."""
+    devices = default_block_device_mappings(family)
+    if not devices:
+        return 20 * GI
+    return parse_quantity(str(devices[-1]["ebs"]["volumeSize"])).milli // MILLI
 
 
 def ephemeral_device(family: str) -> str | None:
-    if family.startswith("Windows"):
-        return "/dev/sda1"
-    if family == "Bottlerocket":
-        return "/dev/xvdb"
-    if family == "Custom":
-        return None
-    return "/dev/xvda"
+    """The device Karpenter counts as ephemeral storage: the last default block device (Custom: none)."""
+    devices = default_block_device_mappings(family)
+    return str(devices[-1]["deviceName"]) if devices else None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -226,7 +222,7 @@ def ephemeral_storage(*, instance_storage_gb: int | None, options: NodeClassOpti
         root = next((b for b in bdms if b.root_volume), None)
         if root is not None and root.volume_size is not None:
             return root.volume_size * MILLI
-        if options.family == "Custom":
+        if options.family == CUSTOM:
             last = bdms[-1].volume_size
             return (last if last is not None else 20 * GI) * MILLI
         device = ephemeral_device(options.family)

@@ -13,11 +13,12 @@ import click
 
 from nodewright.algebra.resources import format_resource_list
 from nodewright.api.documents import load_documents
-from nodewright.catalog import load_catalog
 from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.catalog.model import InstanceType
-from nodewright.cli._common import emit, format_markdown_table, format_table, handle_errors, output_option
+from nodewright.cli._common import emit, handle_errors, output_option
 from nodewright.errors import InputError
+from nodewright.tables import format_markdown_table, format_table
+from nodewright.userdata import nodeclass_catalog
 
 _HEADERS = ("NAME", "CPU", "MEMORY", "MAX PODS", "PRICE", "ALLOCATABLE CPU", "ALLOCATABLE MEMORY")
 
@@ -70,7 +71,7 @@ def command() -> None:
 @handle_errors
 def list_command(catalog_spec: str, nodeclass_path: str | None, output: str) -> None:
     """List instance types: capacity, allocatable, max pods and price."""
-    catalog = load_catalog(catalog_spec, nodeclass=_nodeclass(nodeclass_path))
+    catalog = nodeclass_catalog(catalog_spec, _nodeclass(nodeclass_path))
     rows = [_row(it) for it in catalog]
     emit(
         [it.to_dict() for it in catalog] if output in ("json", "yaml") else None,

@@ -9,18 +9,11 @@ from datetime import datetime
 
 import click
 
-from nodewright.cli._common import (
-    emit,
-    files_option,
-    format_markdown_table,
-    format_table,
-    handle_errors,
-    load_cluster_info,
-    output_option,
-)
+from nodewright.cli._common import emit, files_option, handle_errors, load_cluster_info, output_option
 from nodewright.drift import DriftReport, drift_impact_files
 from nodewright.drift.detect import DefaultsMode, parse_time
 from nodewright.errors import InputError
+from nodewright.tables import format_markdown_table, format_table
 
 
 def _table(report: DriftReport) -> str:

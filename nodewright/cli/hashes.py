@@ -7,17 +7,10 @@ from __future__ import annotations
 
 import click
 
-from nodewright.cli._common import (
-    emit,
-    files_option,
-    format_markdown_table,
-    format_table,
-    handle_errors,
-    load_cluster_info,
-    output_option,
-)
+from nodewright.cli._common import emit, files_option, handle_errors, load_cluster_info, output_option
 from nodewright.drift import hash_documents
-from nodewright.drift.nodeclass_hash import NodeClassHash
+from nodewright.drift.nodeclasshash import NodeClassHash
+from nodewright.tables import format_markdown_table, format_table
 
 
 @click.command("hash")

@@ -9,11 +9,12 @@ from datetime import datetime
 
 import click
 
-from nodewright.cli._common import emit, format_markdown_table, format_table, handle_errors, output_option
+from nodewright.cli._common import emit, handle_errors, output_option
 from nodewright.drift.detect import parse_time
 from nodewright.drift.inputs import of_kind, read_documents
 from nodewright.errors import InputError
 from nodewright.health import HealthReport, nodepool_health, render_prometheus
+from nodewright.tables import format_markdown_table, format_table
 
 
 def _rows(report: HealthReport) -> list[list[object]]:

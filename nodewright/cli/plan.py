@@ -1,33 +1,27 @@
 """`nodewright plan` (see docs/cli.md): simulate one Karpenter provisioning round.
 
 Thin: read NodePools, cluster state and catalog, call :func:`nodewright.scheduling.plan.plan`,
-print it (json/yaml/table/markdown) and optionally write the claims file Pulumi's Capacity
-component materialises (``--write``).
+print it (json/yaml/table/markdown) and optionally write the claims file
+(:mod:`nodewright.scheduling.claimsfile`) Pulumi's Capacity component materialises (``--write``).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import click
 
 from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
-from nodewright.catalog import load_catalog
 from nodewright.catalog.model import InstanceType
-from nodewright.cli._common import (
-    dump_yaml,
-    emit,
-    files_option,
-    format_markdown_table,
-    format_table,
-    handle_errors,
-    output_option,
-)
+from nodewright.cli._common import emit, files_option, handle_errors, output_option
 from nodewright.cluster import load_cluster
+from nodewright.drift.nodepoolhash import nodepool_hash
+from nodewright.scheduling.claimsfile import claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
+from nodewright.tables import format_markdown_table, format_table
+from nodewright.userdata import nodeclass_catalog
 
 
 def _claim_rows(doc: dict[str, Any]) -> list[list[Any]]:
@@ -137,30 +131,6 @@ def _encode(value: Any, indent: str, out: list[str]) -> None:
         out.append(_scalar(value))
 
 
-def _hashes(files: tuple[str, ...]) -> dict[str, str]:
-    try:
-        from nodewright.drift import hash_documents
-
-        return {h.name: h.hash for h in hash_documents(files)}
-    except Exception:  # the hash is optional in the claims file
-        return {}
-
-
-def claims_document(doc: dict[str, Any], *, catalog: str, hashes: dict[str, str]) -> dict[str, Any]:
-    claims = []
-    for c in doc["nodeClaims"]:
-        item = dict(c)
-        if c["nodePool"] in hashes:
-            item["nodePoolHash"] = hashes[c["nodePool"]]
-        claims.append(item)
-    return {
-        "apiVersion": "nodewright.dev/v1alpha1",
-        "kind": "NodeClaimPlan",
-        "metadata": {"generatedBy": "nodewright plan", "catalog": catalog},
-        "nodeClaims": claims,
-    }
-
-
 @click.command("plan")
 @files_option("NodePool / EC2NodeClass YAML or JSON file (repeatable).")
 @click.option(
@@ -225,7 +195,7 @@ def command(
         key = ref.name if ref.kind == "EC2NodeClass" else ""
         if key not in cache:
             nodeclass = objs.nodeclass(ref.name) if key else None
-            cache[key] = list(load_catalog(catalog_spec, nodeclass=nodeclass))
+            cache[key] = list(nodeclass_catalog(catalog_spec, nodeclass))
         return cache[key]
 
     doc = plan(
@@ -240,8 +210,9 @@ def command(
         ),
     )
     if write_path:
-        claims = claims_document(doc, catalog=catalog_spec, hashes=_hashes(files))
-        Path(write_path).write_text(dump_yaml(claims), encoding="utf-8")
+        # the hash an in-cluster Karpenter stamps (CRD defaults applied), as the stack plan does
+        hashes = {np.name: nodepool_hash(np, crd_defaults=True) for np in objs.nodepools}
+        write_claims(write_path, claims_document(doc, catalog=catalog_spec, hashes=hashes))
     if output == "json":
         click.echo(fast_json(doc))
         return

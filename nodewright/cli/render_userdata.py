@@ -1,7 +1,7 @@
 """`nodewright render userdata` (see docs/cli.md): the user data a NodeClass produces.
 
 Thin: load the EC2NodeClass, the NodePool and the cluster facts, find the instance type's pod
-count in the catalog when ``spec.kubelet.maxPods`` is unset, call :func:`nodewright.userdata.render`.
+count in the catalog when ``spec.kubelet.maxPods`` is unset, call :func:`nodewright.userdata.dispatch`.
 ``-o raw`` prints the user data byte for byte (it contains the CA bundle: that is the point);
 ``-o json`` describes it with the CA bundle replaced by ``[secret]``.
 """
@@ -18,9 +18,9 @@ from nodewright.api import load_objects
 from nodewright.cli._common import emit, handle_errors, load_cluster_info, output_option
 from nodewright.errors import InputError
 from nodewright.userdata import UserDataError, effective_kubelet, render
+from nodewright.userdata.dispatch import MAX_BYTES, WARN_BYTES
 from nodewright.userdata.launch import launch_options
 from nodewright.userdata.launch_template import launch_template_spec
-from nodewright.userdata.render import MAX_BYTES, WARN_BYTES
 
 log = logging.getLogger("nodewright")
 

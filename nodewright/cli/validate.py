@@ -11,7 +11,8 @@ from collections import Counter
 import click
 
 from nodewright.api.loading import load_objects
-from nodewright.cli._common import emit, files_option, format_table, handle_errors, output_option
+from nodewright.cli._common import emit, files_option, handle_errors, output_option
+from nodewright.tables import format_table
 
 
 @click.command("validate")

@@ -24,8 +24,8 @@ from nodewright.drift.detect import (
     drift_impact_files,
 )
 from nodewright.drift.inputs import hash_documents
-from nodewright.drift.nodeclass_hash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
-from nodewright.drift.nodepool_hash import (
+from nodewright.drift.nodeclasshash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
+from nodewright.drift.nodepoolhash import (
     NODEPOOL_HASH_VERSION,
     NodePoolHash,
     hash_nodepool,

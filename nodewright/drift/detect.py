@@ -29,8 +29,17 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from nodewright import labels
-from nodewright.drift.nodeclass_hash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
-from nodewright.drift.nodepool_hash import (
+from nodewright.algebra.requirements import (
+    ALLOW_UNDEFINED_WELL_KNOWN,
+    Requirement,
+    RequirementError,
+    Requirements,
+)
+from nodewright.api.loading import load_objects
+from nodewright.catalog import load_catalog
+from nodewright.drift.inputs import of_kind, read_documents
+from nodewright.drift.nodeclasshash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
+from nodewright.drift.nodepoolhash import (
     NODEPOOL_HASH_VERSION,
     Origin,
     as_mapping,
@@ -210,8 +219,6 @@ def _claim(obj: Any) -> _Claim:
 
 
 def _requirements(template: Mapping[str, Any], origin: Origin) -> Any:
-    from nodewright.algebra.requirements import RequirementError, Requirements
-
     spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
     raw = (spec or {}).get("requirements") or []
     reqs: list[_Req] = []
@@ -404,8 +411,6 @@ def _static_drift(
 
 
 def _instance_type_drift(claim: _Claim, catalog: Any, now: datetime) -> str | None:
-    from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
-
     if claim.created is not None and now - claim.created <= INSTANCE_TYPE_CHECK_MIN_AGE:
         return None
     name = claim.labels.get(labels.INSTANCE_TYPE)
@@ -430,28 +435,9 @@ def _instance_type_drift(claim: _Claim, catalog: Any, now: datetime) -> str | No
     return f"instance type {name!r} has no offering compatible with the NodeClaim's zone and capacity type"
 
 
-def _load_catalog(spec: str) -> Any:
-    """``nodewright.catalog.load_catalog(spec)``, tolerating a catalog package without it."""
-    try:
-        import nodewright.catalog as catalog_pkg
-
-        loader: Any = getattr(catalog_pkg, "load_catalog", None)
-        if loader is None:
-            from nodewright.catalog import loader as loader_module
-
-            loader = loader_module.load_catalog
-    except ImportError as exc:
-        raise InputError(
-            "instance-type catalogs are not available in this build; run without --catalog", file=spec
-        ) from exc
-    return loader(spec)
-
-
 def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any]]:
     """(nodeclaims, nodepools, nodeclasses) of a ClusterState-like object or a file path."""
     if isinstance(cluster, str | Path):
-        from nodewright.api.loading import load_objects
-
         objs = load_objects([cluster])
         return list(objs.nodeclaims), list(objs.nodepools), list(objs.nodeclasses)
     return (
@@ -485,7 +471,7 @@ def drift_impact(
     """
     now = now or datetime.now(UTC)
     if isinstance(catalog, str):
-        catalog = _load_catalog(catalog)
+        catalog = load_catalog(catalog)
     claims_raw, live_pools, live_classes = _load_cluster(cluster)
     pools = _pools(list(nodepools), live_pools, defaults)
     class_hashes, notes = _nodeclass_hashes(list(nodeclasses), live_classes, ca_bundle)
@@ -574,8 +560,6 @@ def _first_reason(
         return NODEPOOL_DRIFTED, (
             f"nodepool-hash {claim.annotations.get(labels.NODEPOOL_HASH)} != NodePool's {pool.hash_after}"
         )
-    from nodewright.algebra.requirements import Requirements
-
     if pool.requirements is None:
         pool.requirements = _requirements(pool.template, pool.origin)
     err = Requirements.from_labels(claim.labels).compatible(pool.requirements)
@@ -608,8 +592,6 @@ def drift_impact_files(
     ca_bundle: str | None = None,
 ) -> DriftReport:
     """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file."""
-    from nodewright.drift.inputs import of_kind, read_documents
-
     docs = read_documents(files)
     return drift_impact(
         of_kind(docs, "NodePool"),

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Final
 
 from nodewright.api.documents import Document, load_documents
-from nodewright.drift.nodeclass_hash import NodeClassHash, hash_nodeclass
-from nodewright.drift.nodepool_hash import NodePoolHash, hash_nodepool
+from nodewright.drift.nodeclasshash import NodeClassHash, hash_nodeclass
+from nodewright.drift.nodepoolhash import NodePoolHash, hash_nodepool
 from nodewright.errors import InputError, InputErrors, NodewrightError, Problem
 
 log = logging.getLogger("nodewright")

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from nodewright import labels
 from nodewright.drift.detect import parse_time
-from nodewright.drift.nodepool_hash import as_mapping
+from nodewright.drift.nodepoolhash import as_mapping
 from nodewright.health.tracker import HEALTHY, UNHEALTHY, UNKNOWN, Status, Tracker
 
 CONDITION_TYPE: Final = "NodeRegistrationHealthy"

@@ -7,7 +7,7 @@ Public API (everything else is internal):
   reported at once as ``<file>:<json path>: <what>``.
 * :func:`render_osc` -> :class:`RenderResult` (pure, plus warnings on the ``nodewright`` logger);
   applies the 16384-byte rule and switches to the init-script pattern (:class:`InitOptions`).
-* :func:`plan` -> :class:`NodePlan`, :func:`render_plan` (format switch over a plan).
+* :func:`node_plan` -> :class:`NodePlan`, :func:`render_plan` (format switch over a plan).
 * :func:`reconcile_changes` -> :class:`ReconcileChanges` (units to restart/stop, files changed).
 * :func:`result_secret` -> the ``osc-result-<name>`` Secret manifest for the Pulumi side.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from nodewright.osc.initscript import InitOptions, result_secret_name
 from nodewright.osc.loading import LoadedOSC, load_osc, load_osc_documents
 from nodewright.osc.models import OperatingSystemConfig, Secret
-from nodewright.osc.plan import NodePlan, plan
+from nodewright.osc.nodeplan import NodePlan, node_plan
 from nodewright.osc.reconcile import ReconcileChanges, diff_plans, reconcile_changes
 from nodewright.osc.render import FORMATS, USER_DATA_LIMIT, Format, RenderResult, render_osc, render_plan
 from nodewright.osc.result import CLOUD_CONFIG_KEY, result_secret
@@ -39,7 +39,7 @@ __all__ = [
     "diff_plans",
     "load_osc",
     "load_osc_documents",
-    "plan",
+    "node_plan",
     "reconcile_changes",
     "render_osc",
     "render_plan",

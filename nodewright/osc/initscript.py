@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import yaml
 
-from nodewright.osc.plan import BOOTSTRAP_TOKEN, MACHINE_NAME, NodePlan, PlannedFile, PlannedUnit
+from nodewright.osc.nodeplan import BOOTSTRAP_TOKEN, MACHINE_NAME, NodePlan, PlannedFile, PlannedUnit
 
 INIT_DIR: Final = "/var/lib/nodewright-osc"
 INIT_UNIT: Final = "nodewright-osc-init.service"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nodewright.osc.loading import LoadedOSC
-from nodewright.osc.plan import NodePlan, PlannedUnit, plan
+from nodewright.osc.nodeplan import NodePlan, PlannedUnit, node_plan
 
 Command = Literal["restart", "stop"]
 CONTAINERD_UNIT = "containerd.service"
@@ -117,6 +117,6 @@ def reconcile_changes(
     previous: LoadedOSC | None, current: LoadedOSC, *, host_name: str | None = None
 ) -> ReconcileChanges:
     """Plan both OSCs (Secrets resolved) and diff them as gardener-node-agent does."""
-    old = plan(previous, host_name=host_name) if previous is not None else None
-    new = plan(current, host_name=host_name)
+    old = node_plan(previous, host_name=host_name) if previous is not None else None
+    new = node_plan(current, host_name=host_name)
     return diff_plans(old, new, containerd_changed=_containerd_key(previous) != _containerd_key(current))

@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from nodewright.api.amifamily import USER_DATA_MAX_BYTES
 from nodewright.errors import RenderError
 from nodewright.osc.initscript import (
     FULL_CONFIG_KEY,
@@ -23,7 +24,7 @@ from nodewright.osc.initscript import (
     result_secret_name,
 )
 from nodewright.osc.loading import LoadedOSC
-from nodewright.osc.plan import NodePlan, plan
+from nodewright.osc.nodeplan import NodePlan, node_plan
 from nodewright.osc.render_bash import render_bash
 from nodewright.osc.render_cloudinit import render_cloudinit
 from nodewright.osc.render_ignition import render_ignition
@@ -32,7 +33,7 @@ log = logging.getLogger("nodewright")
 
 Format = Literal["cloud-init", "bash", "ignition"]
 FORMATS: Final[tuple[Format, ...]] = ("cloud-init", "bash", "ignition")
-USER_DATA_LIMIT: Final = 16384
+USER_DATA_LIMIT: Final = USER_DATA_MAX_BYTES  # EC2's limit, owned by nodewright.api.amifamily
 WARN_RATIO: Final = 0.9
 
 
@@ -98,7 +99,7 @@ def render_osc(
     limit: int = USER_DATA_LIMIT,
 ) -> RenderResult:
     """Plan and render ``loaded``; provision results over ``limit`` bytes use the init pattern."""
-    full = plan(loaded, host_name=host_name)
+    full = node_plan(loaded, host_name=host_name)
     content = render_plan(full, fmt)
     size = len(content.encode("utf-8"))
     common = {

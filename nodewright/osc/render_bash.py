@@ -1,4 +1,4 @@
-"""Render a :class:`~nodewright.osc.plan.NodePlan` as a bash script (Gardener's oneshot shape).
+"""Render a :class:`~nodewright.osc.nodeplan.NodePlan` as a bash script (Gardener's oneshot shape).
 
 Shape (reference section 2a, made safe): ``#!/bin/bash``, errexit/nounset/pipefail, the run-once
 marker (Gardener's ``/var/lib/osc/provision-osc-applied`` for purpose ``provision``), then every file and unit
@@ -17,7 +17,7 @@ import posixpath
 import re
 from typing import Final
 
-from nodewright.osc.plan import UNIT_FILE_MODE, NodePlan, PlannedUnit
+from nodewright.osc.nodeplan import UNIT_FILE_MODE, NodePlan, PlannedUnit
 
 DELIMITER: Final = "NODEWRIGHT_EOF"
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")

@@ -1,4 +1,4 @@
-"""Render a :class:`~nodewright.osc.plan.NodePlan` as a ``#cloud-config`` document.
+"""Render a :class:`~nodewright.osc.nodeplan.NodePlan` as a ``#cloud-config`` document.
 
 ``write_files`` carries every file, unit and drop-in (``permissions`` as a quoted octal string,
 ``encoding: b64`` for content that is not clear text), ``runcmd`` does ``systemctl daemon-reload``
@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import yaml
 
-from nodewright.osc.plan import UNIT_FILE_MODE, NodePlan, PlannedUnit
+from nodewright.osc.nodeplan import UNIT_FILE_MODE, NodePlan, PlannedUnit
 
 HEADER: Final = "#cloud-config\n"
 

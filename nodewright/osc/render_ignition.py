@@ -1,4 +1,4 @@
-"""Render a :class:`~nodewright.osc.plan.NodePlan` as an Ignition spec 3.3.0 config (JSON).
+"""Render a :class:`~nodewright.osc.nodeplan.NodePlan` as an Ignition spec 3.3.0 config (JSON).
 
 Files: ``overwrite: true`` (Ignition fails on an existing file otherwise), ``mode`` in decimal,
 ``contents.source`` an RFC 2397 data URL: ``data:,`` plus percent-encoding (``%20`` for a space,
@@ -20,7 +20,7 @@ from typing import Any, Final
 from urllib.parse import quote
 
 from nodewright.errors import RenderError
-from nodewright.osc.plan import NodePlan, PlannedUnit
+from nodewright.osc.nodeplan import NodePlan, PlannedUnit
 
 log = logging.getLogger("nodewright")
 

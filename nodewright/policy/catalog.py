@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from nodewright.api.amifamily import USER_DATA_MAX_BYTES
 from nodewright.policy.drift_rules import check_instances_hash, check_nodepool_hash, check_pair_health
 from nodewright.policy.labels_rules import (
     check_custom_ami_user_data,
@@ -20,7 +21,6 @@ from nodewright.policy.labels_rules import (
 from nodewright.policy.resources import ResourceView
 from nodewright.policy.safety import (
     DEFAULT_MAX_HOP_LIMIT,
-    USER_DATA_MAX_BYTES,
     check_ebs_encrypted,
     check_imdsv2,
     check_user_data_safe,

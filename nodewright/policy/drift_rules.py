@@ -23,7 +23,7 @@ from nodewright.policy.resources import (
 
 def compute_nodepool_hash(nodepool: Mapping[str, Any]) -> str:
     """The ``karpenter.sh/nodepool-hash`` of a raw ``karpenter.sh/v1`` NodePool mapping."""
-    from nodewright.drift.nodepool_hash import nodepool_hash
+    from nodewright.drift.nodepoolhash import nodepool_hash
 
     # The API server applies the CRD defaults (expireAfter: 720h) before Karpenter hashes the pool.
     return nodepool_hash(nodepool, crd_defaults=True)

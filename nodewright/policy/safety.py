@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nodewright.api.amifamily import USER_DATA_MAX_BYTES
 from nodewright.policy.resources import (
     EC2NODECLASS_CR,
     INSTANCE,
@@ -20,7 +21,6 @@ from nodewright.policy.resources import (
 )
 from nodewright.policy.userdata_read import without_cluster_ca
 
-USER_DATA_MAX_BYTES: Final = 16384
 DEFAULT_MAX_HOP_LIMIT: Final = 2
 
 # (name, pattern) of credentials that must never sit in user data in clear text.

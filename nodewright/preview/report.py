@@ -18,16 +18,16 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from nodewright.cli._common import format_markdown_table, format_table
+from nodewright import labels
 from nodewright.policy.resources import LAUNCH_TEMPLATE, decode_user_data
 from nodewright.policy.userdata_read import without_cluster_ca
 from nodewright.preview.analyzer import Violation
 from nodewright.preview.mocks import secret_paths, unwrap
 from nodewright.preview.runner import ProgramRun
+from nodewright.tables import format_markdown_table, format_table
 
 GITHUB_COMMENT_LIMIT: Final = 65536
 REDACTED: Final = "[secret]"
-_NODEPOOL_TAG: Final = "karpenter.sh/nodepool"
 
 
 def _parent_ref(parent_urn: str) -> str:
@@ -80,7 +80,7 @@ def build_document(
             user_data.append(
                 {
                     "launchTemplate": reg.name,
-                    "nodePool": str(tags.get(_NODEPOOL_TAG, "")),
+                    "nodePool": str(tags.get(labels.NODEPOOL, "")),
                     "content": _redact(text, redact),
                 }
             )

@@ -3,7 +3,7 @@
 Public API (pure functions; no pulumi, no click):
 
 * :class:`Options`, :class:`KubeletConfig`, :class:`Taint`, :class:`ClusterInfo` and
-  :func:`resolve_options` (Karpenter's launch-template pipeline, reference section 0);
+  :func:`resolve_options` (Karpenter's launch-template pipeline);
 * :func:`render` (dispatch by AMI family, size check, CA redaction) and the per-family renderers
   :func:`render_al2`, :func:`render_al2023`, :func:`render_bottlerocket`, :func:`render_custom`,
   :func:`render_windows`;
@@ -11,36 +11,33 @@ Public API (pure functions; no pulumi, no click):
 * :func:`effective_kubelet` -> :class:`KubeletFacts` (what the node's kubelet really gets);
 * :func:`render_user_data` / :func:`launch_options` (from NodePool + EC2NodeClass models) and
   :func:`cluster_info_from_mapping` (``INFO.yaml`` / stack config);
-* :func:`default_block_device_mappings`, :data:`DEFAULT_METADATA_OPTIONS`, :func:`ssm_parameter_for_alias`;
+* :func:`nodeclass_options` / :func:`effective_kubelet_options` / :func:`nodeclass_catalog`: the
+  catalog's resolved :class:`~nodewright.catalog.NodeClassOptions` of an EC2NodeClass (family,
+  kubelet as the user data leaves it);
 * :class:`UserDataError` (a :class:`~nodewright.errors.RenderError` with a ``path``).
+
+AMI-family facts (families, default block devices, metadata options, alias SSM parameters, the
+16384-byte limit) are :mod:`nodewright.api.amifamily`'s.
 """
 
 from nodewright.userdata.al2 import render_al2
 from nodewright.userdata.al2023 import render_al2023
 from nodewright.userdata.bottlerocket import render_bottlerocket
 from nodewright.userdata.custom import render_custom, render_windows
+from nodewright.userdata.dispatch import MAX_BYTES, WARN_BYTES, Rendered, check_size, is_within_size, render
 from nodewright.userdata.facts import KubeletFacts, effective_kubelet
-from nodewright.userdata.families import (
-    DEFAULT_METADATA_OPTIONS,
-    default_block_device_mappings,
-    ssm_parameter_for_alias,
-)
 from nodewright.userdata.launch import cluster_info_from_mapping, launch_options, render_user_data
+from nodewright.userdata.nodeclass import effective_kubelet_options, nodeclass_catalog, nodeclass_options
 from nodewright.userdata.options import (
-    FAMILIES,
     ClusterInfo,
     KubeletConfig,
     Options,
     Taint,
     UserDataError,
-    family_of,
     resolve_options,
 )
-from nodewright.userdata.render import MAX_BYTES, WARN_BYTES, Rendered, check_size, is_within_size, render
 
 __all__ = [
-    "DEFAULT_METADATA_OPTIONS",
-    "FAMILIES",
     "MAX_BYTES",
     "WARN_BYTES",
     "ClusterInfo",
@@ -52,11 +49,12 @@ __all__ = [
     "UserDataError",
     "check_size",
     "cluster_info_from_mapping",
-    "default_block_device_mappings",
     "effective_kubelet",
-    "family_of",
+    "effective_kubelet_options",
     "is_within_size",
     "launch_options",
+    "nodeclass_catalog",
+    "nodeclass_options",
     "render",
     "render_al2",
     "render_al2023",
@@ -65,5 +63,4 @@ __all__ = [
     "render_user_data",
     "render_windows",
     "resolve_options",
-    "ssm_parameter_for_alias",
 ]

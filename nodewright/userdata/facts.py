@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from nodewright.userdata.options import AL2023, BOTTLEROCKET, CUSTOM, KubeletConfig, family_of
+from nodewright.api.amifamily import AL2023, BOTTLEROCKET, CUSTOM, renderer_family
+from nodewright.userdata.options import KubeletConfig
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,7 +69,7 @@ def effective_kubelet(
     """
     spec = kubelet if isinstance(kubelet, KubeletConfig) else KubeletConfig.from_mapping(kubelet)
     facts = _from_spec(spec)
-    resolved = family_of(family)
+    resolved = renderer_family(family)
     if resolved == CUSTOM:
         return KubeletFacts(
             max_pods=facts.max_pods,

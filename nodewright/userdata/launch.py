@@ -16,13 +16,15 @@ from typing import Any, Final
 
 from nodewright import labels as L
 from nodewright.api import EC2NodeClass, NodePool
-from nodewright.errors import Collector
+from nodewright.api.amifamily import renderer_family
+from nodewright.errors import Collector, InputError
+from nodewright.userdata.dispatch import render
+from nodewright.userdata.nodeclass import nodeclass_catalog
 from nodewright.userdata.options import (
     ClusterInfo,
     KubeletConfig,
     Options,
     Taint,
-    family_of,
     resolve_options,
 )
 
@@ -137,7 +139,7 @@ def options_for(
     capacity_type: str | None = None,
 ) -> tuple[str, Options]:
     """The family and the bootstrap :class:`Options` for one launch of ``nodepool`` on ``nodeclass``."""
-    family = family_of(nodeclass.ami_family())
+    family = renderer_family(nodeclass.ami_family())
     spec = nodeclass.spec
     kubelet = (
         KubeletConfig.from_mapping(spec.kubelet.model_dump(by_alias=True, exclude_none=True))
@@ -223,10 +225,7 @@ FALLBACK_MAX_PODS: Final = 110
 
 def instance_type_pods(catalog: str, instance_type: str, nodeclass: EC2NodeClass) -> int:
     """The pod capacity Karpenter computes for ``instance_type`` under ``nodeclass`` (from the catalog)."""
-    from nodewright.catalog import load_catalog
-    from nodewright.errors import InputError
-
-    cat = load_catalog(catalog, nodeclass=nodeclass)
+    cat = nodeclass_catalog(catalog, nodeclass)
     it = cat.get(instance_type)
     if it is None:
         close = [n for n in cat.names() if n.split(".")[0] == instance_type.split(".")[0]][:5]
@@ -273,8 +272,6 @@ def render_user_data(
     capacity_type: str | None = None,
 ) -> str:
     """The decoded user data a node of ``nodepool`` on ``nodeclass`` receives (what the CLI prints raw)."""
-    from nodewright.userdata.render import render
-
     family, options = launch_options(
         nodeclass,
         nodepool,

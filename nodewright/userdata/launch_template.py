@@ -17,6 +17,7 @@ interruptible reservations set ``InstanceMarketOptions``).
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import json
 from collections.abc import Mapping, Sequence
@@ -26,10 +27,8 @@ from typing import Any, Final
 from nodewright import labels as L
 from nodewright.algebra.quantity import QuantityError, to_gib_ceil
 from nodewright.api import EC2NodeClass
-from nodewright.drift.gotypes import STRING
-from nodewright.drift.hashstructure import hash_value
-from nodewright.userdata.families import DEFAULT_METADATA_OPTIONS, default_block_device_mappings
-from nodewright.userdata.options import ClusterInfo, UserDataError, family_of
+from nodewright.api.amifamily import DEFAULT_METADATA_OPTIONS, default_block_device_mappings, renderer_family
+from nodewright.userdata.options import ClusterInfo, UserDataError
 
 LAUNCH_TEMPLATE_NAME_PREFIX: Final = "karpenter.k8s.aws"  # v1.LaunchTemplateNamePrefix = apis.Group
 EKS_CLUSTER_NAME_TAG: Final = "eks:eks-cluster-name"
@@ -254,14 +253,16 @@ def is_ipv6_cluster(cluster: ClusterInfo) -> bool:
 
 
 def launch_template_name(identity: Mapping[str, Any]) -> str:
-    """``karpenter.k8s.aws/<hash>``: the FNV hash (hashstructure) of what distinguishes the template.
+    """``karpenter.k8s.aws/<hash>``: a 64-bit decimal hash of what distinguishes the template.
 
-    Upstream hashes the Go ``amifamily.LaunchTemplate`` struct (labels and the CA bundle ignored);
-    nodewright hashes the same inputs as canonical JSON, so names follow the same rule (one per
-    distinct template, stable across runs) but are not Karpenter's numbers.
+    Upstream hashes the Go ``amifamily.LaunchTemplate`` struct with hashstructure (labels and the
+    CA bundle ignored); nodewright hashes the same inputs as canonical JSON (BLAKE2b, 8 bytes), so
+    names follow the same rule (one per distinct template, stable across runs) but are not
+    Karpenter's numbers.
     """
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
-    return f"{LAUNCH_TEMPLATE_NAME_PREFIX}/{hash_value(text, STRING)}"
+    digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
+    return f"{LAUNCH_TEMPLATE_NAME_PREFIX}/{int.from_bytes(digest, 'big')}"
 
 
 def launch_template_spec(
@@ -295,7 +296,7 @@ def launch_template_spec(
     label; ``reserved_capacity_gate``: the ReservedCapacity feature gate (default on in v1.14),
     which makes the launch mode targeted.
     """
-    family = family_of(nodeclass.ami_family())
+    family = renderer_family(nodeclass.ami_family())
     tags = launch_template_tags(nodeclass, cluster_name=cluster.name, nodepool=nodepool)
     ipv6 = is_ipv6_cluster(cluster)
     nis = network_interfaces(nodeclass, ipv6=ipv6, efa_count=efa_count, security_group_ids=security_group_ids)

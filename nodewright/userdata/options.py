@@ -16,25 +16,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from nodewright import labels as L
+from nodewright.api.amifamily import CUSTOM, renderer_family
 from nodewright.errors import RenderError
 from nodewright.goduration import format_duration as format_go_duration
 from nodewright.goduration import parse_duration as parse_go_duration
 
-# -- families ----------------------------------------------------------------------------------
-AL2: Final = "AL2"
-AL2023: Final = "AL2023"
-BOTTLEROCKET: Final = "Bottlerocket"
-CUSTOM: Final = "Custom"
-WINDOWS_FAMILIES: Final = ("Windows2019", "Windows2022", "Windows2025")
-FAMILIES: Final = (AL2, AL2023, BOTTLEROCKET, CUSTOM, *WINDOWS_FAMILIES)
+# -- families (owned by nodewright.api.amifamily) ----------------------------------------------
 RAID0: Final = "RAID0"
-
-
-def family_of(ami_family: str | None) -> str:
-    """``GetAMIFamily``: the renderer a family name selects (anything unknown is AL2)."""
-    if ami_family in (AL2023, BOTTLEROCKET, CUSTOM, *WINDOWS_FAMILIES):
-        return str(ami_family)
-    return AL2
 
 
 class UserDataError(RenderError):
@@ -238,7 +226,7 @@ def resolve_options(
     ``labels`` are the NodeClaim's labels; ``instance_type_pods`` is the instance type's computed pod
     capacity, used when ``kubelet.maxPods`` is unset (raises when both are missing).
     """
-    family = family_of(family)
+    family = renderer_family(family)
     merged = {**labels, L.CAPACITY_TYPE: capacity_type}
     if family != CUSTOM:
         merged[L.DO_NOT_SYNC_TAINTS] = "true"

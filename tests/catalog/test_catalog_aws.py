@@ -14,6 +14,7 @@ from nodewright import labels
 from nodewright.catalog import Catalog, apply_kubelet, load_catalog, loader
 from nodewright.catalog import aws as aws_mod
 from nodewright.catalog import cache as cache_mod
+from nodewright.userdata import nodeclass_catalog
 
 MI = 2**20 * 1000
 
@@ -118,7 +119,7 @@ def test_load_catalog_with_nodeclass(cache_home: Path) -> None:
             "blockDeviceMappings": [{"deviceName": "/dev/xvdb", "ebs": {"volumeSize": "100Gi"}}],
         },
     }
-    cat = load_catalog("aws:us-east-1", nodeclass=nodeclass)
+    cat = nodeclass_catalog("aws:us-east-1", nodeclass)
     m5 = cat["m5.large"]
     assert m5.capacity["pods"] == 58_000
     assert m5.capacity["ephemeral-storage"] == 100 * 2**30 * 1000
@@ -246,7 +247,7 @@ def test_unknown_region_names_the_closest() -> None:
 
 def test_nodeclass_options_from_api_model() -> None:
     from nodewright.api.ec2nodeclass import EC2NodeClass
-    from nodewright.catalog import nodeclass_options
+    from nodewright.userdata import nodeclass_options
 
     nc = EC2NodeClass.model_validate(
         {

@@ -1,7 +1,7 @@
 """Kubelet facts back into scheduling (issue 4): the catalog's allocatable follows what the node's
 kubelet really gets, including reservations set in the EC2NodeClass's user data
-(``nodewright.userdata.effective_kubelet``), through ``load_catalog(nodeclass=...)``,
-``apply_kubelet(..., user_data=...)`` and ``nodewright catalog list --nodeclass``."""
+(``nodewright.userdata.effective_kubelet``), through ``nodeclass_catalog(spec, nodeclass)``,
+``apply_kubelet(..., effective_kubelet_options(...))`` and ``nodewright catalog list --nodeclass``."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from typing import Any
 import yaml
 from click.testing import CliRunner
 
-from nodewright.catalog import Catalog, apply_kubelet, load_catalog
+from nodewright.catalog import Catalog, apply_kubelet
 from nodewright.cli.catalog import command
+from nodewright.userdata import effective_kubelet_options, nodeclass_catalog
 
 BOTTLEROCKET_TOML = """\
 [settings.kubernetes]
@@ -74,7 +75,7 @@ def test_spec_kubelet_wins_over_bottlerocket_toml(us_east_1: Catalog) -> None:
         user_data=BOTTLEROCKET_TOML,
         kubelet={"kubeReserved": {"memory": "300Mi"}},
     )
-    m5 = load_catalog("aws:us-east-1", nodeclass=nc)["m5.large"]
+    m5 = nodeclass_catalog("aws:us-east-1", nc)["m5.large"]
     assert m5.to_dict()["overhead"]["kubeReserved"]["memory"] == "300Mi"
 
 
@@ -83,16 +84,20 @@ def test_al2023_nodeconfig_kube_reserved_counts(us_east_1: Catalog) -> None:
         "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    config:\n"
         "      kubeReserved:\n        memory: 2Gi\n"
     )
-    m5 = load_catalog(
-        "aws:us-east-1", nodeclass=_nodeclass(family_alias="al2023@latest", user_data=user_data)
-    )["m5.large"]
+    m5 = nodeclass_catalog("aws:us-east-1", _nodeclass(family_alias="al2023@latest", user_data=user_data))[
+        "m5.large"
+    ]
     assert m5.to_dict()["overhead"]["kubeReserved"]["memory"] == "2Gi"
     assert m5.to_dict()["allocatable"]["memory"] == "5429Mi"  # 7577 - 2048 - 100
 
 
 def test_apply_kubelet_takes_user_data(us_east_1: Catalog) -> None:
-    bottlerocket = load_catalog("aws:us-east-1", nodeclass=_nodeclass(family_alias="bottlerocket@latest"))
-    shaped = apply_kubelet(bottlerocket["m5.large"], None, "Bottlerocket", user_data=BOTTLEROCKET_TOML)
+    bottlerocket = nodeclass_catalog("aws:us-east-1", _nodeclass(family_alias="bottlerocket@latest"))
+    shaped = apply_kubelet(
+        bottlerocket["m5.large"],
+        effective_kubelet_options("Bottlerocket", None, BOTTLEROCKET_TOML),
+        "Bottlerocket",
+    )
     assert shaped.to_dict()["allocatable"]["memory"] == "6453Mi"
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from nodewright.api.amifamily import ami_family
 from nodewright.drift import nodeclass_hash
-from nodewright.drift.nodeclass_hash import ami_family
 from nodewright.errors import InputError, InputErrors
 
 

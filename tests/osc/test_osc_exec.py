@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from nodewright.osc.initscript import init_script
-from nodewright.osc.plan import NodePlan, PlannedDropIn, PlannedFile, PlannedUnit
+from nodewright.osc.nodeplan import NodePlan, PlannedDropIn, PlannedFile, PlannedUnit
 from nodewright.osc.render_bash import render_bash
 
 BASH = shutil.which("bash")

@@ -9,7 +9,7 @@ import pytest
 
 from nodewright.api.documents import documents_from_text
 from nodewright.errors import InputError, InputErrors, NodewrightError
-from nodewright.osc import load_osc, load_osc_documents, plan
+from nodewright.osc import load_osc, load_osc_documents, node_plan
 
 HEAD = """\
 apiVersion: extensions.gardener.cloud/v1alpha1
@@ -155,7 +155,7 @@ stringData: {other: also-secret-value}
     assert "supersecret" not in "".join(lines) and "also-secret" not in "".join(lines)
     good = text.replace("dataKey: nope", "dataKey: other")
     [loaded] = load_osc_documents(documents_from_text(good, file="f.yaml"))
-    planned = plan(loaded)
+    planned = node_plan(loaded)
     assert [f.data for f in planned.files] == [b"supersecret-value", b"also-secret-value"]
     assert planned.secret_paths() == ["/a", "/b"]
     assert "supersecret" not in repr(loaded.secrets)
@@ -209,15 +209,15 @@ spec:
     )
     [loaded] = load_osc_documents(documents_from_text(text, file="i.yaml"))
     with pytest.raises(InputError, match="imageRef files are extracted from an image"):
-        plan(loaded)
+        node_plan(loaded)
     text2 = text.replace(
         '{path: /img, content: {imageRef: {image: "r/i:1", filePathInImage: /x}}}',
         "{path: /h, hostName: node-1, content: {inline: {encoding: '', data: x}}}",
     )
     [loaded2] = load_osc_documents(documents_from_text(text2, file="i.yaml"))
-    assert plan(loaded2).files == ()
+    assert node_plan(loaded2).files == ()
     assert "only for host 'node-1'" in caplog.text
-    assert [f.path for f in plan(loaded2, host_name="node-1").files] == ["/h"]
+    assert [f.path for f in node_plan(loaded2, host_name="node-1").files] == ["/h"]
 
 
 def test_status_extension_units_merge_like_node_agent() -> None:

@@ -19,13 +19,13 @@ from nodewright.osc import (
     InitOptions,
     LoadedOSC,
     load_osc_documents,
-    plan,
+    node_plan,
     reconcile_changes,
     render_osc,
     render_plan,
     result_secret,
 )
-from nodewright.osc.plan import NodePlan, PlannedFile
+from nodewright.osc.nodeplan import NodePlan, PlannedFile
 from nodewright.osc.render_ignition import data_url
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osc"
@@ -242,7 +242,7 @@ def test_registries_render_exact_node_agent_hosts_toml() -> None:
     [loaded] = load_osc_documents(
         documents_from_text((DATA / "reconcile-registries.yaml").read_text(), file="r.yaml")
     )
-    files = {f.path: f.text for f in plan(loaded).files}
+    files = {f.path: f.text for f in node_plan(loaded).files}
     assert files["/etc/containerd/certs.d/docker.io/hosts.toml"] == (
         '# managed by gardener-node-agent\nserver = "https://registry.hub.docker.com"\n\n'
         '[host."https://10.10.10.100:8080"]\n  capabilities = ["pull","resolve"]\n\n'

@@ -16,7 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nodewright.osc.plan import NodePlan, PlannedFile, is_clear_text
+from nodewright.osc.nodeplan import NodePlan, PlannedFile, is_clear_text
 from nodewright.osc.render_bash import _PRELUDE, delimiter_for, render_bash, write_command
 from nodewright.osc.render_cloudinit import render_cloudinit
 from nodewright.osc.render_ignition import render_ignition

@@ -11,9 +11,8 @@ import yaml
 from click.testing import CliRunner
 
 from nodewright.api.loading import load_objects
-from nodewright.catalog import load_catalog
 from nodewright.cli import main
-from nodewright.userdata import cluster_info_from_mapping, render_user_data
+from nodewright.userdata import cluster_info_from_mapping, nodeclass_catalog, render_user_data
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEV = ROOT / "stacks" / "Pulumi.dev.yaml"
@@ -50,7 +49,7 @@ def test_dev_stack_launch_templates_are_the_core_render_per_max_pods_group() -> 
     # one launch template per distinct max-pods value of the pool's compatible catalog types
     gpu_nc = objs.nodeclass("gpu")
     gpu_types = {"g5", "g6"}
-    catalog = load_catalog("aws:us-east-1", nodeclass=gpu_nc)
+    catalog = nodeclass_catalog("aws:us-east-1", gpu_nc)
     expected_gpu = {
         int(it.max_pods)
         for it in catalog

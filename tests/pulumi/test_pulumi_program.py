@@ -9,7 +9,7 @@ import yaml
 from pulumi_helpers import run_stack
 
 from nodewright import labels
-from nodewright.drift.nodepool_hash import nodepool_hash
+from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.preview.mocks import Registration, secret_paths, unwrap
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from nodewright.errors import RenderError
 from nodewright.userdata import ClusterInfo, KubeletConfig, Options, UserDataError, render, resolve_options
-from nodewright.userdata.render import MAX_BYTES, WARN_BYTES
+from nodewright.userdata.dispatch import MAX_BYTES, WARN_BYTES
 
 CA = "Y2EtYnVuZGxlCg=="
 INFO = ClusterInfo(name="c", endpoint="https://c", ca_bundle=CA, cidr="10.100.0.0/16", dns=("10.0.100.10",))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from nodewright.userdata import (
+from nodewright.api.amifamily import (
     DEFAULT_METADATA_OPTIONS,
-    UserDataError,
     default_block_device_mappings,
     ssm_parameter_for_alias,
 )
+from nodewright.errors import InputError
 
 
 def test_default_block_devices() -> None:
@@ -53,5 +53,5 @@ def test_alias_ssm_parameters(alias: str, arch: str, expected: str) -> None:
 
 
 def test_windows_alias_needs_latest() -> None:
-    with pytest.raises(UserDataError, match="only accept @latest"):
+    with pytest.raises(InputError, match="only accept @latest"):
         ssm_parameter_for_alias("windows2019@v1", k8s_version="1.31")

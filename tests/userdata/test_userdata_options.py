@@ -5,16 +5,17 @@ from __future__ import annotations
 import pytest
 
 from nodewright import labels as L
-from nodewright.userdata import ClusterInfo, KubeletConfig, Taint, family_of, resolve_options
+from nodewright.api.amifamily import renderer_family
+from nodewright.userdata import ClusterInfo, KubeletConfig, Taint, resolve_options
 from nodewright.userdata.options import format_go_duration, parse_go_duration
 
 INFO = ClusterInfo(name="c", endpoint="https://c", ca_bundle="Y2E=", cidr="10.0.0.0/16", dns=("10.0.0.10",))
 
 
 def test_family_dispatch_defaults_to_al2() -> None:
-    assert family_of("Bottlerocket") == "Bottlerocket"
-    assert family_of("Ubuntu") == "AL2"
-    assert family_of(None) == "AL2"
+    assert renderer_family("Bottlerocket") == "Bottlerocket"
+    assert renderer_family("Ubuntu") == "AL2"
+    assert renderer_family(None) == "AL2"
 
 
 @pytest.mark.parametrize("family", ["AL2", "AL2023", "Bottlerocket", "Windows2019"])

@@ -220,7 +220,7 @@ def _plan_unit(u: Unit, where: str, collector: Collector) -> PlannedUnit:
     )
 
 
-def plan(loaded: LoadedOSC, *, host_name: str | None = None) -> NodePlan:
+def node_plan(loaded: LoadedOSC, *, host_name: str | None = None) -> NodePlan:
     """Resolve ``loaded`` into a :class:`NodePlan`; every problem reported at once."""
     osc = loaded.osc
     collector = Collector(loaded.file)

@@ -1,11 +1,13 @@
-"""Pure planning for the Pulumi program: stack config + documents -> what each component declares.
+"""The stack plan: stack config + documents -> what each Pulumi component declares.
 
 Boundary: no ``pulumi`` import, so the CLI and tests can call it; ``__main__.py`` turns a
-:class:`StackPlan` into components. It reads the stack's files with the core loaders, stamps each
-NodePool with :func:`nodewright.drift.nodepool_hash.nodepool_hash`, groups launch templates by
-distinct user data (Karpenter renders one per max-pods group and NodePool), reads the reviewed
-claims file (fleet mode) and derives per-pool registration health from a cluster state.
-Nothing here is computed non-deterministically: the same files give the same plan.
+:class:`~nodewright.stack.model.StackPlan` into components (``components/`` only adapt). It reads
+the stack's files with the core loaders, stamps each NodePool with the hash an in-cluster
+Karpenter computes (:func:`nodewright.drift.nodepoolhash.nodepool_hash`), groups launch templates
+by distinct user data (Karpenter renders one per max-pods group and NodePool,
+:mod:`nodewright.stack.launchtemplates`), reads the reviewed claims file in fleet mode
+(:mod:`nodewright.scheduling.claimsfile`) and derives per-pool registration health from a cluster
+state. Nothing here is computed non-deterministically: the same files give the same plan.
 """
 
 from __future__ import annotations
@@ -13,210 +15,34 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
-import yaml
-
-from components import families
 from nodewright import labels
+from nodewright.api.amifamily import DEFAULT_METADATA_OPTIONS, ami_family
 from nodewright.api.documents import Document, load_documents
-from nodewright.errors import Collector, InputError
-from nodewright.userdata.launch_template import EFA_RESOURCE, LaunchTemplateSpec
+from nodewright.drift.nodepoolhash import nodepool_hash as _hash
+from nodewright.errors import Collector
+from nodewright.health import nodepool_health
+from nodewright.osc.loading import load_osc_documents
+from nodewright.osc.render import render_osc
+from nodewright.osc.result import result_secret
+from nodewright.scheduling.claimsfile import load_claims
+from nodewright.stack.ami import ami_source, block_devices, metadata_options
+from nodewright.stack.launchtemplates import render_groups
+from nodewright.stack.model import (
+    ClaimPlan,
+    LaunchTemplatePlan,
+    NodeClassPlan,
+    NodePoolPlan,
+    OscPlan,
+    PoolHealth,
+    Settings,
+    StackPlan,
+)
+from nodewright.userdata.launch_template import EFA_RESOURCE
 
 log = logging.getLogger("nodewright")
-
-MODES: Final = ("karpenter", "fleet")
-CLAIMS_API_VERSION: Final = "nodewright.dev/v1alpha1"
-CLAIMS_KIND: Final = "NodeClaimPlan"
-
-
-@dataclass(frozen=True, kw_only=True)
-class ClusterSettings:
-    """``nodewright:cluster`` stack config (same fields as ``render userdata --cluster-info``)."""
-
-    cluster_name: str
-    cluster_endpoint: str
-    ca_bundle: str
-    cluster_cidr: str = ""
-    cluster_dns: str = ""
-    ip_family: str = "ipv4"
-
-    def as_mapping(self) -> dict[str, str]:
-        return {
-            "clusterName": self.cluster_name,
-            "clusterEndpoint": self.cluster_endpoint,
-            "caBundle": self.ca_bundle,
-            "clusterCIDR": self.cluster_cidr,
-            "clusterDNS": self.cluster_dns,
-            "ipFamily": self.ip_family,
-        }
-
-
-@dataclass(frozen=True, kw_only=True)
-class Settings:
-    """The stack config nodewright reads (``nodewright:<key>``)."""
-
-    stack: str
-    mode: str
-    files: tuple[str, ...]
-    cluster: ClusterSettings
-    kubernetes_version: str = "1.31"
-    cluster_state: str | None = None
-    claims: str | None = None
-    subnets: Mapping[str, str] = field(default_factory=dict)
-    security_groups: tuple[str, ...] = ()
-    launch_templates: bool = True
-    osc_format: str = "cloud-init"
-    osc_namespace: str = "kube-system"
-    tags: Mapping[str, str] = field(default_factory=dict)
-    catalog: str = "aws:us-east-1"
-
-
-@dataclass(frozen=True, kw_only=True)
-class LaunchTemplatePlan:
-    """One launch template: a distinct user data (max-pods group) for one NodePool on one NodeClass."""
-
-    key: str  # stable suffix of the resource name
-    nodepool: str
-    nodeclass: str
-    family: str
-    user_data: str  # decoded, exactly nodewright.userdata's render
-    max_pods: int
-    capacity_type: str
-    instance_types: tuple[str, ...]
-    spec: LaunchTemplateSpec | None = None  # what Karpenter's provider would put in the template
-    efa_count: int = 0
-
-
-@dataclass(frozen=True, kw_only=True)
-class NodeClassPlan:
-    name: str
-    body: Mapping[str, Any]
-    family: str
-    ami: families.AmiSource
-    launch_templates: tuple[LaunchTemplatePlan, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class PoolHealth:
-    status: str = "Unknown"
-    reason: str = ""
-    verified: bool = False
-    changed: bool = True
-    node_class: str = ""
-
-    def as_mapping(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "reason": self.reason,
-            "verified": self.verified,
-            "changed": self.changed,
-            "nodeClass": self.node_class,
-        }
-
-
-@dataclass(frozen=True, kw_only=True)
-class NodePoolPlan:
-    name: str
-    body: Mapping[str, Any]  # the CR with hash annotations stamped
-    nodeclass: str
-    hash: str
-    health: PoolHealth
-
-
-@dataclass(frozen=True, kw_only=True)
-class ClaimPlan:
-    name: str
-    nodepool: str
-    nodeclass: str
-    instance_type: str
-    zone: str
-    capacity_type: str
-    nodepool_hash: str
-    launch_template: str  # LaunchTemplatePlan.key
-    labels: Mapping[str, str]
-
-
-@dataclass(frozen=True, kw_only=True)
-class OscPlan:
-    name: str
-    secret: Mapping[str, Any]  # the v1 Secret manifest (base64 data)
-
-
-@dataclass(frozen=True, kw_only=True)
-class StackPlan:
-    settings: Settings
-    nodeclasses: tuple[NodeClassPlan, ...]
-    nodepools: tuple[NodePoolPlan, ...]
-    claims: tuple[ClaimPlan, ...]
-    oscs: tuple[OscPlan, ...]
-
-
-# -- settings ------------------------------------------------------------------------------------
-
-
-def _json(value: str | None, *, key: str, default: Any) -> Any:
-    if value is None or value == "":
-        return default
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError:
-        return value
-
-
-def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
-    """Settings from flattened stack config (``key`` -> string, as ``pulumi.Config().get`` gives)."""
-    c = Collector(f"Pulumi.{stack}.yaml")
-    mode = get.get("mode") or "karpenter"
-    if mode not in MODES:
-        c.add("config.nodewright:mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
-    files = _json(get.get("files"), key="files", default=[])
-    if isinstance(files, str):
-        files = [files]
-    if not isinstance(files, list) or not files:
-        c.add(
-            "config.nodewright:files", "list the NodePool/EC2NodeClass/OperatingSystemConfig files to deploy"
-        )
-        files = []
-    cl = _json(get.get("cluster"), key="cluster", default={})
-    if not isinstance(cl, Mapping):
-        cl = {}
-    for k in ("clusterName", "clusterEndpoint", "caBundle"):
-        if not cl.get(k):
-            c.add(
-                f"config.nodewright:cluster.{k}",
-                "required (the same fields as render userdata --cluster-info)",
-            )
-    subnets = _json(get.get("subnets"), key="subnets", default={})
-    sgs = _json(get.get("securityGroups"), key="securityGroups", default=[])
-    tags = _json(get.get("tags"), key="tags", default={})
-    c.raise_if_any()
-    lt = get.get("launchTemplates")
-    return Settings(
-        stack=stack,
-        mode=mode,
-        files=tuple(str(f) for f in files),
-        cluster=ClusterSettings(
-            cluster_name=str(cl["clusterName"]),
-            cluster_endpoint=str(cl["clusterEndpoint"]),
-            ca_bundle=str(cl["caBundle"]),
-            cluster_cidr=str(cl.get("clusterCIDR", "")),
-            cluster_dns=str(cl.get("clusterDNS", "")),
-            ip_family=str(cl.get("ipFamily", "ipv4")),
-        ),
-        kubernetes_version=str(get.get("kubernetesVersion") or "1.31"),
-        cluster_state=get.get("clusterState") or None,
-        claims=get.get("claims") or None,
-        subnets={str(k): str(v) for k, v in subnets.items()} if isinstance(subnets, Mapping) else {},
-        security_groups=tuple(str(s) for s in sgs) if isinstance(sgs, list) else (),
-        launch_templates=(lt or "true").lower() != "false",
-        osc_format=get.get("oscFormat") or "cloud-init",
-        osc_namespace=get.get("oscNamespace") or "kube-system",
-        tags={str(k): str(v) for k, v in tags.items()} if isinstance(tags, Mapping) else {},
-        catalog=get.get("catalog") or "aws:us-east-1",
-    )
 
 
 # -- documents -----------------------------------------------------------------------------------
@@ -240,8 +66,7 @@ def _stamp(body: Mapping[str, Any], pool_hash: str) -> dict[str, Any]:
 
 
 def nodepool_hash(body: Mapping[str, Any]) -> str:
-    from nodewright.drift.nodepool_hash import nodepool_hash as _hash
-
+    """The hash an in-cluster Karpenter stamps on ``body`` (CRD defaults applied)."""
     return _hash(body, crd_defaults=True)
 
 
@@ -262,38 +87,6 @@ def _requests_efa(claim: Mapping[str, Any]) -> bool:
     return isinstance(requests, Mapping) and EFA_RESOURCE in requests
 
 
-def read_claims(path: Path) -> list[dict[str, Any]]:
-    """The ``nodeClaims`` of a claims file written by ``nodewright plan --write`` (docs/pulumi.md)."""
-    if not path.is_file():
-        raise InputError(
-            "fleet mode needs the reviewed claims file; run `nodewright plan ... --write` and commit it",
-            file=str(path),
-        )
-    docs = load_documents([path])
-    c = Collector(str(path))
-    claims: list[dict[str, Any]] = []
-    for d in docs:
-        if d.kind != CLAIMS_KIND:
-            c.add(d.path or "kind", f"expected kind {CLAIMS_KIND} ({CLAIMS_API_VERSION}), got {d.kind!r}")
-            continue
-        for i, raw in enumerate(d.body.get("nodeClaims") or []):
-            where = d.at(f"nodeClaims[{i}]")
-            if not isinstance(raw, Mapping):
-                c.add(where, "must be a mapping")
-                continue
-            launch_raw = raw.get("launch")
-            launch: Mapping[str, Any] = launch_raw if isinstance(launch_raw, Mapping) else {}
-            for k, v in (("name", raw.get("name")), ("nodePool", raw.get("nodePool"))):
-                if not v:
-                    c.add(f"{where}.{k}", "required")
-            for k in ("instanceType", "zone", "capacityType"):
-                if not launch.get(k):
-                    c.add(f"{where}.launch.{k}", "required")
-            claims.append(dict(raw))
-    c.raise_if_any()
-    return claims
-
-
 def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     """Everything the program declares, from the stack's files (paths relative to ``base_dir``)."""
     docs = load_documents([base_dir / f for f in settings.files])
@@ -303,7 +96,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     health = pool_health(settings, base_dir=base_dir, pools=pool_docs)
     claims_raw: list[dict[str, Any]] = []
     if settings.mode == "fleet":
-        claims_raw = read_claims(base_dir / (settings.claims or f"stacks/claims-{settings.stack}.yaml"))
+        claims_raw = load_claims(base_dir / (settings.claims or f"stacks/claims-{settings.stack}.yaml"))
 
     pools: list[NodePoolPlan] = []
     pool_doc_by_name = {d.name: d for d in pool_docs}
@@ -328,7 +121,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     c.raise_if_any()
 
     # (instance type, capacity type) each pool's launch templates must cover: the claims' (fleet) or
-    # none (karpenter: the catalog's compatible types, see components/userdata_adapter.py).
+    # none (karpenter: the catalog's compatible types, see nodewright/stack/launchtemplates.py).
     claims_by_pool: dict[str, set[tuple[str, str, bool]]] = {}
     for cl in claims_raw:
         launch = cl["launch"]
@@ -336,12 +129,10 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
             (str(launch["instanceType"]), str(launch["capacityType"]), _requests_efa(cl))
         )
 
-    from components.userdata_adapter import render_groups
-
     nodeclasses: list[NodeClassPlan] = []
     lt_for: dict[tuple[str, str, str, bool], str] = {}
     for nc_name, nd in sorted(nodeclass_docs.items()):
-        family = families.family_of_nodeclass(nd.body)
+        family = ami_family(nd.body.get("spec") or {})
         fixed = bool((nd.body.get("spec", {}).get("kubelet") or {}).get("maxPods"))
         lts: dict[str, LaunchTemplatePlan] = {}
         for pool in sorted((p for p in pools if p.nodeclass == nc_name), key=lambda p: p.name):
@@ -386,11 +177,13 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 name=nc_name,
                 body=nd.body,
                 family=family,
-                ami=families.ami_source(
+                ami=ami_source(
                     nd.body,
                     pools=[p.body for p in pools if p.nodeclass == nc_name],
                     kubernetes_version=settings.kubernetes_version,
                 ),
+                block_devices=block_devices(nd.body, family),
+                metadata_options=metadata_options(nd.body),
                 launch_templates=tuple(
                     sorted(lts.values(), key=lambda lt: (lt.nodepool, lt.capacity_type, lt.max_pods, lt.key))
                 ),
@@ -398,6 +191,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
         )
 
     pool_by_name = {p.name: p for p in pools}
+    metadata_by_nodeclass = {nc.name: nc.metadata_options for nc in nodeclasses}
     claims: list[ClaimPlan] = []
     cc = Collector(settings.claims or f"stacks/claims-{settings.stack}.yaml")
     for i, cl in enumerate(claims_raw):
@@ -426,6 +220,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 nodepool_hash=str(cl.get("nodePoolHash") or pool.hash),
                 launch_template=lt_for[(pool.name, it, str(cl["launch"]["capacityType"]), _requests_efa(cl))],
                 labels={str(k): str(v) for k, v in (cl.get("labels") or {}).items()},
+                metadata_options=metadata_by_nodeclass.get(pool.nodeclass, DEFAULT_METADATA_OPTIONS),
             )
         )
     cc.raise_if_any()
@@ -444,10 +239,6 @@ def osc_plans(docs: Sequence[Document], settings: Settings) -> list[OscPlan]:
     osc_docs = [d for d in docs if d.kind == "OperatingSystemConfig"]
     if not osc_docs:
         return []
-    from nodewright.osc.loading import load_osc_documents
-    from nodewright.osc.render import render_osc
-    from nodewright.osc.result import result_secret
-
     out: list[OscPlan] = []
     for loaded in load_osc_documents([d for d in docs if d.kind in ("OperatingSystemConfig", "Secret")]):
         result = render_osc(loaded, settings.osc_format)  # type: ignore[arg-type]
@@ -460,12 +251,10 @@ def pool_health(settings: Settings, *, base_dir: Path, pools: Sequence[Document]
     """Per NodePool: registration health and verification of its pair, from the cluster state (if any).
 
     ``changed`` is true when the branch's pool is new or hashes differently from the live one, so
-    the ``nodepool-pair-health`` advisory only fires on a change (issue 7).
+    the ``nodepool-pair-health`` advisory only fires on a change.
     """
     if not settings.cluster_state:
         return {}
-    from nodewright.health import nodepool_health
-
     path = base_dir / settings.cluster_state
     report = nodepool_health(path)
     live = {d.name: d.body for d in load_documents([path]) if d.kind == "NodePool"}
@@ -487,7 +276,3 @@ def pool_health(settings: Settings, *, base_dir: Path, pools: Sequence[Document]
             node_class=str(h.nodeclass or ref.get("name", "")),
         )
     return out
-
-
-def dump_yaml(data: Any) -> str:
-    return yaml.safe_dump(data, sort_keys=False)

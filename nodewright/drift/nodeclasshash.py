@@ -18,28 +18,14 @@ from typing import Any, Final
 
 from nodewright import labels
 from nodewright.algebra.quantity import is_quantity
+from nodewright.api.amifamily import DEFAULT_METADATA_OPTIONS, ami_family
 from nodewright.drift.gotypes import EC2_NODE_CLASS_HASHED, EC2_NODE_CLASS_SPEC, STRING
 from nodewright.drift.hashstructure import KARPENTER_OPTIONS, hash_value
-from nodewright.drift.nodepool_hash import Origin, as_mapping
+from nodewright.drift.nodepoolhash import Origin, as_mapping
 from nodewright.errors import Collector, InputError
 from nodewright.goduration import DurationError, parse_duration
 
 EC2NODECLASS_HASH_VERSION: Final = labels.EC2NODECLASS_HASH_VERSION_VALUE
-
-METADATA_OPTIONS_DEFAULTS: Final[Mapping[str, Any]] = {
-    "httpEndpoint": "enabled",
-    "httpProtocolIPv6": "disabled",
-    "httpPutResponseHopLimit": 1,
-    "httpTokens": "required",
-}
-_ALIAS_FAMILIES: Final = {
-    "al2": "AL2",
-    "al2023": "AL2023",
-    "bottlerocket": "Bottlerocket",
-    "windows2019": "Windows2019",
-    "windows2022": "Windows2022",
-    "windows2025": "Windows2025",
-}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,18 +39,6 @@ class NodeClassHash:
 
     def as_dict(self) -> dict[str, str]:
         return {"name": self.name, "hash": self.hash, "version": self.version, "kind": self.kind}
-
-
-def ami_family(spec: Mapping[str, Any]) -> str:
-    """``EC2NodeClass.AMIFamily()``: spec.amiFamily, else the alias's family, else Custom."""
-    fam = spec.get("amiFamily")
-    if isinstance(fam, str) and fam:
-        return fam
-    for term in spec.get("amiSelectorTerms") or []:
-        alias = term.get("alias") if isinstance(term, Mapping) else None
-        if isinstance(alias, str) and alias:
-            return _ALIAS_FAMILIES.get(alias.split("@", 1)[0], "Custom")
-    return "Custom"
 
 
 class _Reader:
@@ -222,7 +196,7 @@ def nodeclass_spec_value(spec: Mapping[str, Any], *, origin: Origin | None = Non
     where = origin.at("spec")
     r = _Reader(c, where)
     meta = spec.get("metadataOptions")
-    meta_value: dict[str, Any] = dict(METADATA_OPTIONS_DEFAULTS)
+    meta_value: dict[str, Any] = dict(DEFAULT_METADATA_OPTIONS)
     if isinstance(meta, Mapping):
         meta_value.update({k: v for k, v in meta.items() if v is not None})
     elif meta is not None:

@@ -1,4 +1,4 @@
-"""Adapter from the components to :mod:`nodewright.userdata`: the launch templates' user data.
+"""The stack plan's launch templates: the distinct user data of each NodePool on its EC2NodeClass.
 
 Boundary: pure (no ``pulumi``). Every launch template carries exactly what
 ``nodewright.userdata.launch_options`` + ``render`` produce (what ``nodewright render userdata``
@@ -33,24 +33,25 @@ from nodewright.algebra.requirements import Requirements
 from nodewright.api import EC2NodeClass, NodePool
 from nodewright.api.documents import Document
 from nodewright.api.loading import build
-from nodewright.catalog import Catalog, InstanceType, load_catalog
+from nodewright.catalog import Catalog, InstanceType
 from nodewright.errors import InputError
-from nodewright.userdata import (
-    UserDataError,
+from nodewright.userdata.dispatch import render as render_family
+from nodewright.userdata.launch import (
+    FALLBACK_MAX_PODS,
+    capacity_type_for,
     cluster_info_from_mapping,
     launch_options,
 )
-from nodewright.userdata import render as render_family
-from nodewright.userdata.launch import capacity_type_for
 from nodewright.userdata.launch_template import (
     LaunchTemplateSpec,
     instance_type_efa_count,
     launch_template_spec,
 )
+from nodewright.userdata.nodeclass import nodeclass_catalog
+from nodewright.userdata.options import UserDataError
 
 log = logging.getLogger("nodewright")
 
-FALLBACK_MAX_PODS: Final = 110
 DEFAULT_CATALOG: Final = "aws:us-east-1"
 
 
@@ -102,7 +103,7 @@ def render_groups(
     members: dict[tuple[str, int | None, int], set[str]] = {}
     if claims:
         needs_catalog = fixed is None or any(len(c) > 2 and c[2] for c in claims)
-        cat = load_catalog(catalog, nodeclass=nc) if needs_catalog else None
+        cat = nodeclass_catalog(catalog, nc) if needs_catalog else None
         for claim in claims:
             name, ct = claim[0], claim[1]
             efa = _efa_of(cat, name, catalog) if cat is not None and len(claim) > 2 and claim[2] else 0
@@ -111,7 +112,7 @@ def render_groups(
     elif fixed is not None:
         members[(default_ct, fixed, 0)] = set()
     else:
-        types = compatible_instance_types(load_catalog(catalog, nodeclass=nc), np)
+        types = compatible_instance_types(nodeclass_catalog(catalog, nc), np)
         if not types:
             log.warning(
                 "%s:%s: no instance type of %s is compatible with NodePool %r; its launch template uses "

@@ -12,24 +12,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from nodewright.api.amifamily import (
+    AL2023,
+    BOTTLEROCKET,
+    CUSTOM,
+    USER_DATA_MAX_BYTES,
+    USER_DATA_WARN_BYTES,
+    WINDOWS_FAMILIES,
+    renderer_family,
+)
 from nodewright.userdata.al2 import render_al2
 from nodewright.userdata.al2023 import render_al2023
 from nodewright.userdata.bottlerocket import render_bottlerocket
 from nodewright.userdata.custom import render_custom, render_windows
-from nodewright.userdata.options import (
-    AL2023,
-    BOTTLEROCKET,
-    CUSTOM,
-    WINDOWS_FAMILIES,
-    Options,
-    UserDataError,
-    family_of,
-)
+from nodewright.userdata.options import Options, UserDataError
 
 log = logging.getLogger("nodewright")
 
-MAX_BYTES: Final = 16384
-WARN_BYTES: Final = MAX_BYTES * 9 // 10
+MAX_BYTES: Final = USER_DATA_MAX_BYTES
+WARN_BYTES: Final = USER_DATA_WARN_BYTES
 
 RENDERERS: Final[dict[str, Callable[[Options], str]]] = {
     AL2023: render_al2023,
@@ -76,7 +77,7 @@ def check_size(text: str, *, user_part: str | None = None) -> None:
 
 def render(family: str, options: Options) -> Rendered:
     """The decoded user data the family produces for ``options`` (errors never show the CA bundle)."""
-    resolved = family_of(family)
+    resolved = renderer_family(family)
     renderer = RENDERERS.get(resolved, render_al2)
     try:
         user = options.custom_user_data

@@ -1,0 +1,85 @@
+"""The claims file (``kind: NodeClaimPlan``): the reviewed capacity fleet mode launches. One owner.
+
+``nodewright plan --write PATH`` writes it (:func:`claims_document` + :func:`dump_claims`), the
+stack plan reads it back (:func:`load_claims`); the format is specified in docs/cli.md ("Claims
+file"). Each entry is one NodeClaim of the ``plan -o json`` document plus ``nodePoolHash`` (the
+pool's hash at plan time, computed by the caller: hashing is :mod:`nodewright.drift`'s, a layer
+above this one). ``load_claims`` reports every problem, one line each.
+
+Boundary: format only; no hashing, no scheduling, no Pulumi.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from nodewright.api.documents import load_documents
+from nodewright.errors import Collector, InputError
+
+CLAIMS_API_VERSION: Final = "nodewright.dev/v1alpha1"
+CLAIMS_KIND: Final = "NodeClaimPlan"
+GENERATED_BY: Final = "nodewright plan"
+REQUIRED_LAUNCH_KEYS: Final = ("instanceType", "zone", "capacityType")
+
+
+def claims_document(
+    plan_doc: Mapping[str, Any], *, catalog: str, hashes: Mapping[str, str]
+) -> dict[str, Any]:
+    """The claims file of a ``plan`` document: its NodeClaims, each with its pool's hash if known."""
+    claims = []
+    for c in plan_doc["nodeClaims"]:
+        item = dict(c)
+        if c["nodePool"] in hashes:
+            item["nodePoolHash"] = hashes[c["nodePool"]]
+        claims.append(item)
+    return {
+        "apiVersion": CLAIMS_API_VERSION,
+        "kind": CLAIMS_KIND,
+        "metadata": {"generatedBy": GENERATED_BY, "catalog": catalog},
+        "nodeClaims": claims,
+    }
+
+
+def dump_claims(document: Mapping[str, Any]) -> str:
+    """The YAML text of a claims document (key order kept, as written to Git)."""
+    return yaml.safe_dump(dict(document), sort_keys=False, allow_unicode=True, default_flow_style=False)
+
+
+def write_claims(path: str | Path, document: Mapping[str, Any]) -> None:
+    Path(path).write_text(dump_claims(document), encoding="utf-8")
+
+
+def load_claims(path: Path) -> list[dict[str, Any]]:
+    """The ``nodeClaims`` of a claims file, validated (name, nodePool, launch.{instanceType,zone,capacityType})."""
+    if not path.is_file():
+        raise InputError(
+            "fleet mode needs the reviewed claims file; run `nodewright plan ... --write` and commit it",
+            file=str(path),
+        )
+    docs = load_documents([path])
+    c = Collector(str(path))
+    claims: list[dict[str, Any]] = []
+    for d in docs:
+        if d.kind != CLAIMS_KIND:
+            c.add(d.path or "kind", f"expected kind {CLAIMS_KIND} ({CLAIMS_API_VERSION}), got {d.kind!r}")
+            continue
+        for i, raw in enumerate(d.body.get("nodeClaims") or []):
+            where = d.at(f"nodeClaims[{i}]")
+            if not isinstance(raw, Mapping):
+                c.add(where, "must be a mapping")
+                continue
+            launch_raw = raw.get("launch")
+            launch: Mapping[str, Any] = launch_raw if isinstance(launch_raw, Mapping) else {}
+            for k, v in (("name", raw.get("name")), ("nodePool", raw.get("nodePool"))):
+                if not v:
+                    c.add(f"{where}.{k}", "required")
+            for k in REQUIRED_LAUNCH_KEYS:
+                if not launch.get(k):
+                    c.add(f"{where}.launch.{k}", "required")
+            claims.append(dict(raw))
+    c.raise_if_any()
+    return claims

@@ -1,0 +1,209 @@
+"""The stack plan's data: the stack config nodewright reads and what each component declares.
+
+:func:`read_settings` reads ``nodewright:<key>`` stack config (docs/pulumi.md); the frozen
+dataclasses are the output of :func:`nodewright.stack.build.build_plan`, one per Pulumi component
+(NodeClass, NodePool, Capacity, OperatingSystemConfig). Pure data; no ``pulumi`` import.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from nodewright.errors import Collector
+from nodewright.stack.ami import AmiSource
+from nodewright.userdata.launch_template import LaunchTemplateSpec
+
+MODES: Final = ("karpenter", "fleet")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClusterSettings:
+    """``nodewright:cluster`` stack config (same fields as ``render userdata --cluster-info``)."""
+
+    cluster_name: str
+    cluster_endpoint: str
+    ca_bundle: str
+    cluster_cidr: str = ""
+    cluster_dns: str = ""
+    ip_family: str = "ipv4"
+
+    def as_mapping(self) -> dict[str, str]:
+        return {
+            "clusterName": self.cluster_name,
+            "clusterEndpoint": self.cluster_endpoint,
+            "caBundle": self.ca_bundle,
+            "clusterCIDR": self.cluster_cidr,
+            "clusterDNS": self.cluster_dns,
+            "ipFamily": self.ip_family,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """The stack config nodewright reads (``nodewright:<key>``)."""
+
+    stack: str
+    mode: str
+    files: tuple[str, ...]
+    cluster: ClusterSettings
+    kubernetes_version: str = "1.31"
+    cluster_state: str | None = None
+    claims: str | None = None
+    subnets: Mapping[str, str] = field(default_factory=dict)
+    security_groups: tuple[str, ...] = ()
+    launch_templates: bool = True
+    osc_format: str = "cloud-init"
+    osc_namespace: str = "kube-system"
+    tags: Mapping[str, str] = field(default_factory=dict)
+    catalog: str = "aws:us-east-1"
+
+
+@dataclass(frozen=True, kw_only=True)
+class LaunchTemplatePlan:
+    """One launch template: a distinct user data (max-pods group) for one NodePool on one NodeClass."""
+
+    key: str  # stable suffix of the resource name
+    nodepool: str
+    nodeclass: str
+    family: str
+    user_data: str  # decoded, exactly nodewright.userdata's render
+    max_pods: int
+    capacity_type: str
+    instance_types: tuple[str, ...]
+    spec: LaunchTemplateSpec | None = None  # what Karpenter's provider would put in the template
+    efa_count: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeClassPlan:
+    name: str
+    body: Mapping[str, Any]
+    family: str
+    ami: AmiSource
+    block_devices: tuple[Mapping[str, Any], ...]
+    metadata_options: Mapping[str, Any]
+    launch_templates: tuple[LaunchTemplatePlan, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PoolHealth:
+    status: str = "Unknown"
+    reason: str = ""
+    verified: bool = False
+    changed: bool = True
+    node_class: str = ""
+
+    def as_mapping(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "verified": self.verified,
+            "changed": self.changed,
+            "nodeClass": self.node_class,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodePoolPlan:
+    name: str
+    body: Mapping[str, Any]  # the CR with hash annotations stamped
+    nodeclass: str
+    hash: str
+    health: PoolHealth
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimPlan:
+    name: str
+    nodepool: str
+    nodeclass: str
+    instance_type: str
+    zone: str
+    capacity_type: str
+    nodepool_hash: str
+    launch_template: str  # LaunchTemplatePlan.key
+    labels: Mapping[str, str]
+    metadata_options: Mapping[str, Any]  # the launch template's (its NodeClass's), for the instance
+
+
+@dataclass(frozen=True, kw_only=True)
+class OscPlan:
+    name: str
+    secret: Mapping[str, Any]  # the v1 Secret manifest (base64 data)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StackPlan:
+    settings: Settings
+    nodeclasses: tuple[NodeClassPlan, ...]
+    nodepools: tuple[NodePoolPlan, ...]
+    claims: tuple[ClaimPlan, ...]
+    oscs: tuple[OscPlan, ...]
+
+
+# -- settings ------------------------------------------------------------------------------------
+
+
+def _json(value: str | None, *, key: str, default: Any) -> Any:
+    if value is None or value == "":
+        return default
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        return value
+
+
+def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
+    """Settings from flattened stack config (``key`` -> string, as ``pulumi.Config().get`` gives)."""
+    c = Collector(f"Pulumi.{stack}.yaml")
+    mode = get.get("mode") or "karpenter"
+    if mode not in MODES:
+        c.add("config.nodewright:mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
+    files = _json(get.get("files"), key="files", default=[])
+    if isinstance(files, str):
+        files = [files]
+    if not isinstance(files, list) or not files:
+        c.add(
+            "config.nodewright:files", "list the NodePool/EC2NodeClass/OperatingSystemConfig files to deploy"
+        )
+        files = []
+    cl = _json(get.get("cluster"), key="cluster", default={})
+    if not isinstance(cl, Mapping):
+        cl = {}
+    for k in ("clusterName", "clusterEndpoint", "caBundle"):
+        if not cl.get(k):
+            c.add(
+                f"config.nodewright:cluster.{k}",
+                "required (the same fields as render userdata --cluster-info)",
+            )
+    subnets = _json(get.get("subnets"), key="subnets", default={})
+    sgs = _json(get.get("securityGroups"), key="securityGroups", default=[])
+    tags = _json(get.get("tags"), key="tags", default={})
+    c.raise_if_any()
+    lt = get.get("launchTemplates")
+    return Settings(
+        stack=stack,
+        mode=mode,
+        files=tuple(str(f) for f in files),
+        cluster=ClusterSettings(
+            cluster_name=str(cl["clusterName"]),
+            cluster_endpoint=str(cl["clusterEndpoint"]),
+            ca_bundle=str(cl["caBundle"]),
+            cluster_cidr=str(cl.get("clusterCIDR", "")),
+            cluster_dns=str(cl.get("clusterDNS", "")),
+            ip_family=str(cl.get("ipFamily", "ipv4")),
+        ),
+        kubernetes_version=str(get.get("kubernetesVersion") or "1.31"),
+        cluster_state=get.get("clusterState") or None,
+        claims=get.get("claims") or None,
+        subnets={str(k): str(v) for k, v in subnets.items()} if isinstance(subnets, Mapping) else {},
+        security_groups=tuple(str(s) for s in sgs) if isinstance(sgs, list) else (),
+        launch_templates=(lt or "true").lower() != "false",
+        osc_format=get.get("oscFormat") or "cloud-init",
+        osc_namespace=get.get("oscNamespace") or "kube-system",
+        tags={str(k): str(v) for k, v in tags.items()} if isinstance(tags, Mapping) else {},
+        catalog=get.get("catalog") or "aws:us-east-1",
+    )
