@@ -29,7 +29,7 @@ from nodewright.osc.render import render_osc
 from nodewright.osc.result import result_secret
 from nodewright.scheduling.claimsfile import load_claims
 from nodewright.stack.ami import ami_source, block_devices, metadata_options
-from nodewright.stack.launchtemplates import render_groups
+from nodewright.stack.launchtemplates import ClaimLaunch, render_groups
 from nodewright.stack.model import (
     ClaimPlan,
     LaunchTemplatePlan,
@@ -40,7 +40,6 @@ from nodewright.stack.model import (
     Settings,
     StackPlan,
 )
-from nodewright.userdata.launch_template import EFA_RESOURCE
 
 log = logging.getLogger("nodewright")
 
@@ -70,21 +69,15 @@ def nodepool_hash(body: Mapping[str, Any]) -> str:
     return _hash(body, crd_defaults=True)
 
 
-def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool, efa_count: int = 0) -> str:
+def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool, suffix: str = "") -> str:
     """Stable launch-template key: the pool, the capacity type (fleet), the max-pods group and the
-    EFA interface count (fleet claims requesting EFA).
+    per-launch suffix of fleet claims (``-efa<N>``, ``-<reservation id>``, ``-dedicated``, ``-enclave``).
 
     Names do not depend on the user data's bytes, so editing a NodeClass updates the launch
     template in place instead of replacing it; ``fixed`` (``spec.kubelet.maxPods``) drops the group.
     """
     parts = [pool] + ([capacity_type] if capacity_type else []) + ([] if fixed else [f"pods{max_pods}"])
-    parts += [f"efa{efa_count}"] if efa_count else []
-    return "-".join(parts)
-
-
-def _requests_efa(claim: Mapping[str, Any]) -> bool:
-    requests = claim.get("requests")
-    return isinstance(requests, Mapping) and EFA_RESOURCE in requests
+    return "-".join(parts) + suffix
 
 
 def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
@@ -120,17 +113,14 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
         )
     c.raise_if_any()
 
-    # (instance type, capacity type) each pool's launch templates must cover: the claims' (fleet) or
+    # the launches each pool's launch templates must cover: the claims' (fleet) or
     # none (karpenter: the catalog's compatible types, see nodewright/stack/launchtemplates.py).
-    claims_by_pool: dict[str, set[tuple[str, str, bool]]] = {}
+    claims_by_pool: dict[str, set[ClaimLaunch]] = {}
     for cl in claims_raw:
-        launch = cl["launch"]
-        claims_by_pool.setdefault(str(cl["nodePool"]), set()).add(
-            (str(launch["instanceType"]), str(launch["capacityType"]), _requests_efa(cl))
-        )
+        claims_by_pool.setdefault(str(cl["nodePool"]), set()).add(ClaimLaunch.of_claim(cl))
 
     nodeclasses: list[NodeClassPlan] = []
-    lt_for: dict[tuple[str, str, str, bool], str] = {}
+    lt_for: dict[tuple[str, ClaimLaunch], str] = {}
     for nc_name, nd in sorted(nodeclass_docs.items()):
         family = ami_family(nd.body.get("spec") or {})
         fixed = bool((nd.body.get("spec", {}).get("kubelet") or {}).get("maxPods"))
@@ -152,7 +142,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                     max_pods=g.max_pods,
                     capacity_type=g.capacity_type if pool_claims else None,
                     fixed=fixed,
-                    efa_count=g.efa_count,
+                    suffix=g.key_suffix(),
                 )
                 lts[key] = LaunchTemplatePlan(
                     key=key,
@@ -166,12 +156,8 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                     spec=g.spec,
                     efa_count=g.efa_count,
                 )
-                for it in g.instance_types:
-                    if g.efa_count:  # groups sort by EFA count: this overrides the no-EFA fallback
-                        lt_for[(pool.name, it, g.capacity_type, True)] = key
-                    else:  # a claim requesting EFA on a type without any uses the plain template
-                        lt_for[(pool.name, it, g.capacity_type, False)] = key
-                        lt_for.setdefault((pool.name, it, g.capacity_type, True), key)
+                for launch in g.claims:
+                    lt_for[(pool.name, launch)] = key
         nodeclasses.append(
             NodeClassPlan(
                 name=nc_name,
@@ -218,7 +204,7 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 zone=zone,
                 capacity_type=str(cl["launch"]["capacityType"]),
                 nodepool_hash=str(cl.get("nodePoolHash") or pool.hash),
-                launch_template=lt_for[(pool.name, it, str(cl["launch"]["capacityType"]), _requests_efa(cl))],
+                launch_template=lt_for[(pool.name, ClaimLaunch.of_claim(cl))],
                 labels={str(k): str(v) for k, v in (cl.get("labels") or {}).items()},
                 metadata_options=metadata_by_nodeclass.get(pool.nodeclass, DEFAULT_METADATA_OPTIONS),
             )

@@ -43,6 +43,11 @@ from nodewright.userdata.launch import (
     launch_options,
 )
 from nodewright.userdata.launch_template import (
+    EFA_RESOURCE,
+    INSTANCE_TENANCY_LABEL,
+    NIP_SLOTS_RESOURCE,
+    RESERVATION_INTERRUPTIBLE_LABEL,
+    RESERVATION_TYPE_LABEL,
     LaunchTemplateSpec,
     instance_type_efa_count,
     launch_template_spec,
@@ -55,16 +60,67 @@ log = logging.getLogger("nodewright")
 DEFAULT_CATALOG: Final = "aws:us-east-1"
 
 
+@dataclass(frozen=True, order=True)
+class ClaimLaunch:
+    """What a fleet-mode claim's launch needs from its template (Karpenter's per-launch values)."""
+
+    instance_type: str
+    capacity_type: str
+    efa: bool = False  # the claim requests vpc.amazonaws.com/efa
+    reservation_id: str = ""  # karpenter.k8s.aws/capacity-reservation-id of a reserved launch
+    reservation_type: str = ""  # karpenter.k8s.aws/capacity-reservation-type (default, capacity-block)
+    interruptible: bool = False  # karpenter.k8s.aws/capacity-reservation-interruptible
+    tenancy: str = "default"  # karpenter.k8s.aws/instance-tenancy
+    enclave: bool = False  # the claim requests eks.amazonaws.com/nip-slots
+
+    @classmethod
+    def of_claim(cls, claim: Mapping[str, object]) -> ClaimLaunch:
+        """From one ``nodeClaims[]`` item of the claims file (``launch``, ``labels``, ``requests``)."""
+        launch = claim.get("launch")
+        launch = launch if isinstance(launch, Mapping) else {}
+        raw_labels = claim.get("labels")
+        lbls = raw_labels if isinstance(raw_labels, Mapping) else {}
+        raw_requests = claim.get("requests")
+        requests = raw_requests if isinstance(raw_requests, Mapping) else {}
+        ct = str(launch.get("capacityType", ""))
+        reserved = ct == labels.CAPACITY_TYPE_RESERVED
+        return cls(
+            instance_type=str(launch.get("instanceType", "")),
+            capacity_type=ct,
+            efa=EFA_RESOURCE in requests,
+            reservation_id=str(lbls.get(labels.CAPACITY_RESERVATION_ID, "")) if reserved else "",
+            reservation_type=str(lbls.get(RESERVATION_TYPE_LABEL, "")) if reserved else "",
+            interruptible=reserved and str(lbls.get(RESERVATION_INTERRUPTIBLE_LABEL, "")) == "true",
+            tenancy=str(lbls.get(INSTANCE_TENANCY_LABEL) or "default"),
+            enclave=NIP_SLOTS_RESOURCE in requests,
+        )
+
+
 @dataclass(frozen=True, kw_only=True)
 class UserDataGroup:
-    """One launch template's user data: the instance types that share it."""
+    """One launch template: its user data and the instance types (fleet: the claims) that share it."""
 
     text: str  # decoded, as the node receives it
     max_pods: int  # the --max-pods / maxPods the kubelet gets
     capacity_type: str
     instance_types: tuple[str, ...]  # sorted; empty when the group is not tied to types
     efa_count: int = 0
+    reservation_id: str = ""
+    tenancy: str = "default"
+    enclave: bool = False
+    claims: tuple[ClaimLaunch, ...] = ()  # fleet: the claim launches this template serves
     spec: LaunchTemplateSpec | None = None  # the launch template Karpenter would create
+
+    def key_suffix(self) -> str:
+        """``-efa<N>``, ``-<reservation id>``, ``-<tenancy>``, ``-enclave`` for what is not the default."""
+        parts = [f"efa{self.efa_count}"] if self.efa_count else []
+        parts += [self.reservation_id] if self.reservation_id else []
+        parts += [self.tenancy] if self.tenancy != "default" else []
+        parts += ["enclave"] if self.enclave else []
+        return "".join(f"-{p}" for p in parts)
+
+
+_GroupKey = tuple[str, int | None, int, str, str, bool, str, bool]
 
 
 def _compatible(it: InstanceType, reqs: Requirements) -> bool:
@@ -86,13 +142,15 @@ def render_groups(
     cluster: Mapping[str, str],
     *,
     cluster_file: str,
-    claims: Sequence[tuple[str, str] | tuple[str, str, bool]] = (),
+    claims: Sequence[ClaimLaunch] = (),
     catalog: str = DEFAULT_CATALOG,
     security_group_ids: Sequence[str] = (),
 ) -> list[UserDataGroup]:
-    """The distinct user data of ``nodepool_doc`` on ``nodeclass_doc``, sorted by (capacity type, max pods).
+    """The launch templates of ``nodepool_doc`` on ``nodeclass_doc``, sorted by (capacity type, max pods, ...).
 
-    ``claims``: (instance type, capacity type[, requests EFA]) of fleet-mode claims; empty in karpenter mode.
+    ``claims``: the fleet-mode claims' launches; empty in karpenter mode. As Karpenter's resolver,
+    templates are split by max pods, EFA count and reservation (one per reservation id), and by the
+    tenancy / enclave the launch asks for.
     """
     nc = build(nodeclass_doc, EC2NodeClass)
     np = build(nodepool_doc, NodePool)
@@ -100,17 +158,28 @@ def render_groups(
     fixed = nc.spec.kubelet.max_pods if nc.spec.kubelet is not None else None
     default_ct = capacity_type_for(np)
 
-    members: dict[tuple[str, int | None, int], set[str]] = {}
+    members: dict[_GroupKey, set[ClaimLaunch]] = {}
+    plain: tuple[int, str, str, bool, str, bool] = (0, "", "", False, "default", False)
     if claims:
-        needs_catalog = fixed is None or any(len(c) > 2 and c[2] for c in claims)
+        needs_catalog = fixed is None or any(c.efa for c in claims)
         cat = nodeclass_catalog(catalog, nc) if needs_catalog else None
-        for claim in claims:
-            name, ct = claim[0], claim[1]
-            efa = _efa_of(cat, name, catalog) if cat is not None and len(claim) > 2 and claim[2] else 0
+        for cl in claims:
+            name = cl.instance_type
+            efa = _efa_of(cat, name, catalog) if cat is not None and cl.efa else 0
             pods = fixed if fixed is not None or cat is None else _pods_of(cat, name, catalog)
-            members.setdefault((ct, pods, efa), set()).add(name)
+            key = (
+                cl.capacity_type,
+                pods,
+                efa,
+                cl.reservation_id,
+                cl.reservation_type,
+                cl.interruptible,
+                cl.tenancy,
+                cl.enclave,
+            )
+            members.setdefault(key, set()).add(cl)
     elif fixed is not None:
-        members[(default_ct, fixed, 0)] = set()
+        members[(default_ct, fixed, *plain)] = set()
     else:
         types = compatible_instance_types(nodeclass_catalog(catalog, nc), np)
         if not types:
@@ -123,12 +192,15 @@ def render_groups(
                 np.name,
                 FALLBACK_MAX_PODS,
             )
-            members[(default_ct, FALLBACK_MAX_PODS, 0)] = set()
+            members[(default_ct, FALLBACK_MAX_PODS, *plain)] = set()
         for it in types:
-            members.setdefault((default_ct, int(it.max_pods), 0), set()).add(it.name)
+            members.setdefault((default_ct, int(it.max_pods), *plain), set()).add(
+                ClaimLaunch(instance_type=it.name, capacity_type=default_ct)
+            )
 
     out: list[UserDataGroup] = []
-    for (ct, pods, efa), names in sorted(members.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0, kv[0][2])):
+    for key, launches in sorted(members.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0, *kv[0][2:])):
+        ct, pods, efa, reservation, reservation_type, interruptible, tenancy, enclave = key
         max_pods = int(pods) if pods is not None else FALLBACK_MAX_PODS
         try:
             family, options = launch_options(nc, np, info, max_pods=max_pods, capacity_type=ct)
@@ -147,6 +219,11 @@ def render_groups(
                 },
                 security_group_ids=security_group_ids,
                 efa_count=efa,
+                enclave=enclave,
+                tenancy=tenancy,
+                capacity_reservation_id=reservation or None,
+                capacity_reservation_type=reservation_type or None,
+                capacity_reservation_interruptible=interruptible,
             )
         except UserDataError as exc:
             on_nodeclass = exc.path.startswith("spec.")
@@ -160,8 +237,12 @@ def render_groups(
                 text=text,
                 max_pods=max_pods,
                 capacity_type=ct,
-                instance_types=tuple(sorted(names)),
+                instance_types=tuple(sorted({cl.instance_type for cl in launches})),
                 efa_count=efa,
+                reservation_id=reservation,
+                tenancy=tenancy,
+                enclave=enclave,
+                claims=tuple(sorted(launches)) if claims else (),
                 spec=spec,
             )
         )
