@@ -282,3 +282,125 @@ def test_bottlerocket_node_labels(as_requirements: bool) -> None:
     )
     labels = kubernetes_toml(text)["node-labels"]
     assert all(labels[k] == v for k, v in desired.items())
+
+
+# -- Context "AL2023" ----------------------------------------------------------------------------
+
+
+def _node_configs(text: str) -> list[dict[str, Any]]:
+    """``ExpectParseNodeConfigs``: every application/node.eks.aws part."""
+    return [
+        yaml.safe_load(p.body)
+        for p in read_multipart(text)
+        if p.get("Content-Type").split(";")[0].strip() == "application/node.eks.aws"
+    ]
+
+
+def test_al2023_taints_in_register_with_taints() -> None:
+    """Context "AL2023" / "Kubelet" / It "should specify taints in the KubeletConfiguration when specified in NodePool"."""
+    taints = [{"key": "test-taint-1", "effect": "NoSchedule"}, {"key": "test-taint-2", "effect": "NoExecute"}]
+    spec: dict[str, Any] = {
+        "amiSelectorTerms": [{"alias": "al2023@latest"}],
+    }
+    nc = suite_nodeclass(**spec)
+    np = NodePool.model_validate(
+        {
+            "metadata": {"name": "default"},
+            "spec": {
+                "template": {
+                    "spec": {
+                        "nodeClassRef": {
+                            "group": "karpenter.k8s.aws",
+                            "kind": "EC2NodeClass",
+                            "name": "default",
+                        },
+                        "requirements": [],
+                        "taints": taints,
+                    }
+                }
+            },
+        }
+    )
+    (config,) = _node_configs(render_user_data(nc, np, INFO, max_pods=110))
+    registered = config["spec"]["kubelet"]["config"]["registerWithTaints"]
+    assert len(registered) == 3 and all(t in registered for t in taints)
+
+
+@pytest.mark.parametrize(
+    "as_requirements", [False, True], ids=["template labels", "single value requirements"]
+)
+def test_al2023_labels_in_kubelet_flags(as_requirements: bool) -> None:
+    """Context "AL2023" / "Kubelet" / Its "should specify labels in the Kubelet flags when specified in NodePool" /
+    "... when single value requirements are specified in NodePool"."""
+    desired = {"test-label-1": "value-1", "test-label-2": "value-2"}
+    reqs = [{"key": k, "operator": "In", "values": [v]} for k, v in desired.items()]
+    text = render(labels=None if as_requirements else desired, requirements=reqs if as_requirements else None)
+    (config,) = _node_configs(text)
+    flag = next(f for f in config["spec"]["kubelet"]["flags"] if f.startswith("--node-labels"))
+    assert all(f"{k}={v}" in flag for k, v in desired.items())
+
+
+@pytest.mark.parametrize(
+    ("field", "kubelet", "want"),
+    [
+        ("systemReserved", {"systemReserved": RESOURCES}, RESOURCES),
+        ("kubeReserved", {"kubeReserved": RESOURCES}, RESOURCES),
+        ("evictionHard", {"evictionHard": THRESHOLDS}, THRESHOLDS),
+        ("evictionSoft", {"evictionSoft": THRESHOLDS, "evictionSoftGracePeriod": GRACE}, THRESHOLDS),
+        (
+            "evictionSoftGracePeriod",
+            {"evictionSoft": THRESHOLDS, "evictionSoftGracePeriod": GRACE},
+            {"memory.available": "1m0s", "nodefs.available": "3m0s", "nodefs.inodesFree": "5m0s"},
+        ),
+        ("evictionMaxPodGracePeriod", {"evictionMaxPodGracePeriod": 300}, 300),
+        ("podsPerCore", {"podsPerCore": 2}, 2),
+        ("clusterDNS", {"clusterDNS": ["10.0.100.0"]}, ["10.0.100.0"]),
+        ("imageGCHighThresholdPercent", {"imageGCHighThresholdPercent": 50}, 50),
+        ("imageGCLowThresholdPercent", {"imageGCLowThresholdPercent": 50}, 50),
+        ("cpuCFSQuota", {"cpuCFSQuota": False}, False),
+    ],
+)
+def test_al2023_kubelet_configuration_field(field: str, kubelet: dict[str, Any], want: Any) -> None:
+    """Context "AL2023" / "Kubelet" / DescribeTable "should specify KubletConfiguration field when specified in NodePool" (every Entry)."""
+    (config,) = _node_configs(render(kubelet=kubelet))
+    assert config["spec"]["kubelet"]["config"][field] == want
+
+
+def test_al2023_raid0_local_storage() -> None:
+    """Context "AL2023" / It "should set LocalDiskStrategy to Raid0 when specified by the InstanceStorePolicy"."""
+    (config,) = _node_configs(render(instance_store_policy="RAID0"))
+    assert config["spec"]["instance"]["localStorage"]["strategy"] == "RAID0"
+
+
+def test_al2023_unresolved_cluster_cidr_fails() -> None:
+    """Context "AL2023" / It "should fail to create launch templates if cluster CIDR is unresolved"."""
+    no_cidr = ClusterInfo(
+        name="test-cluster", endpoint="https://test-cluster", ca_bundle="Y2E=", dns=("10.0.100.10",)
+    )
+    with pytest.raises(RenderError):
+        render(info=no_cidr)
+
+
+def test_custom_user_data_is_copied_untouched() -> None:
+    """Context "Custom AMI Selector" / It "should copy over userData untouched when AMIFamily is Custom"."""
+    user = "special user data"
+    spec = {"amiFamily": "Custom", "amiSelectorTerms": [{"tags": {"*": "*"}}], "userData": user}
+    nc = suite_nodeclass(**spec)
+    np = NodePool.model_validate(
+        {
+            "metadata": {"name": "default"},
+            "spec": {
+                "template": {
+                    "spec": {
+                        "nodeClassRef": {
+                            "group": "karpenter.k8s.aws",
+                            "kind": "EC2NodeClass",
+                            "name": "default",
+                        },
+                        "requirements": [],
+                    }
+                }
+            },
+        }
+    )
+    assert render_user_data(nc, np, INFO, max_pods=110) == user
