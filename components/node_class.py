@@ -108,6 +108,9 @@ def launch_template_args(
     extra_tags: Mapping[str, str],
 ) -> dict[str, Any]:
     """``aws.ec2.LaunchTemplate`` keyword arguments from the core :class:`LaunchTemplateSpec`."""
+    # A reserved launch targets its reservation; Karpenter also sends the preference
+    # "capacity-reservations-only", which the provider's schema does not take next to a target
+    # (its preference is open/none), so the target alone is set then.
     reservation = None
     if spec.capacity_reservation_preference is not None:
         reservation = aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
