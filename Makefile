@@ -29,6 +29,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/ruff format --check nodewright components policies tests bench __main__.py
+	$(BIN)/actionlint -shellcheck $(BIN)/shellcheck .github/workflows/*.yaml
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

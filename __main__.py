@@ -21,12 +21,15 @@ from nodewright.stack import build_plan, read_settings
 KEYS = (
     "mode", "files", "cluster", "kubernetesVersion", "clusterState", "claims", "subnets",
     "securityGroups", "launchTemplates", "oscFormat", "oscNamespace", "tags", "catalog",
+    "kubeconfig", "kubeContext",
 )  # fmt: skip
 
 config = pulumi.Config("nodewright")
 settings = read_settings({k: config.get(k) for k in KEYS}, stack=pulumi.get_stack())
 plan = build_plan(settings, base_dir=Path.cwd())
 fleet = settings.mode == "fleet"
+for note in plan.notes:  # a degenerate stack previews and applies; say why it declares little
+    pulumi.log.warn(note)
 
 node_classes: dict[str, NodeClass] = {}
 for nc in plan.nodeclasses:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
+from components.outputs import output_map
 from nodewright import labels
 from nodewright.policy.resources import NODECLAIM_TAG
 from nodewright.stack import ClaimPlan
@@ -74,7 +75,5 @@ class Capacity(pulumi.ComponentResource):
                 },
                 opts=pulumi.ResourceOptions(parent=self),
             )
-        self.instance_ids = pulumi.Output.all(**{k: v.id for k, v in self.instances.items()}).apply(
-            lambda ids: dict(sorted(ids.items()))
-        )
+        self.instance_ids = output_map({k: v.id for k, v in self.instances.items()})
         self.register_outputs({"instanceIds": self.instance_ids})

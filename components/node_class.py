@@ -21,6 +21,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from components.outputs import output_map
 from nodewright import labels
 from nodewright.policy.resources import AMI_FAMILY_TAG
 from nodewright.stack import (
@@ -189,9 +190,7 @@ class NodeClass(pulumi.ComponentResource):
         if args.create_launch_templates:
             for lt in plan.launch_templates:
                 self.launch_templates[lt.key] = self._launch_template(name, lt, plan, args, child)
-        self.launch_template_ids = pulumi.Output.all(
-            **{k: v.id for k, v in self.launch_templates.items()}
-        ).apply(lambda ids: dict(sorted(ids.items())))
+        self.launch_template_ids = output_map({k: v.id for k, v in self.launch_templates.items()})
         if args.create_crd_object:
             body_spec = dict(spec)
             if body_spec.get("userData"):

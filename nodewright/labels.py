@@ -17,13 +17,22 @@ ARCH: Final = "kubernetes.io/arch"
 OS: Final = "kubernetes.io/os"
 WINDOWS_BUILD: Final = "node.kubernetes.io/windows-build"
 
-# Deprecated beta keys and what they normalise to (Karpenter's NormalizedLabels).
+# Label keys the AWS provider registers as aliases of well-known ones at start-up
+# (aws/karpenter-provider-aws v1.14.1 pkg/operator/operator.go adds the EBS CSI driver's zone key to
+# core's NormalizedLabels), so StorageClass allowedTopologies and PV node affinity written with it
+# constrain the zone.
+EBS_CSI_ZONE: Final = "topology.ebs.csi.aws.com/zone"
+PROVIDER_LABEL_ALIASES: Final[dict[str, str]] = {EBS_CSI_ZONE: ZONE}
+
+# Deprecated beta keys and provider aliases, and what they normalise to (Karpenter's
+# NormalizedLabels, kubernetes-sigs/karpenter pkg/apis/v1/labels.go, plus the provider's aliases).
 NORMALIZED_LABELS: Final[dict[str, str]] = {
     "failure-domain.beta.kubernetes.io/zone": ZONE,
     "failure-domain.beta.kubernetes.io/region": REGION,
     "beta.kubernetes.io/arch": ARCH,
     "beta.kubernetes.io/os": OS,
     "beta.kubernetes.io/instance-type": INSTANCE_TYPE,
+    **PROVIDER_LABEL_ALIASES,
 }
 
 # -- Karpenter ---------------------------------------------------------------------------------

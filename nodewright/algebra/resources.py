@@ -30,6 +30,7 @@ __all__ = [
     "fits",
     "format_resource_list",
     "is_binary_resource",
+    "is_pod_level_resource",
     "is_zero",
     "max_resources",
     "min_resources",
@@ -74,6 +75,8 @@ class PodSpecLike(Protocol):
     def init_containers(self) -> Sequence[ContainerLike]: ...
     @property
     def overhead(self) -> Mapping[str, str | int | float]: ...
+    @property
+    def resources(self) -> ResourceRequirementsLike | None: ...
 
 
 class PodLike(Protocol):
@@ -192,13 +195,37 @@ def _container_requests(container: ContainerLike) -> ResourceList:
     return parse_resource_list(merged)
 
 
+def is_pod_level_resource(name: str) -> bool:
+    """Resources a pod-level ``spec.resources`` may set (k8s component-helpers v0.35
+    ``IsSupportedPodLevelResource``): cpu, memory and hugepages."""
+    return name in (CPU, MEMORY) or name.startswith(_HUGEPAGES_PREFIX)
+
+
+def _pod_level_requests(spec: PodSpecLike, containers: ResourceList) -> ResourceList:
+    """The pod-level requests of supported resources, with the API server's defaulting: a
+    resource with a pod-level limit and no pod-level request gets the limit as its request when no
+    container requests it (otherwise the containers' aggregate stands)."""
+    res = spec.resources
+    if res is None:
+        return {}
+    out = {k: v for k, v in parse_resource_list(res.requests).items() if is_pod_level_resource(k)}
+    for k, v in parse_resource_list(res.limits).items():
+        # hugepages cannot be overcommitted: their pod-level request always defaults to the limit
+        overcommit = not k.startswith(_HUGEPAGES_PREFIX)
+        if is_pod_level_resource(k) and k not in out and not (overcommit and k in containers):
+            out[k] = v
+    return out
+
+
 def requests_for_pod(pod: PodLike) -> ResourceList:
     """Kubernetes ``PodRequests`` as Karpenter computes it, plus ``pods: 1000`` (one pod).
 
     ``max(sum(containers) + sidecars, max over init containers of (init + sidecars started
-    before it))`` + pod overhead, where sidecars are init containers with ``restartPolicy:
-    Always`` (they keep running, so they add to the containers and to every later init
-    container).
+    before it))``, where sidecars are init containers with ``restartPolicy: Always`` (they keep
+    running, so they add to the containers and to every later init container); then pod-level
+    ``spec.resources.requests`` replace that aggregate for cpu, memory and hugepages (Kubernetes
+    1.34+ default; Karpenter ``resources.Ceiling`` through component-helpers ``PodRequests``);
+    then pod overhead is added.
     """
     spec = pod.spec
     requests = add(*(_container_requests(c) for c in spec.containers))
@@ -213,6 +240,8 @@ def requests_for_pod(pod: PodLike) -> ResourceList:
         else:
             max_init = max_resources(max_init, add(reqs, sidecars))
     requests = max_resources(requests, max_init)
+    if spec.resources is not None:
+        requests.update(_pod_level_requests(spec, requests))
     if spec.overhead:
         requests = add(requests, parse_resource_list(spec.overhead))
     requests[PODS] = _ONE_POD

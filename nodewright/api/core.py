@@ -187,6 +187,8 @@ class PodSpec(KubeModel):
     containers: list[Container] = Field(default_factory=list)
     init_containers: list[Container] = Field(default_factory=list)
     overhead: dict[str, QuantityValue] = Field(default_factory=dict)
+    # pod-level requests/limits (PodLevelResources, on by default since Kubernetes 1.34)
+    resources: ResourceRequirements | None = None
     volumes: list[Volume] = Field(default_factory=list)
     priority: int | None = None
     priority_class_name: str | None = None

@@ -1,17 +1,22 @@
 """Reading user files into Kubernetes-style documents, with a JSON path for every object.
 
-A file may be YAML (one or many documents) or JSON; a ``kind: List`` is unpacked. Each object
-keeps its origin (file and path such as ``documents[1]`` or ``items[3]``) so every later error
+A file may be YAML (one or many documents) or JSON (one document, or several concatenated as
+``kubectl cluster-info dump`` prints them); a ``kind: List`` and the API's typed lists
+(``NodeList``, ``PodList``, ...) are unpacked, an item without ``kind``/``apiVersion`` taking them
+from its list. A path may be a directory (its ``*.json``/``*.yaml``/``*.yml`` files, recursively,
+in sorted order, e.g. ``kubectl cluster-info dump --output-directory``) or ``-`` for standard
+input. Each object keeps its origin (file and path such as ``documents[1]`` or ``items[3]``) so every later error
 can name the exact place: ``error: <file>:<path>: <what is wrong>``.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import yaml
 
@@ -73,6 +78,9 @@ def parse_text(text: str, *, file: str) -> list[Any]:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
+            several = _concatenated_json(text) if exc.msg == "Extra data" else None
+            if several is not None:
+                return several
             # YAML is a superset of JSON; a flow-style YAML file may still parse.
             try:
                 return [d for d in yaml.load_all(text, Loader=_UniqueKeyLoader) if d is not None]
@@ -90,7 +98,52 @@ def parse_text(text: str, *, file: str) -> list[Any]:
         raise InputError(f"invalid YAML{where}: {what}", file=file) from exc
 
 
+def _concatenated_json(text: str) -> list[Any] | None:
+    """Several JSON values one after another (``kubectl cluster-info dump``), or None."""
+    decoder = json.JSONDecoder()
+    out: list[Any] = []
+    pos = 0
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            return out
+        try:
+            value, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            return None
+        out.append(value)
+
+
+STDIN: Final = "-"
+_stdin_cache: list[str] = []
+SUFFIXES: Final = (".json", ".yaml", ".yml")
+
+
+def read_stdin() -> str:
+    """Standard input, read once per process (several readers may ask for ``-``)."""
+    if not _stdin_cache:
+        _stdin_cache.append(sys.stdin.read())
+    return _stdin_cache[0]
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[str | Path]:
+    """Paths with every directory replaced by its YAML/JSON files (recursive, sorted); ``-`` kept."""
+    out: list[str | Path] = []
+    for p in paths:
+        if str(p) != STDIN and Path(p).is_dir():
+            found = sorted(f for f in Path(p).rglob("*") if f.is_file() and f.suffix in SUFFIXES)
+            if not found:
+                raise InputError("directory holds no .json/.yaml/.yml file", file=str(p))
+            out.extend(found)
+        else:
+            out.append(p)
+    return out
+
+
 def read_text(path: str | Path) -> str:
+    if str(path) == STDIN:
+        return read_stdin()
     p = Path(path)
     try:
         return p.read_text(encoding="utf-8")
@@ -111,12 +164,17 @@ def _unpack(raw: Any, *, file: str, path: str) -> Iterator[Document]:
             file=file,
             path=path,
         )
-    if raw.get("kind") == "List" or (str(raw.get("kind", "")).endswith("List") and "items" in raw):
+    list_kind = str(raw.get("kind", ""))
+    if list_kind == "List" or (list_kind.endswith("List") and "items" in raw):
         items = raw.get("items") or []
         if not isinstance(items, list):
             raise InputError("items must be a list", file=file, path=f"{path}.items" if path else "items")
+        # A typed list (NodeList, PodList, ...) as the API returns it: its items carry no kind.
+        item_kind = list_kind[: -len("List")] if list_kind != "List" else ""
         for i, item in enumerate(items):
             sub = f"{path}.items[{i}]" if path else f"items[{i}]"
+            if item_kind and isinstance(item, Mapping) and not item.get("kind"):
+                item = {"kind": item_kind, "apiVersion": raw.get("apiVersion", ""), **item}
             yield from _unpack(item, file=file, path=sub)
         return
     yield Document(file=file, path=path, body=raw)
@@ -137,8 +195,11 @@ def documents_from_text(text: str, *, file: str) -> list[Document]:
 
 
 def load_documents(paths: Iterable[str | Path]) -> list[Document]:
-    """Read every file in order; documents keep file order then document order."""
+    """Read every file in order; documents keep file order then document order.
+
+    A directory stands for its YAML/JSON files and ``-`` for standard input (:func:`expand_paths`).
+    """
     docs: list[Document] = []
-    for p in paths:
+    for p in expand_paths(paths):
         docs.extend(documents_from_text(read_text(p), file=str(p)))
     return docs

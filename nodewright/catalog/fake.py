@@ -124,6 +124,30 @@ def fake_instance_types(n: int) -> list[InstanceType]:
     ]
 
 
+def instance_types_assorted() -> list[InstanceType]:
+    """Upstream ``fake.InstanceTypesAssorted()``: one type per cpu {1..64} x memory {1..128}Gi x zone
+    x capacity type x os {linux, windows} x arch {amd64, arm64}, each with its single offering."""
+    out = []
+    for cpu in (1, 2, 4, 8, 16, 32, 64):
+        for mem in (1, 2, 4, 8, 16, 32, 64, 128):
+            res = {"cpu": str(cpu), "memory": f"{mem}Gi"}
+            price = price_from_resources({k: _q(v) for k, v in res.items()})
+            for zone in ("test-zone-1", "test-zone-2", "test-zone-3"):
+                for ct in (labels.CAPACITY_TYPE_SPOT, labels.CAPACITY_TYPE_ON_DEMAND):
+                    for os_name in ("linux", "windows"):
+                        for arch in ("amd64", "arm64"):
+                            out.append(
+                                new_instance_type(
+                                    f"{cpu}-cpu-{mem}-mem-{arch}-{os_name}-{zone}-{ct}",
+                                    resources=res,
+                                    architecture=arch,
+                                    operating_systems=(os_name,),
+                                    offerings=(Offering(zone=zone, capacity_type=ct, price=price),),
+                                )
+                            )
+    return out
+
+
 def fake_catalog(n: int | None = None) -> Catalog:
     """The default fake types (``n is None``) or ``fake.InstanceTypes(n)`` as a catalog."""
     if n is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from nodewright import __version__
-from nodewright.cli import catalog, drift, hashes, health, plan, preview, render, validate
+from nodewright.cli import catalog, cluster, drift, hashes, health, plan, preview, render, validate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -19,5 +19,5 @@ def main() -> None:
     """Karpenter NodePools, EC2NodeClasses and node bootstrap from Git, as real infrastructure."""
 
 
-for _module in (catalog, plan, hashes, drift, render, preview, health, validate):
+for _module in (catalog, plan, hashes, drift, render, preview, health, validate, cluster):
     main.add_command(_module.command)

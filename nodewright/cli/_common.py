@@ -7,12 +7,13 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any, ParamSpec, TypeVar
 
 import click
 import yaml
 
-from nodewright.errors import NodewrightError
+from nodewright.errors import InputError, NodewrightError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -47,11 +48,38 @@ def output_option(
     )
 
 
+INPUT_PATH = click.Path(allow_dash=True)
+"""An input: a YAML/JSON file, a directory of them, or ``-`` for standard input."""
+
+
 def files_option(help: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """The repeatable ``-f/--filename`` option (YAML or JSON input files), as ``files``."""
-    return click.option(
-        "-f", "--filename", "files", multiple=True, required=True, type=click.Path(dir_okay=False), help=help
-    )
+    """The repeatable ``-f/--filename`` option (YAML/JSON file, directory or ``-``), as ``files``."""
+    return click.option("-f", "--filename", "files", multiple=True, required=True, type=INPUT_PATH, help=help)
+
+
+CLUSTER_HELP = (
+    "Cluster state: `nodewright cluster snapshot` output or kubectl lists (List, NodeList, PodList...); "
+    "a file, a directory of them, or - for stdin."
+)
+
+
+def time_option(name: str, value: str | None) -> datetime | None:
+    """An RFC 3339 option value as an aware datetime; a usage-style one-line error otherwise."""
+    if value is None:
+        return None
+    from nodewright.drift.detect import parse_time
+
+    when = parse_time(value)
+    if when is None:
+        raise InputError(
+            f"{name} {value!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
+        )
+    return when
+
+
+def cluster_option(param: str = "cluster") -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """The required ``--cluster`` option (file, directory or ``-``)."""
+    return click.option("--cluster", param, required=True, type=INPUT_PATH, help=CLUSTER_HELP)
 
 
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:

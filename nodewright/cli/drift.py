@@ -5,15 +5,29 @@ Thin: read the files and the cluster state, call :func:`nodewright.drift.drift_i
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import click
 
-from nodewright.cli._common import emit, files_option, handle_errors, load_cluster_info, output_option
-from nodewright.drift import DriftReport, drift_impact_files
-from nodewright.drift.detect import DefaultsMode, parse_time
-from nodewright.errors import InputError
+from nodewright.cli._common import (
+    cluster_option,
+    emit,
+    files_option,
+    handle_errors,
+    load_cluster_info,
+    output_option,
+    time_option,
+)
+from nodewright.drift import DriftReport, PoolImpact, drift_impact_files
+from nodewright.drift.detect import DefaultsMode
 from nodewright.tables import format_markdown_table, format_table
+
+
+def _wave_cells(p: PoolImpact) -> tuple[str, str]:
+    """(nodes per wave, waves) of a pool's rollout: "all" when unbounded, "blocked" when 0."""
+    r = p.rollout
+    if r is None:
+        return "-", "-"
+    per = "all" if r.allowed_per_wave is None else str(r.allowed_per_wave)
+    return per, "blocked" if r.blocked else str(r.waves)
 
 
 def _table(report: DriftReport) -> str:
@@ -26,11 +40,15 @@ def _table(report: DriftReport) -> str:
         else "No NodeClaim would drift.",
         "",
         format_table(
-            ["NODEPOOL", "NODECLAIMS", "REPLACED", "HASH BEFORE", "HASH AFTER"],
-            [[p.name, p.node_claims, p.replaced, p.hash_before or "-", p.hash_after] for p in report.pools],
+            ["NODEPOOL", "NODECLAIMS", "REPLACED", "PER WAVE", "WAVES", "HASH BEFORE", "HASH AFTER"],
+            [
+                [p.name, p.node_claims, p.replaced, *_wave_cells(p), p.hash_before or "-", p.hash_after]
+                for p in report.pools
+            ],
         ),
     ]
     out += [f"note: {n}" for n in report.notes]
+    out += [f"note: {p.name}: {n}" for p in report.pools if p.rollout for n in p.rollout.notes]
     return "\n".join(out)
 
 
@@ -39,12 +57,13 @@ def _markdown(report: DriftReport) -> str:
     lines = [f"### Drift: {total} node{'s' if total != 1 else ''} would be replaced", ""]
     lines.append(
         format_markdown_table(
-            ["NodePool", "NodeClaims", "Replaced", "Reasons", "Hash changed"],
+            ["NodePool", "NodeClaims", "Replaced", "Per wave", "Waves", "Reasons", "Hash changed"],
             [
                 [
                     p.name,
                     p.node_claims,
                     p.replaced,
+                    *_wave_cells(p),
                     ", ".join(f"{k}: {v}" for k, v in sorted(p.reasons.items())) or "-",
                     "yes" if p.hash_changed else "no",
                 ]
@@ -66,9 +85,7 @@ def _markdown(report: DriftReport) -> str:
 
 @click.command("drift")
 @files_option("NodePool / EC2NodeClass YAML or JSON file of the branch (repeatable).")
-@click.option(
-    "--cluster", required=True, type=click.Path(dir_okay=False), help="Cluster state (kubectl List JSON)."
-)
+@cluster_option()
 @click.option(
     "--catalog",
     default=None,
@@ -76,6 +93,12 @@ def _markdown(report: DriftReport) -> str:
 )
 @click.option(
     "--now", default=None, help="Evaluation time (RFC 3339) for the 1h InstanceTypeNotFound age gate."
+)
+@click.option(
+    "--at",
+    default=None,
+    help="Time (RFC 3339) at which scheduled disruption budgets are evaluated for the rollout waves; "
+    "without it, budgets with a schedule are left out and named in a note.",
 )
 @click.option(
     "--crd-defaults",
@@ -97,21 +120,18 @@ def command(
     cluster: str,
     catalog: str | None,
     now: str | None,
+    at: str | None,
     crd_defaults: str,
     info_file: str | None,
     output: str,
 ) -> None:
     """List NodeClaims Karpenter would mark Drifted once these NodePools are applied, and nodes replaced per NodePool."""
-    when: datetime | None = None
-    if now is not None:
-        when = parse_time(now)
-        if when is None:
-            raise InputError(
-                f"--now {now!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
-            )
+    when = time_option("--now", now)
     mode: DefaultsMode = (
         "always" if crd_defaults == "always" else "never" if crd_defaults == "never" else "auto"
     )
     ca_bundle = load_cluster_info(info_file).ca_bundle if info_file else None
-    report = drift_impact_files(files, cluster, catalog, now=when, defaults=mode, ca_bundle=ca_bundle)
+    report = drift_impact_files(
+        files, cluster, catalog, now=when, defaults=mode, ca_bundle=ca_bundle, at=time_option("--at", at)
+    )
     emit(report.as_dict(), output, table=lambda: _table(report), markdown=lambda: _markdown(report))

@@ -9,7 +9,7 @@ from datetime import datetime
 
 import click
 
-from nodewright.cli._common import emit, handle_errors, output_option
+from nodewright.cli._common import INPUT_PATH, cluster_option, emit, handle_errors, output_option
 from nodewright.drift.detect import parse_time
 from nodewright.drift.inputs import of_kind, read_documents
 from nodewright.errors import InputError
@@ -48,15 +48,13 @@ _HEADERS = [
 
 
 @click.command("health")
-@click.option(
-    "--cluster", required=True, type=click.Path(dir_okay=False), help="Cluster state (kubectl List JSON)."
-)
+@cluster_option()
 @click.option(
     "-f",
     "--filename",
     "files",
     multiple=True,
-    type=click.Path(dir_okay=False),
+    type=INPUT_PATH,
     help="EC2NodeClass files whose generation/uid the cluster state does not list (repeatable).",
 )
 @click.option("--now", default=None, help="Evaluation time (RFC 3339); default: the current time.")

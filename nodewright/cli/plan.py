@@ -15,7 +15,7 @@ import click
 from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
 from nodewright.catalog.model import InstanceType
-from nodewright.cli._common import emit, files_option, handle_errors, output_option
+from nodewright.cli._common import cluster_option, emit, files_option, handle_errors, output_option
 from nodewright.cluster import load_cluster
 from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import claims_document, write_claims
@@ -133,13 +133,7 @@ def _encode(value: Any, indent: str, out: list[str]) -> None:
 
 @click.command("plan")
 @files_option("NodePool / EC2NodeClass YAML or JSON file (repeatable).")
-@click.option(
-    "--cluster",
-    "cluster_path",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Cluster state (kubectl get -o json List).",
-)
+@cluster_option("cluster_path")
 @click.option(
     "--catalog",
     "catalog_spec",
@@ -168,9 +162,10 @@ def _encode(value: Any, indent: str, out: list[str]) -> None:
 )
 @click.option(
     "--reserved-fallback/--no-reserved-fallback",
-    default=True,
+    default=False,
     show_default=True,
-    help="Allow falling back from reserved capacity to on-demand/spot.",
+    help="Let pods that only fit exhausted reserved capacity fall back to on-demand/spot in this "
+    "round (Karpenter's provisioner never does: such pods wait for the next round).",
 )
 @output_option(("table", "json", "yaml", "markdown"))
 @handle_errors

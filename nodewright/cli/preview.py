@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from nodewright.cli._common import emit, handle_errors, output_option
+from nodewright.cli._common import emit, handle_errors, output_option, time_option
 from nodewright.errors import InputError
 
 
@@ -55,6 +55,16 @@ def _read_base(path: Path) -> dict[str, Any]:
     default=None,
     help="Policy pack config JSON, as `pulumi preview --policy-pack-config`.",
 )
+@click.option(
+    "--cluster-state",
+    default=None,
+    help="Override the stack's nodewright:clusterState: `live` (kubeconfig) or a state file/directory.",
+)
+@click.option(
+    "--at",
+    default=None,
+    help="Time (RFC 3339) at which scheduled disruption budgets are evaluated for the drift rollout.",
+)
 @output_option(("table", "json", "markdown"), default="table")
 @handle_errors
 def command(
@@ -62,6 +72,8 @@ def command(
     stack_file: Path | None,
     base: Path | None,
     policy_pack_config: Path | None,
+    cluster_state: str | None,
+    at: str | None,
     output: str,
 ) -> None:
     """Run the Pulumi program offline (mock runtime) with the policy pack; exit 1 on a mandatory violation."""
@@ -73,7 +85,13 @@ def command(
 
     cfg = load_config_file(policy_pack_config) if policy_pack_config else None
     base_doc = _read_base(base) if base else None
-    result = preview(stack=stack if stack_file is None else None, stack_file=stack_file, policy_config=cfg)
+    result = preview(
+        stack=stack if stack_file is None else None,
+        stack_file=stack_file,
+        policy_config=cfg,
+        at=time_option("--at", at),
+        cluster_state=cluster_state,
+    )
     doc = result.document
     emit(
         doc,

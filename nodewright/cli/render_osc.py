@@ -25,7 +25,7 @@ from nodewright.osc import FORMATS, InitOptions, load_osc, reconcile_changes, re
     "files",
     multiple=True,
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(allow_dash=True, path_type=Path),
     help="OperatingSystemConfig YAML/JSON (Secrets for secretRef files may be in the same or other -f files).",
 )
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), required=True, help="User-data format.")

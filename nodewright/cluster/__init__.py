@@ -1,11 +1,12 @@
 """Cluster state: what a Kubernetes cluster holds that scheduling, drift and health read.
 
-Two sources with one result type, :class:`ClusterState`: a file with the output of
-``kubectl get pods,nodes,daemonsets,nodeclaims.karpenter.sh,nodepools.karpenter.sh -A -o json``
-(:func:`load_cluster`), or a live cluster through the kubernetes client and a kubeconfig
-(:func:`nodewright.cluster.live.load_live`).
+Two sources with one result type, :class:`ClusterState`: files (:func:`load_cluster`: the output
+of ``nodewright cluster snapshot``, or kubectl lists of the same kinds), or a live cluster through
+the kubernetes client and a kubeconfig (:func:`nodewright.cluster.live.load_live`, the code path of
+``nodewright cluster snapshot`` and of the stack setting ``nodewright:clusterState: live``);
+:func:`resolve_cluster` picks one from a stack setting.
 """
 
-from nodewright.cluster.state import ClusterState, cluster_from_objects, load_cluster
+from nodewright.cluster.state import LIVE, ClusterState, cluster_from_objects, load_cluster, resolve_cluster
 
-__all__ = ["ClusterState", "cluster_from_objects", "load_cluster"]
+__all__ = ["LIVE", "ClusterState", "cluster_from_objects", "load_cluster", "resolve_cluster"]

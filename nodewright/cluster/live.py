@@ -1,9 +1,12 @@
 """Reading a live cluster through the kubernetes client (``pip install nodewright[live]``).
 
-The client lists the same kinds ``kubectl get -A -o json`` would; raw JSON (not the client's own
-model classes) is fed to nodewright's models, so a live read and a file read give the same
-:class:`~nodewright.cluster.ClusterState`. Kinds the cluster does not serve (no Karpenter CRDs,
-no CSI) are skipped with a warning.
+The one code path for ``nodewright cluster snapshot`` and the stack setting
+``nodewright:clusterState: live`` (``nodewright preview``, ``pulumi preview``): every kind in
+:data:`KINDS` is listed cluster-wide, page by page (``limit``/``continue``, as ``kubectl get
+--chunk-size``), and the raw JSON (not the client's own model classes) is fed to nodewright's
+models, so a live read and a file read give the same :class:`~nodewright.cluster.ClusterState`.
+Secrets are never listed. Kinds the cluster does not serve (no Karpenter CRDs, no CSI) are skipped
+with a warning.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from nodewright.api.documents import Document
 from nodewright.api.loading import objects_from_documents
@@ -20,21 +23,38 @@ from nodewright.errors import InputError
 
 log = logging.getLogger("nodewright")
 
-# (kind, apiVersion, list path) for every kind the cluster state uses.
-KINDS: tuple[tuple[str, str, str], ...] = (
+# (kind, apiVersion, list path) for every kind nodewright reads from a cluster. No Secret, ever.
+KINDS: Final[tuple[tuple[str, str, str], ...]] = (
     ("Pod", "v1", "/api/v1/pods"),
     ("Node", "v1", "/api/v1/nodes"),
     ("DaemonSet", "apps/v1", "/apis/apps/v1/daemonsets"),
     ("NodeClaim", "karpenter.sh/v1", "/apis/karpenter.sh/v1/nodeclaims"),
     ("NodePool", "karpenter.sh/v1", "/apis/karpenter.sh/v1/nodepools"),
+    ("EC2NodeClass", "karpenter.k8s.aws/v1", "/apis/karpenter.k8s.aws/v1/ec2nodeclasses"),
     ("PersistentVolumeClaim", "v1", "/api/v1/persistentvolumeclaims"),
     ("PersistentVolume", "v1", "/api/v1/persistentvolumes"),
     ("StorageClass", "storage.k8s.io/v1", "/apis/storage.k8s.io/v1/storageclasses"),
     ("CSINode", "storage.k8s.io/v1", "/apis/storage.k8s.io/v1/csinodes"),
 )
-OPTIONAL = frozenset(
-    {"NodeClaim", "NodePool", "CSINode", "StorageClass", "PersistentVolume", "PersistentVolumeClaim"}
+OPTIONAL: Final = frozenset(
+    {
+        "NodeClaim",
+        "NodePool",
+        "EC2NodeClass",
+        "CSINode",
+        "StorageClass",
+        "PersistentVolume",
+        "PersistentVolumeClaim",
+    }
 )
+KUBECTL_RESOURCES: Final = (
+    "pods,nodes,daemonsets,nodeclaims.karpenter.sh,nodepools.karpenter.sh,"
+    "ec2nodeclasses.karpenter.k8s.aws,persistentvolumeclaims,persistentvolumes,storageclasses,csinodes"
+)
+"""The same kinds for ``kubectl get <this> -A -o json`` (docs/cli.md)."""
+PAGE_SIZE: Final = 500
+
+Progress = Callable[[str, int], None]  # (kind, items so far) after each page
 
 
 def _client(kubeconfig: str | None, context: str | None) -> Any:
@@ -52,7 +72,9 @@ def _client(kubeconfig: str | None, context: str | None) -> Any:
     return client.ApiClient()
 
 
-def _list(api: Any, path: str, limit: int = 500) -> list[dict[str, Any]]:
+def _list(
+    api: Any, path: str, limit: int = PAGE_SIZE, on_page: Callable[[int], None] | None = None
+) -> list[dict[str, Any]]:
     """Every item under ``path``, following ``continue`` tokens (pagination)."""
     items: list[dict[str, Any]] = []
     token: str | None = None
@@ -71,27 +93,48 @@ def _list(api: Any, path: str, limit: int = 500) -> list[dict[str, Any]]:
         )
         body = json.loads(resp.data)
         items.extend(body.get("items") or [])
+        if on_page is not None:
+            on_page(len(items))
         token = (body.get("metadata") or {}).get("continue")
         if not token:
             return items
 
 
-def load_live(
+def _clean(item: dict[str, Any], kind: str, api_version: str) -> dict[str, Any]:
+    """An item as ``kubectl get -o json`` shows it: kind/apiVersion set, no managedFields."""
+    out = {"apiVersion": item.get("apiVersion") or api_version, "kind": item.get("kind") or kind}
+    out.update({k: v for k, v in item.items() if k not in ("apiVersion", "kind")})
+    meta = out.get("metadata")
+    if isinstance(meta, dict) and "managedFields" in meta:
+        out["metadata"] = {k: v for k, v in meta.items() if k != "managedFields"}
+    return out
+
+
+def snapshot_items(
     *,
     kubeconfig: str | None = None,
     context: str | None = None,
     api_factory: Callable[[], Any] | None = None,
-    page_size: int = 500,
-) -> ClusterState:
-    """Read the cluster the kubeconfig (or ``api_factory``) points at."""
+    page_size: int = PAGE_SIZE,
+    progress: Progress | None = None,
+) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
+    """(source, [(list path, item)]) for every kind of :data:`KINDS`, in that order."""
     api = api_factory() if api_factory is not None else _client(kubeconfig, context)
     from kubernetes.client.exceptions import ApiException
+    from urllib3.exceptions import HTTPError as TransportError
 
-    docs: list[Document] = []
     source = f"live:{context or 'current-context'}"
+    out: list[tuple[str, dict[str, Any]]] = []
     for kind, api_version, path in KINDS:
         try:
-            items = _list(api, path, page_size)
+            on_page: Callable[[int], None] | None = None
+            if progress is not None:
+                report = progress
+
+                def on_page(n: int, k: str = kind) -> None:
+                    report(k, n)
+
+            items = _list(api, path, page_size, on_page)
         except ApiException as exc:
             if kind in OPTIONAL and exc.status in (403, 404):
                 log.warning("%s: cannot list %s (HTTP %s); continuing without them", source, kind, exc.status)
@@ -99,10 +142,56 @@ def load_live(
             raise InputError(
                 f"listing {kind} failed: HTTP {exc.status} {exc.reason}", file=source, path=path
             ) from exc
-        except OSError as exc:
-            raise InputError(f"cannot reach the API server: {exc}", file=source, path=path) from exc
-        for i, item in enumerate(items):
-            item.setdefault("kind", kind)
-            item.setdefault("apiVersion", api_version)
-            docs.append(Document(file=source, path=f"{path}[{i}]", body=item))
+        except (OSError, TransportError) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            raise InputError(
+                f"cannot reach the API server: {reason}; check the kubeconfig/context (kubectl cluster-info)",
+                file=source,
+                path=path,
+            ) from exc
+        out.extend((path, _clean(item, kind, api_version)) for item in items)
+    return source, out
+
+
+def snapshot(
+    *,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    api_factory: Callable[[], Any] | None = None,
+    page_size: int = PAGE_SIZE,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """The cluster as one ``kind: List`` (what ``nodewright cluster snapshot`` writes)."""
+    _, items = snapshot_items(
+        kubeconfig=kubeconfig,
+        context=context,
+        api_factory=api_factory,
+        page_size=page_size,
+        progress=progress,
+    )
+    return {
+        "apiVersion": "v1",
+        "kind": "List",
+        "metadata": {"resourceVersion": ""},
+        "items": [i for _, i in items],
+    }
+
+
+def load_live(
+    *,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    api_factory: Callable[[], Any] | None = None,
+    page_size: int = PAGE_SIZE,
+) -> ClusterState:
+    """Read the cluster the kubeconfig (or ``api_factory``) points at."""
+    source, items = snapshot_items(
+        kubeconfig=kubeconfig, context=context, api_factory=api_factory, page_size=page_size
+    )
+    counters: dict[str, int] = {}
+    docs: list[Document] = []
+    for path, item in items:
+        i = counters.get(path, 0)
+        counters[path] = i + 1
+        docs.append(Document(file=source, path=f"{path}[{i}]", body=item))
     return cluster_from_objects(objects_from_documents(docs), source=source)

@@ -1,7 +1,13 @@
-"""The :class:`ClusterState` value and loading it from ``kubectl get -o json`` files."""
+"""The :class:`ClusterState` value and loading it from files (``nodewright cluster snapshot`` or kubectl).
+
+Boundary: the one place that turns cluster state files (a ``List``, the API's typed lists, a
+directory such as ``kubectl cluster-info dump --output-directory``, ``-`` for stdin) into a
+:class:`ClusterState`; drift, health and planning read state files through :func:`load_cluster`.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +21,11 @@ from nodewright.api.core import (
     Pod,
     StorageClass,
 )
+from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.api.loading import Objects, load_objects
+
+log = logging.getLogger("nodewright")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,6 +38,7 @@ class ClusterState:
     daemonsets: tuple[DaemonSet, ...] = ()
     nodeclaims: tuple[NodeClaim, ...] = ()
     nodepools: tuple[NodePool, ...] = ()
+    nodeclasses: tuple[EC2NodeClass, ...] = ()
     pvcs: tuple[PersistentVolumeClaim, ...] = ()
     pvs: tuple[PersistentVolume, ...] = ()
     storageclasses: tuple[StorageClass, ...] = ()
@@ -43,6 +53,17 @@ class ClusterState:
     def pods_on(self, node_name: str) -> list[Pod]:
         return [p for p in self.pods if p.spec.node_name == node_name]
 
+    @property
+    def empty(self) -> bool:
+        """No node and no pod: almost certainly the wrong file, context or namespace."""
+        return not self.nodes and not self.pods
+
+    def empty_note(self) -> str:
+        return (
+            f"{self.source}: the cluster state has no nodes and no pods; drift impact and pool health "
+            "are empty (wrong file or kube context? capture it with `nodewright cluster snapshot`)"
+        )
+
 
 def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> ClusterState:
     return ClusterState(
@@ -52,6 +73,7 @@ def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> Cluster
         daemonsets=tuple(objs.daemonsets),
         nodeclaims=tuple(objs.nodeclaims),
         nodepools=tuple(objs.nodepools),
+        nodeclasses=tuple(objs.nodeclasses),
         pvcs=tuple(objs.pvcs),
         pvs=tuple(objs.pvs),
         storageclasses=tuple(objs.storageclasses),
@@ -59,12 +81,34 @@ def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> Cluster
     )
 
 
-def load_cluster(path: str | Path | Iterable[str | Path]) -> ClusterState:
-    """Read a cluster state file (or several) in the ``kubectl get -A -o json`` List format.
+def load_cluster(path: str | Path | Iterable[str | Path], *, source: str | None = None) -> ClusterState:
+    """Read cluster state files: a ``List`` or typed lists (``NodeList``...), a directory, ``-``.
 
-    Items of kind Pod, Node, DaemonSet, NodeClaim, NodePool (and PVC, PV, StorageClass, CSINode
-    where present) are used; other kinds are ignored with a warning. Malformed objects are
-    errors naming file and path.
+    Items of kind Pod, Node, DaemonSet, NodeClaim, NodePool, EC2NodeClass, PVC, PV, StorageClass
+    and CSINode are used; other kinds are ignored with a warning. Malformed objects are errors
+    naming file and path. A state without nodes and pods is a warning naming the file.
     """
     paths = [path] if isinstance(path, str | Path) else list(path)
-    return cluster_from_objects(load_objects(paths), source=", ".join(str(p) for p in paths))
+    state = cluster_from_objects(load_objects(paths), source=source or ", ".join(str(p) for p in paths))
+    if state.empty:
+        log.warning("%s", state.empty_note())
+    return state
+
+
+def resolve_cluster(
+    spec: str, *, base_dir: Path | None = None, kubeconfig: str | None = None, context: str | None = None
+) -> ClusterState:
+    """``live`` (the cluster the kubeconfig/context points at) or a state file path (relative to ``base_dir``)."""
+    if spec == LIVE:
+        from nodewright.cluster.live import load_live
+
+        state = load_live(kubeconfig=kubeconfig, context=context)
+        if state.empty:
+            log.warning("%s", state.empty_note())
+        return state
+    path = Path(spec) if base_dir is None or spec == "-" else base_dir / spec
+    return load_cluster(path, source=spec)
+
+
+LIVE = "live"
+"""The ``clusterState`` value (stack config) that reads the live cluster instead of a file."""

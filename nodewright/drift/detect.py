@@ -35,7 +35,6 @@ from nodewright.algebra.requirements import (
     RequirementError,
     Requirements,
 )
-from nodewright.api.loading import load_objects
 from nodewright.catalog import load_catalog
 from nodewright.drift.inputs import of_kind, read_documents
 from nodewright.drift.nodeclasshash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
@@ -46,6 +45,7 @@ from nodewright.drift.nodepoolhash import (
     nodepool_template,
     template_hash,
 )
+from nodewright.drift.rollout import Rollout, budget_base, pool_budgets, rollout
 from nodewright.errors import InputError
 
 log = logging.getLogger("nodewright")
@@ -89,6 +89,7 @@ class PoolImpact:
     hash_before: str | None
     hash_after: str
     version: str = NODEPOOL_HASH_VERSION
+    rollout: Rollout | None = None
 
     @property
     def hash_changed(self) -> bool:
@@ -103,6 +104,7 @@ class PoolImpact:
             "reasons": dict(self.reasons),
             "hash": {"before": self.hash_before, "after": self.hash_after, "version": self.version},
             "hashChanged": self.hash_changed,
+            **({"rollout": self.rollout.as_dict()} if self.rollout is not None else {}),
         }
 
 
@@ -254,6 +256,8 @@ class _Pool:
     live_version: str | None
     requirements: Any = None
     claims: list[_Claim] = field(default_factory=list)
+    budgets: list[Mapping[str, Any]] = field(default_factory=list)
+    claim_bodies: list[Mapping[str, Any]] = field(default_factory=list)
 
 
 def _template_has_expire(template: Any) -> bool:
@@ -288,6 +292,7 @@ def _pools(nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode
             hash_after=template_hash(template, origin=origin, crd_defaults=apply_defaults),
             hash_before=live_ann.get(labels.NODEPOOL_HASH),
             live_version=live_ann.get(labels.NODEPOOL_HASH_VERSION),
+            budgets=pool_budgets(body.get("spec")),
         )
     for name, (body, obj, _) in live_by_name.items():
         if name in pools:
@@ -309,6 +314,7 @@ def _pools(nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode
             hash_after=after,
             hash_before=current,
             live_version=version,
+            budgets=pool_budgets(body.get("spec")),
         )
     return pools
 
@@ -435,15 +441,17 @@ def _instance_type_drift(claim: _Claim, catalog: Any, now: datetime) -> str | No
     return f"instance type {name!r} has no offering compatible with the NodeClaim's zone and capacity type"
 
 
-def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any]]:
-    """(nodeclaims, nodepools, nodeclasses) of a ClusterState-like object or a file path."""
+def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    """(nodeclaims, nodepools, nodeclasses, nodes) of a ClusterState-like object or a file path."""
     if isinstance(cluster, str | Path):
-        objs = load_objects([cluster])
-        return list(objs.nodeclaims), list(objs.nodepools), list(objs.nodeclasses)
+        from nodewright.cluster import load_cluster
+
+        cluster = load_cluster(cluster)
     return (
         list(getattr(cluster, "nodeclaims", ()) or ()),
         list(getattr(cluster, "nodepools", ()) or ()),
         list(getattr(cluster, "nodeclasses", ()) or ()),
+        list(getattr(cluster, "nodes", ()) or ()),
     )
 
 
@@ -456,6 +464,7 @@ def drift_impact(
     now: datetime | None = None,
     defaults: DefaultsMode = "auto",
     ca_bundle: str | None = None,
+    at: datetime | None = None,
 ) -> DriftReport:
     """Which NodeClaims of ``cluster`` Karpenter marks Drifted once ``nodepools`` are applied.
 
@@ -468,11 +477,13 @@ def drift_impact(
     CRD default (720h) when the live copy shows the API server defaulted it; ``"always"``/``"never"``.
     ``ca_bundle``: the cluster CA bundle Karpenter runs with (cluster info ``caBundle``); it is part
     of the EC2NodeClass hash, so with it NodeClassDrift is exact and a CA rotation is predicted.
+    ``at``: when the rollout's scheduled disruption budgets are evaluated (None: they are left out,
+    see :func:`nodewright.drift.rollout.rollout`).
     """
     now = now or datetime.now(UTC)
     if isinstance(catalog, str):
         catalog = load_catalog(catalog)
-    claims_raw, live_pools, live_classes = _load_cluster(cluster)
+    claims_raw, live_pools, live_classes, node_objs = _load_cluster(cluster)
     pools = _pools(list(nodepools), live_pools, defaults)
     class_hashes, notes = _nodeclass_hashes(list(nodeclasses), live_classes, ca_bundle)
     drifted: list[DriftedNodeClaim] = []
@@ -484,6 +495,7 @@ def drift_impact(
             skipped.append((claim.name, f"NodePool {claim.pool or '<none>'} not found"))
             continue
         pool.claims.append(claim)
+        pool.claim_bodies.append(as_mapping(obj)[0])
         _restamp(
             claim,
             hash_key=labels.NODEPOOL_HASH,
@@ -520,6 +532,11 @@ def drift_impact(
                 )
             )
     drifted.sort(key=lambda d: (d.node_pool, d.node_claim, d.reason))
+    nodes_by_name = {
+        str(_meta(b).get("name", "")): b
+        for b in (as_mapping(n)[0] for n in node_objs)
+        if isinstance(b, Mapping)
+    }
     impacts = []
     for name in sorted(pools):
         p = pools[name]
@@ -527,6 +544,7 @@ def drift_impact(
         reasons: dict[str, int] = {}
         for d in mine:
             reasons[d.reason] = reasons.get(d.reason, 0) + 1
+        base, disrupting = budget_base(p.claim_bodies, nodes_by_name)
         impacts.append(
             PoolImpact(
                 name=name,
@@ -536,6 +554,7 @@ def drift_impact(
                 reasons=reasons,
                 hash_before=p.hash_before,
                 hash_after=p.hash_after,
+                rollout=rollout(p.budgets, drifted=len(mine), nodes=base, disrupting=disrupting, at=at),
             )
         )
     return DriftReport(
@@ -584,12 +603,13 @@ def _first_reason(
 
 def drift_impact_files(
     files: Iterable[str | Path],
-    cluster: str | Path,
+    cluster: Any,
     catalog: Any = None,
     *,
     now: datetime | None = None,
     defaults: DefaultsMode = "auto",
     ca_bundle: str | None = None,
+    at: datetime | None = None,
 ) -> DriftReport:
     """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file."""
     docs = read_documents(files)
@@ -601,4 +621,5 @@ def drift_impact_files(
         now=now,
         defaults=defaults,
         ca_bundle=ca_bundle,
+        at=at,
     )

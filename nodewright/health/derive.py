@@ -378,9 +378,9 @@ def degraded_reading(
 
 def _load(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
     if isinstance(cluster, str | Path):
-        from nodewright.api.loading import load_objects
+        from nodewright.cluster import load_cluster
 
-        objs = load_objects([cluster])
+        objs = load_cluster(cluster)
         return list(objs.nodepools), list(objs.nodeclaims), list(objs.nodeclasses), list(objs.pods)
     return (
         list(getattr(cluster, "nodepools", ()) or ()),

@@ -1,17 +1,20 @@
 """NodePool health as Prometheus text exposition (prometheus-client), for a textfile collector or Pushgateway.
 
-Boundary: a :class:`~nodewright.health.derive.HealthReport` -> text. Metrics:
+Boundary: a :class:`~nodewright.health.derive.HealthReport` -> text. Every metric is a gauge in
+nodewright's own namespace (``nodewright_``, so it never collides with the series Karpenter itself
+exports), snake_case labels, no ``_count``/``_total`` suffix (``promtool check metrics`` clean).
+Which Karpenter metric each one mirrors is in docs/health.md:
 
-* ``operator_status_condition_count{kind="NodePool",name,type="NodeRegistrationHealthy",status,reason}``:
-  1 for the current condition (operatorpkg's status-condition metric shape);
-* ``karpenter_nodepool_registration_results{nodepool,result="success"|"failure"}``: the tracker buffer;
-* ``karpenter_nodepool_verified{nodepool,nodeclass}``: 1 when the current NodePool/NodeClass pair has
+* ``nodewright_nodepool_status_condition{kind="NodePool",name,type="NodeRegistrationHealthy",status,reason}``:
+  1 for the current condition;
+* ``nodewright_nodepool_registration_results{nodepool,result="success"|"failure"}``: the tracker buffer;
+* ``nodewright_nodepool_verified{nodepool,nodeclass}``: 1 when the current NodePool/NodeClass pair has
   launched an initialized node (seed RFC option 4), else 0;
-* ``karpenter_nodepool_degraded{nodepool,reason}``: 1 when the RFC's Degraded reading is True;
-* ``karpenter_nodepool_pending_pods{nodepool,nodePoolVerified}``: pending pods waiting on the pool;
-* ``karpenter_pods_provisioning_unbound_time_seconds{name,namespace,nodepool,nodePoolVerified}``:
-  seconds each pending pod has waited (since PodScheduled=False), with the RFC's ``nodePoolVerified``
-  label so waits on never-verified pools can be filtered out.
+* ``nodewright_nodepool_degraded{nodepool,reason}``: 1 when the RFC's Degraded reading is True;
+* ``nodewright_nodepool_pending_pods{nodepool,nodepool_verified}``: pending pods waiting on the pool;
+* ``nodewright_pods_provisioning_unbound_time_seconds{name,namespace,nodepool,nodepool_verified}``:
+  seconds each pending pod has waited (since PodScheduled=False), with the RFC's verified flag so
+  waits on never-verified pools can be filtered out.
 """
 
 from __future__ import annotations
@@ -25,39 +28,39 @@ def render_prometheus(report: HealthReport) -> str:
     """The report in the Prometheus text format (version 0.0.4)."""
     reg = CollectorRegistry(auto_describe=True)
     cond = Gauge(
-        "operator_status_condition_count",
+        "nodewright_nodepool_status_condition",
         "The current status condition of a Karpenter object (1 per object and condition).",
         ["kind", "name", "type", "status", "reason"],
         registry=reg,
     )
     results = Gauge(
-        "karpenter_nodepool_registration_results",
+        "nodewright_nodepool_registration_results",
         "Launch/registration results in the NodePool's health buffer (last 4).",
         ["nodepool", "result"],
         registry=reg,
     )
     verified = Gauge(
-        "karpenter_nodepool_verified",
+        "nodewright_nodepool_verified",
         "1 when the NodePool/NodeClass pair has launched an initialized node, else 0.",
         ["nodepool", "nodeclass"],
         registry=reg,
     )
     degraded = Gauge(
-        "karpenter_nodepool_degraded",
+        "nodewright_nodepool_degraded",
         "1 when the NodePool reads as Degraded (unhealthy, or never verified and failing).",
         ["nodepool", "reason"],
         registry=reg,
     )
     pending = Gauge(
-        "karpenter_nodepool_pending_pods",
+        "nodewright_nodepool_pending_pods",
         "Pending (provisionable) pods that would go to this NodePool.",
-        ["nodepool", "nodePoolVerified"],
+        ["nodepool", "nodepool_verified"],
         registry=reg,
     )
     unbound = Gauge(
-        "karpenter_pods_provisioning_unbound_time_seconds",
+        "nodewright_pods_provisioning_unbound_time_seconds",
         "The time a pending pod has been waiting to bind, by whether its NodePool was ever verified.",
-        ["name", "namespace", "nodepool", "nodePoolVerified"],
+        ["name", "namespace", "nodepool", "nodepool_verified"],
         registry=reg,
     )
     for p in report.pools:

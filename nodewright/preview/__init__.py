@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +23,29 @@ class PreviewResult:
     mandatory: bool
 
 
-def _drift(stack_config: Mapping[str, str], project: str, project_dir: Path) -> dict[str, Any] | None:
-    state = stack_config.get(f"{project}:clusterState")
+def _drift(
+    stack_config: Mapping[str, str], project: str, project_dir: Path, *, at: datetime | None = None
+) -> dict[str, Any] | None:
+    """Drift impact (with rollout waves) of the stack's files against its ``clusterState`` (file or live)."""
+    spec = stack_config.get(f"{project}:clusterState")
     files_raw = stack_config.get(f"{project}:files")
-    if not state or not files_raw:
+    if not spec or not files_raw:
         return None
     files = json.loads(files_raw) if files_raw.startswith("[") else [files_raw]
+    from nodewright.cluster import resolve_cluster
     from nodewright.drift import drift_impact_files
 
+    state = resolve_cluster(
+        spec,
+        base_dir=project_dir,
+        kubeconfig=stack_config.get(f"{project}:kubeconfig") or None,
+        context=stack_config.get(f"{project}:kubeContext") or None,
+    )
     report = drift_impact_files(
-        [project_dir / f for f in files], project_dir / state, ca_bundle=_ca_bundle(stack_config, project)
+        [project_dir / f for f in files], state, at=at, ca_bundle=_ca_bundle(stack_config, project)
     )
     out: dict[str, Any] = report.as_dict()
+    out["clusterState"] = "live" if spec == "live" else spec
     return out
 
 
@@ -63,17 +75,25 @@ def preview(
     stack_file: Path | None = None,
     policy_config: Mapping[str, Any] | None = None,
     cwd: Path | None = None,
+    at: datetime | None = None,
+    cluster_state: str | None = None,
 ) -> PreviewResult:
-    """Run the program of the stack offline, the policy pack on it, and build the report document."""
+    """Run the program of the stack offline, the policy pack on it, and build the report document.
+
+    ``cluster_state`` overrides the stack's ``nodewright:clusterState`` (a file or ``live``);
+    ``at`` is when scheduled disruption budgets are evaluated for the rollout waves.
+    """
     from nodewright.preview.analyzer import analyze, has_mandatory
     from nodewright.preview.pack import pack_version
     from nodewright.preview.report import build_document
     from nodewright.preview.runner import load_stack, run_program
 
     st = load_stack(stack=stack, stack_file=stack_file, cwd=cwd)
+    if cluster_state:
+        st = replace(st, config={**st.config, f"{st.project}:clusterState": cluster_state})
     run = run_program(st)
     violations = analyze(run.registrations, config=policy_config, version=pack_version(st.project_dir))
-    drift = _drift(st.config, st.project, st.project_dir)
+    drift = _drift(st.config, st.project, st.project_dir, at=at)
     doc = build_document(
         run, violations, drift=drift, redact=_redactions(st.config, st.project, st.secret_keys)
     )

@@ -103,6 +103,8 @@ def build_document(
             "advisoryViolations": len(violations) - mandatory,
         },
     }
+    if run.notes:
+        doc["notes"] = list(dict.fromkeys(run.notes))
     if drift is not None:
         doc["drift"] = dict(drift)
     return doc
@@ -124,6 +126,7 @@ def render_table(doc: Mapping[str, Any]) -> str:
     out += ["", "Outputs:"]
     for k, v in doc["outputs"].items():
         out.append(f"    {k}: {v}")
+    out += [f"note: {n}" for n in doc.get("notes", [])]
     s = doc["summary"]
     out += [
         "",
@@ -165,6 +168,7 @@ def markdown_sections(doc: Mapping[str, Any], *, base: Mapping[str, Any] | None 
         f"**{s['advisoryViolations']}** advisory policy violations"
         + (f", **{doc['drift']['summary']['drifted']}** NodeClaims drifted" if doc.get("drift") else "")
         + ".",
+        *[f"> note: {n}" for n in doc.get("notes", [])],
         format_markdown_table(["resource type", "count"], sorted(s["byType"].items())),
     ]
     sections: list[list[str]] = [["\n\n".join(summary)]]
@@ -179,20 +183,32 @@ def markdown_sections(doc: Mapping[str, Any], *, base: Mapping[str, Any] | None 
 
     drift = doc.get("drift")
     if drift:
-        sec = ["#### Drift impact"]
+        sec = [f"#### Drift impact (cluster state: `{drift.get('clusterState', '?')}`)"]
         rows = []
+        rollout_notes: list[str] = []
         for p in drift.get("nodePools", []):
             h = p.get("hash", {})
+            r = p.get("rollout") or {}
+            per = r.get("allowedPerWave")
+            waves = "blocked by budget" if r.get("blocked") else r.get("waves", "-")
             rows.append(
                 (
                     p["name"],
                     f"{h.get('before') or '(new)'} → {h.get('after')}",
                     p.get("nodeClaims", 0),
                     p.get("replaced", 0),
+                    "all" if per is None and r else per if r else "-",
+                    waves,
                     ", ".join(f"{k}: {n}" for k, n in sorted(p.get("reasons", {}).items())) or "-",
                 )
             )
-        sec.append(format_markdown_table(["NodePool", "hash", "NodeClaims", "replaced", "reasons"], rows))
+            rollout_notes += [f"> `{p['name']}`: {n}" for n in r.get("notes", [])]
+        sec.append(
+            format_markdown_table(
+                ["NodePool", "hash", "NodeClaims", "replaced", "per wave", "waves", "reasons"], rows
+            )
+        )
+        sec += rollout_notes
         sections.append(sec)
 
     base_ud = {u["launchTemplate"]: u["content"] for u in (base or {}).get("userData", [])}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import runpy
 import sys
@@ -65,6 +66,17 @@ class ProgramRun:
     registrations: list[Registration]
     outputs: dict[str, OutputValue]
     invokes: list[InvokeRecord] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the program said with ``pulumi.log.warn`` (shown as warnings by the real engine)."""
+
+
+class _NoteHandler(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.notes: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.notes.append(record.getMessage())
 
 
 def find_project_dir(start: Path) -> Path:
@@ -171,7 +183,12 @@ def run_program(stack: StackConfig, *, ssm_fixture: Path | None = None) -> Progr
     mocks = PreviewMocks(ssm_parameters=load_ssm_fixture(ssm_fixture))
     monitor = CapturingMonitor(mocks)
     pulumi_settings.reset_options(project=stack.project, stack=stack.stack, preview=False)
-    pulumi.runtime.set_mocks(mocks, project=stack.project, stack=stack.stack, preview=False, monitor=monitor)
+    notes = _NoteHandler()
+    engine_log = logging.Logger("nodewright.program")  # not registered: no propagation
+    engine_log.addHandler(notes)
+    pulumi.runtime.set_mocks(
+        mocks, project=stack.project, stack=stack.stack, preview=False, logger=engine_log, monitor=monitor
+    )
     pulumi.runtime.set_all_config(dict(stack.config), sorted(stack.secret_keys))
     pulumi_settings.SETTINGS.rpc_manager.clear()
     pulumi_settings.SETTINGS.outputs.clear()
@@ -187,4 +204,6 @@ def run_program(stack: StackConfig, *, ssm_fixture: Path | None = None) -> Progr
         outputs = {k: _resolve_output(v) for k, v in sorted(exported.items())}
     registrations = sorted(monitor.registrations, key=lambda r: (r.urn, r.type, r.name))
     invokes = sorted(mocks.invokes, key=lambda i: (i.token, json.dumps(i.args, sort_keys=True)))
-    return ProgramRun(stack=stack, registrations=registrations, outputs=outputs, invokes=invokes)
+    return ProgramRun(
+        stack=stack, registrations=registrations, outputs=outputs, invokes=invokes, notes=list(notes.notes)
+    )

@@ -112,9 +112,9 @@ class TypeIndex:
             keys.update(it.requirements.keys())
         self.keys: tuple[str, ...] = tuple(sorted(keys))
         self._compat: dict[tuple[Requirement | None, ...], CompatEntry] = {}
-        self._launch: dict[tuple[Requirement | None, ...], dict[int, Launch]] = {}
+        self._launch: dict[object, dict[int, Launch]] = {}
         self._fit_cache: dict[tuple[int, ...], int] = {}
-        self._price_order: dict[tuple[Requirement | None, ...], list[int]] = {}
+        self._price_order: dict[object, list[int]] = {}
 
     @staticmethod
     def _threshold_masks(
@@ -210,21 +210,24 @@ class TypeIndex:
             self._compat[key] = entry
         return entry
 
-    def launches(self, reqs: Requirements) -> dict[int, Launch]:
-        """Per type index: the cheapest available offering compatible with ``reqs`` (memoised)."""
+    def launches(self, reqs: Requirements, exclude: frozenset[str] = frozenset()) -> dict[int, Launch]:
+        """Per type index: the cheapest available offering compatible with ``reqs`` (memoised),
+        skipping reserved offerings of the reservation IDs in ``exclude`` (used up)."""
         key = self.project(reqs)
-        table = self._launch.get(key)
+        table = self._launch.get((key, exclude) if exclude else key)
         if table is None:
             table = {}
-            self._launch[key] = table
+            self._launch[(key, exclude) if exclude else key] = table
         return table
 
-    def launch(self, i: int, reqs: Requirements, table: dict[int, Launch]) -> Launch:
+    def launch(
+        self, i: int, reqs: Requirements, table: dict[int, Launch], exclude: frozenset[str] = frozenset()
+    ) -> Launch:
         got = table.get(i)
         if got is None:
             best: Offering | None = None
             for o in self.types[i].offerings:
-                if not o.available:
+                if not o.available or (exclude and o.reservation_id in exclude):
                     continue
                 if not reqs.is_compatible(o.requirements, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN):
                     continue
@@ -238,16 +241,21 @@ class TypeIndex:
             table[i] = got
         return got
 
-    def order_by_price(self, mask: int, reqs: Requirements) -> list[int]:
-        """Karpenter ``OrderByPrice``: cheapest compatible available offering first, ties by name."""
+    def order_by_price(
+        self, mask: int, reqs: Requirements, exclude: frozenset[str] = frozenset()
+    ) -> list[int]:
+        """Karpenter ``OrderByPrice``: cheapest compatible available offering first, ties by name
+        (reserved offerings of the reservation IDs in ``exclude`` do not count)."""
         key = self.project(reqs)
-        order = self._price_order.get(key)
+        memo_key = (key, exclude) if exclude else key
+        order = self._price_order.get(memo_key)
         if order is None:
-            table = self.launches(reqs)
+            table = self.launches(reqs, exclude)
             order = sorted(
-                range(len(self.types)), key=lambda i: (self.launch(i, reqs, table).price, self.types[i].name)
+                range(len(self.types)),
+                key=lambda i: (self.launch(i, reqs, table, exclude).price, self.types[i].name),
             )
-            self._price_order[key] = order
+            self._price_order[memo_key] = order
         return [i for i in order if (mask >> i) & 1]
 
 

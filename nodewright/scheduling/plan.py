@@ -12,6 +12,7 @@ pods; per-pod errors; a summary. Deterministic byte for byte.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -19,7 +20,15 @@ from typing import Any, Final
 from nodewright import labels
 from nodewright.algebra.requirements import RequirementError, Requirements
 from nodewright.algebra.resources import ResourceList, format_resource_list, requests_for_pod
-from nodewright.api.core import Affinity, Container, NodeAffinity, ObjectMeta, Pod, PodSpec
+from nodewright.api.core import (
+    Affinity,
+    Container,
+    NodeAffinity,
+    ObjectMeta,
+    Pod,
+    PodSpec,
+    ResourceRequirements,
+)
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType, Offering
 from nodewright.cluster.state import ClusterState
@@ -28,12 +37,14 @@ from nodewright.scheduling.existingnode import build_state_nodes
 from nodewright.scheduling.instancetypes import ResourceSpace, satisfies_min_values
 from nodewright.scheduling.nodeclaim import NodeClaim
 from nodewright.scheduling.poddata import PodData
-from nodewright.scheduling.reservations import consume_reservations
+from nodewright.scheduling.reservations import LaunchLedger, consume_reservations
 from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler, SchedulerOptions, SolveResult
 from nodewright.scheduling.topology import Topology
 from nodewright.scheduling.topologydomains import DomainSource
 from nodewright.scheduling.validation import managed_label_does_not_exist, validate_pod
 from nodewright.scheduling.volumes import VolumeIndex
+
+log = logging.getLogger("nodewright")
 
 MAX_INSTANCE_TYPES: Final = 600
 FAILED: Final = "Failed to schedule pod, "
@@ -48,7 +59,9 @@ class PlanOptions:
     max_instance_types: int = MAX_INSTANCE_TYPES
     preference_policy: str = "Respect"
     min_values_policy: str = "Strict"
-    reserved_fallback: bool = True
+    # Karpenter's provisioner always runs the strict reserved-offering mode
+    # (provisioner.go: DisableReservedCapacityFallback); fallback is an explicit opt-in
+    reserved_fallback: bool = False
 
 
 def order_nodepools(nodepools: Sequence[NodePool]) -> list[NodePool]:
@@ -126,9 +139,11 @@ class _ClaimView:
     reqs: Requirements
 
 
-def _truncate(claim: NodeClaim, max_types: int, policy: str) -> tuple[list[int], str | None]:
+def _truncate(
+    claim: NodeClaim, max_types: int, policy: str, exclude: frozenset[str]
+) -> tuple[list[int], str | None]:
     idx = claim.template.types
-    ordered = idx.order_by_price(claim.options, claim.requirements)[:max_types]
+    ordered = idx.order_by_price(claim.options, claim.requirements, exclude)[:max_types]
     if claim.requirements.has_min_values() and policy != BEST_EFFORT:
         _, _, err = satisfies_min_values(claim.requirements, [idx.types[i] for i in ordered])
         if err is not None:
@@ -136,14 +151,14 @@ def _truncate(claim: NodeClaim, max_types: int, policy: str) -> tuple[list[int],
     return ordered, None
 
 
-def _view(claim: NodeClaim, ordered: list[int]) -> _ClaimView:
+def _view(claim: NodeClaim, ordered: list[int], exclude: frozenset[str]) -> _ClaimView:
     idx = claim.template.types
     reqs = claim.requirements
     launch: Offering | None = None
     launch_type = ""
     if ordered:
         # ordered is cheapest-offering first, so the first type holds the launch (ties: list order)
-        got = idx.launch(ordered[0], reqs, idx.launches(reqs))
+        got = idx.launch(ordered[0], reqs, idx.launches(reqs, exclude), exclude)
         launch, launch_type = got.offering, idx.types[ordered[0]].name
     return _ClaimView(
         claim=claim,
@@ -184,15 +199,37 @@ def _requests(pod: Pod, memo: dict[tuple[object, ...], ResourceList]) -> Resourc
         r = c.resources
         return (tuple(r.requests.items()), tuple(r.limits.items()), c.restart_policy)
 
+    def c_key_resources(r: ResourceRequirements) -> tuple[object, ...]:
+        return (tuple(r.requests.items()), tuple(r.limits.items()))
+
     key = (
         tuple(c_key(c) for c in spec.containers),
         tuple(c_key(c) for c in spec.init_containers),
         tuple(spec.overhead.items()),
+        None if spec.resources is None else c_key_resources(spec.resources),
     )
     got = memo.get(key)
     if got is None:
         got = memo[key] = requests_for_pod(pod)
     return dict(got)
+
+
+def _volume_index(cluster: ClusterState, pending: Sequence[Pod]) -> VolumeIndex | None:
+    """The cluster's volume objects, when they matter: some are listed, or a pending pod has a
+    claim (which then fails validation as missing, as in a cluster without it)."""
+    claims = any(
+        v.persistent_volume_claim is not None or v.ephemeral is not None
+        for p in pending
+        for v in p.spec.volumes
+    )
+    if not (claims or cluster.pvcs or cluster.csinodes):
+        return None
+    if claims and not cluster.pvcs:
+        log.warning(
+            "cluster state lists no PersistentVolumeClaims: pending pods with claims fail as in a cluster "
+            "without them; include pvc, pv and storageclass objects in the cluster state"
+        )
+    return VolumeIndex.build(cluster.pvcs, cluster.pvs, cluster.storageclasses, cluster.csinodes)
 
 
 def plan(
@@ -211,12 +248,16 @@ def plan(
     rescheduled = [p for s in deleting for p in s.pods if podutil.is_reschedulable(p)]
     errors: dict[str, str] = {}
     batch: list[Pod] = []
+    volumes = _volume_index(cluster, pending)
     for p in pending:
         ignored = managed_label_does_not_exist(p)
         if ignored is not None:
             errors[p.key] = "ignoring pod, " + ignored
             continue
         problems = validate_pod(p)
+        pvc_err = volumes.validate(p) if volumes is not None else None
+        if pvc_err is not None:
+            problems.append(pvc_err)
         if problems:
             errors[p.key] = FAILED + "; ".join(problems)
             continue
@@ -233,9 +274,6 @@ def plan(
     types_by_pool: dict[str, Sequence[InstanceType]] = {
         np.name: consume_reservations(catalog_for(np), used) for np in pools
     }
-    volumes = None
-    if cluster.pvcs or cluster.csinodes:
-        volumes = VolumeIndex.build(cluster.pvcs, cluster.pvs, cluster.storageclasses, cluster.csinodes)
     datas: list[PodData] = []
     names: set[str] = set()
     for types in types_by_pool.values():
@@ -294,6 +332,26 @@ def plan(
     return render(result, errors=errors, pending=len(pending) + len(rescheduled), options=options)
 
 
+def _launch_views(result: SolveResult, options: PlanOptions) -> dict[int, _ClaimView | str]:
+    """Per claim index: its truncated, priced view, or the minValues error of the truncation.
+
+    Launches are accounted against reservation capacity (:class:`LaunchLedger`): claims holding
+    reservations first, then the others in creation order, which cannot take a reserved offering
+    whose reservation is used up (with fallback enabled they launch on-demand or spot instead).
+    """
+    ledger = LaunchLedger(it for t in result.templates for it in t.types.types)
+    out: dict[int, _ClaimView | str] = {}
+    for claim in sorted(result.new_claims, key=lambda c: not c.reserved):
+        exclude = frozenset() if claim.reserved else ledger.exhausted()
+        ordered, trunc_err = _truncate(claim, options.max_instance_types, options.min_values_policy, exclude)
+        if trunc_err is not None:
+            out[claim.index] = trunc_err
+            continue
+        view = out[claim.index] = _view(claim, ordered, exclude)
+        ledger.launch(view.launch)
+    return out
+
+
 def render(
     result: SolveResult, *, errors: Mapping[str, str], pending: int, options: PlanOptions
 ) -> dict[str, Any]:
@@ -304,16 +362,17 @@ def render(
     taken: set[str] = set()
     cost = 0.0
     scheduled = 0
+    views = _launch_views(result, options)
     for claim in result.new_claims:
-        ordered, trunc_err = _truncate(claim, options.max_instance_types, options.min_values_policy)
-        if trunc_err is not None:
+        got = views[claim.index]
+        if isinstance(got, str):
             for pod in claim.pods:
                 pod_errors[pod.key] = (
                     FAILED + "pod didn’t schedule because NodePool couldn’t meet minValues requirements, "
-                    f"{trunc_err} (NodePool={claim.template.name})"
+                    f"{got} (NodePool={claim.template.name})"
                 )
             continue
-        view = _view(claim, ordered)
+        view = got
         name = _claim_name(claim.template.name, claim.pods[0].key, taken)
         launch: dict[str, Any] | None = None
         if view.launch is not None:

@@ -63,7 +63,7 @@ BEST_EFFORT: Final = "BestEffort"
 class SchedulerOptions:
     preference_policy: str = RESPECT
     min_values_policy: str = STRICT
-    reserved_fallback: bool = True
+    reserved_fallback: bool = False
 
 
 @dataclass(kw_only=True)

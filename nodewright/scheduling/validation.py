@@ -1,6 +1,6 @@
 """Pending-pod validation (Karpenter ``provisioner.go`` ``Validate``), with Karpenter's texts.
 
-A pod whose node selector or node affinity Karpenter rejects is not scheduled; its error is
+A pod whose node selector or required node affinity Karpenter rejects is not scheduled; its error is
 reported as ``Failed to schedule pod, <errors joined by "; ">``. A pod that requires
 ``karpenter.sh/nodepool DoesNotExist`` is ignored without an event (``ignoring pod, ...``).
 """
@@ -165,8 +165,8 @@ def validate_pod(pod: Pod) -> list[str]:
         errs.extend(requirement_errors(key, "In", [pod.spec.node_selector[key]]))
     aff = pod.spec.affinity
     if aff is not None and aff.node_affinity is not None:
-        for pref in aff.node_affinity.preferred_during_scheduling_ignored_during_execution:
-            errs.extend(_term_errors(pref.preference))
+        # preferred terms are not validated (kubernetes-sigs/karpenter PR #2182, ``validateAffinity``
+        # at v1.14.1): a preference that no node can meet is relaxed away, not an error
         req = aff.node_affinity.required_during_scheduling_ignored_during_execution
         if req is not None:
             for term in req.node_selector_terms:

@@ -4,20 +4,24 @@ Volume limits (Karpenter ``scheduling/volumeusage.go``) apply to existing nodes:
 the CSINode's ``allocatable.count``; a PVC is counted once per node; exceeding it reads ``would
 exceed volume limit``. Volume topology (``volumetopology.go``): a bound PV's node affinity terms
 (hostname dropped for local/hostPath volumes), or for an unbound claim its StorageClass's
-``allowedTopologies``, become alternative requirement sets added to the NodeClaim only.
+``allowedTopologies``, become alternative requirement sets added to the NodeClaim only. Claim
+validation (``ValidatePersistentVolumeClaims``): missing, deleting, lost or unbound-Immediate
+claims, missing or deleting volumes and missing StorageClasses, with Karpenter's texts.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from nodewright import labels
 from nodewright.algebra.requirements import Requirement, Requirements
 from nodewright.api.core import CSINode, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass
 
 EXCEEDS: str = "would exceed volume limit"
+BIND_COMPLETED: Final = "pv.kubernetes.io/bind-completed"
+IMMEDIATE: Final = "Immediate"
 
 
 @dataclass(kw_only=True)
@@ -85,45 +89,144 @@ class VolumeIndex:
         }
 
     def topology(self, pod: Pod) -> list[Requirements]:
-        """Alternative requirement sets from the pod's volumes (empty: unconstrained)."""
-        per_volume: list[list[Requirements]] = []
+        """Alternative requirement sets from the pod's volumes (empty: unconstrained).
+
+        Karpenter ``VolumeTopology.GetRequirements``: per volume, each PV node-selector term or
+        StorageClass ``allowedTopologies`` term is one alternative; volumes are folded one by one,
+        keeping the combinations whose requirements intersect. When no combination of a volume
+        with the ones before it intersects, every combination is kept merged (as upstream): such
+        an alternative holds an empty value set, so no NodeClaim is compatible and the pod fails
+        with ``incompatible volume requirements``.
+        """
+        alternatives: list[Requirements | None] = [None]
         for _, pvc in self.claims(pod):
             if pvc is None:
                 continue
-            alts: list[Requirements] = []
-            pv = self.pvs.get(pvc.spec.volume_name or "") if pvc.spec.volume_name else None
-            if pv is not None:
-                req = pv.spec.node_affinity.required if pv.spec.node_affinity is not None else None
-                local = pv.spec.local is not None or pv.spec.host_path is not None
-                for term in req.node_selector_terms if req is not None else []:
-                    exprs = [e for e in term.match_expressions if not (local and e.key == labels.HOSTNAME)]
-                    if exprs:
-                        alts.append(Requirements.from_node_selector_requirements(exprs))
-            else:
-                sc = self.classes.get(pvc.spec.storage_class_name or "")
-                if sc is not None:
-                    for t in sc.allowed_topologies:
-                        alts.append(
-                            Requirements(
-                                Requirement.new(e.key, "In", e.values) for e in t.match_label_expressions
-                            )
-                        )
-            if alts:
-                per_volume.append(alts)
-        if not per_volume:
+            alts = self._claim_alternatives(pvc)
+            if not alts:
+                continue
+            compatible: list[Requirements | None] = [
+                _merge(a, v) for a in alternatives for v in alts if a is None or a.has_intersection(v)
+            ]
+            alternatives = compatible or [_merge(a, v) for a in alternatives for v in alts]
+        if alternatives == [None]:
             return []
-        out: list[Requirements] = []
-        for combo in itertools.product(*per_volume):
-            merged = Requirements()
-            ok = True
-            for r in combo:
-                if merged.compatible(r) is not None and len(merged):
-                    ok = False
-                    break
-                merged.add_all(r)
-            if ok:
-                out.append(merged)
-        return out
+        return [a if a is not None else Requirements() for a in alternatives]
+
+    def _claim_alternatives(self, pvc: PersistentVolumeClaim) -> list[Requirements]:
+        if pvc.spec.volume_name:
+            pv = self.pvs.get(pvc.spec.volume_name)
+            if pv is None:
+                return []
+            req = pv.spec.node_affinity.required if pv.spec.node_affinity is not None else None
+            local = pv.spec.local is not None or pv.spec.host_path is not None
+            alts: list[Requirements] = []
+            for term in req.node_selector_terms if req is not None else []:
+                exprs = list(term.match_expressions)
+                if local:
+                    # a local/hostPath volume's hostname does not follow the pod to a new node: a
+                    # term naming only the hostname is an unconstrained alternative
+                    exprs = [e for e in exprs if e.key != labels.HOSTNAME]
+                    if term.match_expressions and not exprs:
+                        alts.append(Requirements())
+                        continue
+                if exprs:
+                    alts.append(Requirements.from_node_selector_requirements(exprs))
+            return alts
+        sc = self.classes.get(pvc.spec.storage_class_name or "")
+        if sc is None:
+            return []
+        return [
+            Requirements(Requirement.new(e.key, "In", e.values) for e in t.match_label_expressions)
+            for t in sc.allowed_topologies
+            if t.match_label_expressions
+        ]
+
+    def validate(self, pod: Pod) -> str | None:
+        """Karpenter ``ValidatePersistentVolumeClaims``: the first problem of the pod's claims.
+
+        A pod with such a problem is not scheduled (``Failed to schedule pod, <error>``).
+        """
+        for key, pvc in self.claims(pod):
+            name = key.split("/", 1)[1]
+            if pvc is None:
+                return (
+                    f'getting persistent volume claim, persistentvolumeclaims "{name}" not found '
+                    f"(PersistentVolumeClaim={name})"
+                )
+            err = self._validate_claim(key, pvc)
+            if err is not None:
+                return err
+        return None
+
+    def _validate_claim(self, key: str, pvc: PersistentVolumeClaim) -> str | None:
+        sc_name = pvc.spec.storage_class_name or ""
+        if pvc.metadata.deletion_timestamp:
+            return _serr("persistentvolumeclaim is being deleted", PersistentVolumeClaim=key)
+        if pvc.status.phase == "Lost":
+            return _serr(
+                "persistentvolumeclaim bound to non-existent persistentvolume",
+                PersistentVolumeClaim=key,
+                PersistentVolume=pvc.spec.volume_name or "",
+            )
+        if pvc.spec.volume_name:
+            pv_name = pvc.spec.volume_name
+            pv = self.pvs.get(pv_name)
+            problem = None
+            if pv is None:
+                problem = f'persistentvolumes "{pv_name}" not found'
+            elif pv.metadata.deletion_timestamp:
+                problem = "persistentvolume is being deleted"
+            if problem is not None:
+                return _serr(
+                    f"failed to validate pvc, {problem}",
+                    PersistentVolumeClaim=key,
+                    PersistentVolume=pv_name,
+                    StorageClass=sc_name,
+                )
+            if BIND_COMPLETED not in pvc.metadata.annotations:
+                # kube-scheduler treats a claim with a volumeName but without this annotation as unbound
+                return _serr(
+                    "pvc is considered unbound because it does not contain annotation",
+                    annotation=BIND_COMPLETED,
+                    PersistentVolumeClaim=pvc.metadata.name,
+                    PersistentVolume=pv_name,
+                )
+            return None
+        if not sc_name:
+            return _serr(
+                "unbound pvc must define a storage class", PersistentVolumeClaim=key, StorageClass=""
+            )
+        sc = self.classes.get(sc_name)
+        if sc is None:
+            return _serr(
+                "failed to validate pvc, failed to get storage class, "
+                f'storageclasses.storage.k8s.io "{sc_name}" not found',
+                PersistentVolumeClaim=key,
+                StorageClass=sc_name,
+            )
+        # the API server defaults an unset volumeBindingMode to Immediate
+        if (sc.volume_binding_mode or IMMEDIATE) == IMMEDIATE:
+            return _serr(
+                "failed to validate pvc, pvc with immediate volume binding mode must be bound",
+                PersistentVolumeClaim=key,
+                StorageClass=sc_name,
+            )
+        return None
+
+
+def _merge(a: Requirements | None, b: Requirements) -> Requirements:
+    """Karpenter ``mergeVolumeRequirements``: a new set with both added (same keys intersect)."""
+    out = Requirements()
+    if a is not None:
+        out.add_all(a)
+    out.add_all(b)
+    return out
+
+
+def _serr(message: str, **values: str) -> str:
+    """operatorpkg ``serrors.Wrap`` text: the message, then ``key=value`` pairs sorted by key."""
+    return f"{message} (" + ", ".join(f"{k}={values[k]}" for k in sorted(values)) + ")"
 
 
 class VolumeUsage:

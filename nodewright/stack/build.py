@@ -21,6 +21,7 @@ from typing import Any
 from nodewright import labels
 from nodewright.api.amifamily import DEFAULT_METADATA_OPTIONS, ami_family
 from nodewright.api.documents import Document, load_documents
+from nodewright.cluster import ClusterState, resolve_cluster
 from nodewright.drift.nodepoolhash import nodepool_hash as _hash
 from nodewright.errors import Collector
 from nodewright.health import nodepool_health
@@ -80,16 +81,50 @@ def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool, 
     return "-".join(parts) + suffix
 
 
+def _nodeclass_ref(doc: Document) -> str:
+    spec = ((doc.body.get("spec") or {}).get("template") or {}).get("spec") or {}
+    return str((spec.get("nodeClassRef") or {}).get("name", ""))
+
+
+def _shown(file: str, base_dir: Path) -> str:
+    """A file as the user named it: relative to the repository when it is inside."""
+    try:
+        return str(Path(file).relative_to(base_dir))
+    except ValueError:
+        return file
+
+
 def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     """Everything the program declares, from the stack's files (paths relative to ``base_dir``)."""
     docs = load_documents([base_dir / f for f in settings.files])
     c = Collector(f"Pulumi.{settings.stack}.yaml")
     nodeclass_docs = {d.name: d for d in _by_kind(docs, "EC2NodeClass")}
     pool_docs = _by_kind(docs, "NodePool")
-    health = pool_health(settings, base_dir=base_dir, pools=pool_docs)
+    notes: list[str] = []
+    state = load_state(settings, base_dir=base_dir)
+    if state is not None and state.empty:
+        notes.append(state.empty_note())
+    health = pool_health(state, pools=pool_docs)
     claims_raw: list[dict[str, Any]] = []
+    claims_file = settings.claims or f"stacks/claims-{settings.stack}.yaml"
     if settings.mode == "fleet":
-        claims_raw = load_claims(base_dir / (settings.claims or f"stacks/claims-{settings.stack}.yaml"))
+        claims_raw = load_claims(base_dir / claims_file)
+        if not claims_raw:
+            notes.append(
+                f"{claims_file}: no NodeClaims: fleet mode declares no instance; "
+                "run `nodewright plan ... --write` and commit the claims to launch capacity"
+            )
+    if not pool_docs:
+        notes.append(
+            f"no NodePool in the stack's files ({', '.join(settings.files)}): nothing provisions nodes"
+        )
+    referenced = {_nodeclass_ref(d) for d in pool_docs}
+    for name, nd in sorted(nodeclass_docs.items()):
+        if name not in referenced:
+            notes.append(
+                f"{_shown(nd.file, base_dir)}: EC2NodeClass {name!r} is referenced by no NodePool: "
+                "no launch template is created for it"
+            )
 
     pools: list[NodePoolPlan] = []
     pool_doc_by_name = {d.name: d for d in pool_docs}
@@ -176,6 +211,10 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
             )
         )
 
+    oscs = osc_plans(docs, settings)
+    if not oscs:
+        notes.append("no OperatingSystemConfig in the stack's files: no osc-result Secret is created")
+
     pool_by_name = {p.name: p for p in pools}
     metadata_by_nodeclass = {nc.name: nc.metadata_options for nc in nodeclasses}
     claims: list[ClaimPlan] = []
@@ -217,7 +256,8 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
         nodeclasses=tuple(nodeclasses),
         nodepools=tuple(sorted(pools, key=lambda p: p.name)),
         claims=tuple(claims),
-        oscs=tuple(osc_plans(docs, settings)),
+        oscs=tuple(oscs),
+        notes=tuple(notes),
     )
 
 
@@ -233,32 +273,41 @@ def osc_plans(docs: Sequence[Document], settings: Settings) -> list[OscPlan]:
     return sorted(out, key=lambda o: o.name)
 
 
-def pool_health(settings: Settings, *, base_dir: Path, pools: Sequence[Document]) -> dict[str, PoolHealth]:
+def load_state(settings: Settings, *, base_dir: Path) -> ClusterState | None:
+    """The stack's ``clusterState``: a file (relative to ``base_dir``), ``live``, or None when unset."""
+    if not settings.cluster_state:
+        return None
+    return resolve_cluster(
+        settings.cluster_state,
+        base_dir=base_dir,
+        kubeconfig=settings.kubeconfig,
+        context=settings.kube_context,
+    )
+
+
+def pool_health(state: ClusterState | None, *, pools: Sequence[Document]) -> dict[str, PoolHealth]:
     """Per NodePool: registration health and verification of its pair, from the cluster state (if any).
 
     ``changed`` is true when the branch's pool is new or hashes differently from the live one, so
     the ``nodepool-pair-health`` advisory only fires on a change.
     """
-    if not settings.cluster_state:
+    if state is None:
         return {}
-    path = base_dir / settings.cluster_state
-    report = nodepool_health(path)
-    live = {d.name: d.body for d in load_documents([path]) if d.kind == "NodePool"}
+    report = nodepool_health(state)
+    live = {p.metadata.name: dict(p.metadata.annotations or {}) for p in state.nodepools}
     out: dict[str, PoolHealth] = {}
     for d in pools:
-        ref = d.body.get("spec", {}).get("template", {}).get("spec", {}).get("nodeClassRef", {}) or {}
-        live_body = live.get(d.name)
-        live_hash = ((live_body or {}).get("metadata", {}).get("annotations") or {}).get(labels.NODEPOOL_HASH)
-        changed = live_body is None or live_hash != nodepool_hash(d.body)
+        live_ann = live.get(d.name)
+        changed = live_ann is None or live_ann.get(labels.NODEPOOL_HASH) != nodepool_hash(d.body)
         h = report.pool(d.name)
         if h is None:
-            out[d.name] = PoolHealth(node_class=str(ref.get("name", "")), changed=changed)
+            out[d.name] = PoolHealth(node_class=_nodeclass_ref(d), changed=changed)
             continue
         out[d.name] = PoolHealth(
             status={"True": "Healthy", "False": "Unhealthy"}.get(h.condition.status, str(h.tracker_status)),
             reason=str(h.condition.reason or ""),
             verified=bool(h.verified),
             changed=changed,
-            node_class=str(h.nodeclass or ref.get("name", "")),
+            node_class=str(h.nodeclass or _nodeclass_ref(d)),
         )
     return out

@@ -50,7 +50,9 @@ class Settings:
     files: tuple[str, ...]
     cluster: ClusterSettings
     kubernetes_version: str = "1.31"
-    cluster_state: str | None = None
+    cluster_state: str | None = None  # a state file, or "live" (kubeconfig/kube_context)
+    kubeconfig: str | None = None
+    kube_context: str | None = None
     claims: str | None = None
     subnets: Mapping[str, str] = field(default_factory=dict)
     security_groups: tuple[str, ...] = ()
@@ -142,6 +144,8 @@ class StackPlan:
     nodepools: tuple[NodePoolPlan, ...]
     claims: tuple[ClaimPlan, ...]
     oscs: tuple[OscPlan, ...]
+    notes: tuple[str, ...] = ()
+    """Why a part of the stack declares nothing (no NodePool, an unused EC2NodeClass, ...)."""
 
 
 # -- settings ------------------------------------------------------------------------------------
@@ -198,6 +202,8 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         ),
         kubernetes_version=str(get.get("kubernetesVersion") or "1.31"),
         cluster_state=get.get("clusterState") or None,
+        kubeconfig=get.get("kubeconfig") or None,
+        kube_context=get.get("kubeContext") or None,
         claims=get.get("claims") or None,
         subnets={str(k): str(v) for k, v in subnets.items()} if isinstance(subnets, Mapping) else {},
         security_groups=tuple(str(s) for s in sgs) if isinstance(sgs, list) else (),

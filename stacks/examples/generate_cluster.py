@@ -1,4 +1,4 @@
-"""Regenerates stacks/cluster.json, the example cluster state (kubectl get ... -A -o json).
+"""Regenerates stacks/examples/cluster.json: a FICTIONAL example cluster state (for the docs and tests, never a stack's default).
 
 Deterministic: running it again gives the same file. A realistic mid-size picture: two Karpenter
 nodes already running, three daemonsets, and ~50 pending pods of varied shapes (spread, anti-
@@ -362,7 +362,7 @@ def main() -> None:
         )
     )
     doc = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
-    out = Path(__file__).resolve().parent.parent / "cluster.json"
+    out = Path(__file__).resolve().parent / "cluster.json"
     out.write_text(json.dumps(doc, indent=2) + "\n")
     print(
         f"wrote {out} ({sum(1 for i in items if i['kind'] == 'Pod' and 'nodeName' not in i['spec'])} pending pods)"

@@ -175,3 +175,61 @@ def test_algebra_requests_bad_quantity() -> None:
     p = pod({"containers": [container({"cpu": "1.5.3"})]})
     with pytest.raises(QuantityError, match=r'cpu: invalid quantity "1\.5\.3"'):
         requests_for_pod(p)
+
+
+# -- pod-level resources: kubernetes-sigs/karpenter v1.14.1 pkg/utils/resources/suite_test.go,
+# Context "Pod Level Resources" (resources.Ceiling requests) -------------------------------------
+def _sidecar(cpu: str, memory: str) -> Any:
+    r = {"cpu": cpu, "memory": memory}
+    return container(r, r, restartPolicy="Always")
+
+
+def test_algebra_pod_level_requests_and_limits() -> None:
+    """It "should calculate resource requests when the pod level resources is specified"."""
+    p = pod(
+        {
+            "resources": {"requests": {"cpu": "2", "memory": "2Gi"}, "limits": {"cpu": "4", "memory": "4Gi"}},
+            "containers": [container({"cpu": "1", "memory": "1Gi"}, {"cpu": "3", "memory": "3Gi"})],
+        }
+    )
+    assert format_resource_list(requests_for_pod(p)) == {"cpu": "2", "memory": "2Gi", "pods": "1"}
+
+
+def test_algebra_pod_level_requests_only() -> None:
+    """It "should calculate resource requests when only the pod level resources request is specified"."""
+    p = pod(
+        {
+            "resources": {"requests": {"cpu": "2", "memory": "2Gi"}},
+            "containers": [container({"cpu": "1", "memory": "1Gi"}, {"cpu": "1", "memory": "1Gi"})],
+            "initContainers": [_sidecar("1", "1Gi")],
+        }
+    )
+    assert format_resource_list(requests_for_pod(p)) == {"cpu": "2", "memory": "2Gi", "pods": "1"}
+
+
+def test_algebra_pod_level_requests_defaulted_from_limits() -> None:
+    """It "should calculate resource requests when the pod level resources requests is defaulted from
+    limits" (requests given as the API server defaults them)."""
+    both = {"cpu": "10", "memory": "10Gi"}
+    p = pod(
+        {
+            "resources": {"requests": both, "limits": both},
+            "containers": [container({"cpu": "1", "memory": "1Gi"}, {"cpu": "1", "memory": "1Gi"})],
+            "initContainers": [_sidecar("1", "1Gi")],
+        }
+    )
+    assert format_resource_list(requests_for_pod(p)) == {"cpu": "10", "memory": "10Gi", "pods": "1"}
+
+
+def test_algebra_pod_level_limits_default_requests_like_the_api_server() -> None:
+    """Manifests not yet defaulted: a pod-level limit is the request of a resource no container
+    requests; otherwise the containers' aggregate stands. Unsupported resources and overhead are
+    unaffected."""
+    p = pod(
+        {
+            "resources": {"limits": {"cpu": "4", "memory": "4Gi", "nvidia.com/gpu": "1"}},
+            "containers": [container({"cpu": "1"})],
+            "overhead": {"cpu": "100m"},
+        }
+    )
+    assert format_resource_list(requests_for_pod(p)) == {"cpu": "1100m", "memory": "4Gi", "pods": "1"}

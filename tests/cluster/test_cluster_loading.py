@@ -17,13 +17,27 @@ from nodewright.cluster.live import load_live
 from nodewright.errors import NodewrightError
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "stacks/cluster.json"
+EXAMPLE = ROOT / "stacks/examples/cluster.json"
 KIND_PATH = {
     "Pod": "/api/v1/pods",
     "Node": "/api/v1/nodes",
     "DaemonSet": "/apis/apps/v1/daemonsets",
     "NodeClaim": "/apis/karpenter.sh/v1/nodeclaims",
     "NodePool": "/apis/karpenter.sh/v1/nodepools",
+    "EC2NodeClass": "/apis/karpenter.k8s.aws/v1/ec2nodeclasses",
+    "StorageClass": "/apis/storage.k8s.io/v1/storageclasses",
+}
+LIST_API_VERSION = {"Pod": "v1", "Node": "v1", "DaemonSet": "apps/v1", "NodeClaim": "karpenter.sh/v1",
+                    "NodePool": "karpenter.sh/v1", "EC2NodeClass": "karpenter.k8s.aws/v1",
+                    "StorageClass": "storage.k8s.io/v1"}  # fmt: skip
+NODECLASS = {
+    "metadata": {"name": "default", "uid": "uid-nc", "managedFields": [{"manager": "kubectl"}]},
+    "spec": {
+        "amiSelectorTerms": [{"alias": "al2023@latest"}],
+        "role": "KarpenterNodeRole-demo",
+        "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "demo"}}],
+        "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "demo"}}],
+    },
 }
 
 
@@ -101,7 +115,11 @@ class _Recorded(BaseHTTPRequestHandler):
         meta: dict[str, Any] = {"resourceVersion": "1234"}
         if start + limit < len(items):
             meta["continue"] = str(start + limit)
-        self._send(200, {"apiVersion": "v1", "kind": "List", "metadata": meta, "items": page})
+        kind = next(k for k, p in KIND_PATH.items() if p == url.path)
+        self._send(
+            200,
+            {"apiVersion": LIST_API_VERSION[kind], "kind": f"{kind}List", "metadata": meta, "items": page},
+        )
 
     def _send(self, code: int, body: dict[str, Any]) -> None:
         data = json.dumps(body).encode()
@@ -119,6 +137,8 @@ def api_server() -> Iterator[str]:
     for item in items:
         stripped = {k: v for k, v in item.items() if k not in ("kind", "apiVersion")}  # list items omit them
         lists[KIND_PATH[item["kind"]]].append(stripped)
+    lists[KIND_PATH["EC2NodeClass"]].append(NODECLASS)
+    lists[KIND_PATH["StorageClass"]].append({"metadata": {"name": "gp3"}, "provisioner": "ebs.csi.aws.com"})
     _Recorded.lists = lists
     _Recorded.seen = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorded)
@@ -128,9 +148,7 @@ def api_server() -> Iterator[str]:
     server.shutdown()
 
 
-def test_live_loader_against_recorded_api(
-    api_server: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def _kubeconfig(api_server: str, tmp_path: Path) -> Path:
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text(
         json.dumps(
@@ -144,6 +162,13 @@ def test_live_loader_against_recorded_api(
             }
         )
     )
+    return kubeconfig
+
+
+def test_live_loader_against_recorded_api(
+    api_server: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    kubeconfig = _kubeconfig(api_server, tmp_path)
     live = load_live(kubeconfig=str(kubeconfig), page_size=20)
     from_file = load_cluster(EXAMPLE)
     assert [p.key for p in live.pods] == [p.key for p in from_file.pods]
@@ -155,3 +180,128 @@ def test_live_loader_against_recorded_api(
     assert live.pods[0].origin_path() == "/api/v1/pods[0]"
     assert any("continue=20" in s for s in _Recorded.seen)  # pagination followed
     assert "cannot list CSINode (HTTP 404)" in caplog.text
+
+
+def test_snapshot_command_pages_every_kind_and_never_secrets(api_server: str, tmp_path: Path) -> None:
+    """`nodewright cluster snapshot` against the loopback API server: typed lists, `continue` paging."""
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    kubeconfig = _kubeconfig(api_server, tmp_path)
+    res = CliRunner().invoke(
+        main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "--page-size", "7", "-o", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["kind"] == "List"
+    kinds = {i["kind"] for i in doc["items"]}
+    assert {"Pod", "Node", "DaemonSet", "NodeClaim", "NodePool", "EC2NodeClass", "StorageClass"} <= kinds
+    assert all(i["apiVersion"] for i in doc["items"])  # filled in from the typed list's kind
+    assert not any("managedFields" in i["metadata"] for i in doc["items"])
+    assert sum(1 for s in _Recorded.seen if s.startswith("/api/v1/pods")) > 2  # paged with limit=7
+    assert any("continue=7" in s for s in _Recorded.seen)
+    assert not any("secret" in s.lower() for s in _Recorded.seen)
+    assert "listing Pod: 7" in res.stderr and "snapshot:" in res.stderr
+    assert "cannot list CSINode (HTTP 404)" in res.stderr
+    # The snapshot is a valid --cluster input and equals the file it was recorded from.
+    path = tmp_path / "snap.json"
+    path.write_text(res.stdout)
+    state = load_cluster(path)
+    assert [p.key for p in state.pods] == [p.key for p in load_cluster(EXAMPLE).pods]
+    assert [n.metadata.name for n in state.nodeclasses] == ["default"]
+    yaml_res = CliRunner().invoke(
+        main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "-o", "yaml", "-q"]
+    )
+    assert yaml_res.exit_code == 0 and "listing" not in yaml_res.stderr and "kind: List" in yaml_res.stdout
+
+
+def test_snapshot_unreachable_server_is_one_error_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    kubeconfig = _kubeconfig("http://127.0.0.1:9", tmp_path)
+    res = CliRunner().invoke(main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "-q"])
+    assert res.exit_code == 1
+    lines = [x for x in res.stderr.splitlines() if x]
+    assert len(lines) == 1 and lines[0].startswith("error: live:current-context:/api/v1/pods:"), lines
+
+
+def _typed_lists(tmp_path: Path) -> Path:
+    """The example state as `kubectl cluster-info dump --output-directory` lays it out: typed lists."""
+    items = json.loads(EXAMPLE.read_text())["items"]
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        by_kind.setdefault(item["kind"], []).append(
+            {k: v for k, v in item.items() if k not in ("kind", "apiVersion")}
+        )
+    root = tmp_path / "dump"
+    for kind, kind_items in by_kind.items():
+        sub = root / ("default" if kind == "Pod" else "")
+        sub.mkdir(parents=True, exist_ok=True)
+        body = {
+            "kind": f"{kind}List",
+            "apiVersion": LIST_API_VERSION[kind],
+            "metadata": {},
+            "items": kind_items,
+        }
+        (sub / f"{kind.lower()}s.json").write_text(json.dumps(body, indent=1))
+    (root / "default" / "logs.txt").write_text("not a list")
+    return root
+
+
+def test_typed_lists_and_directory(tmp_path: Path) -> None:
+    root = _typed_lists(tmp_path)
+    from_dir = load_cluster(root)
+    from_file = load_cluster(EXAMPLE)
+    assert [p.key for p in from_dir.pods] == [p.key for p in from_file.pods]
+    assert len(from_dir.nodes) == 2 and len(from_dir.nodeclaims) == 2 and len(from_dir.daemonsets) == 3
+    one = load_cluster(root / "nodes.json")
+    assert one.nodes[0].origin_path() == "items[0]"
+
+
+def test_concatenated_json_and_stdin(tmp_path: Path) -> None:
+    """`kubectl cluster-info dump` prints its lists one after another; `-` reads stdin."""
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    root = _typed_lists(tmp_path)
+    text = "\n".join(p.read_text() for p in sorted(root.rglob("*.json")))
+    res = CliRunner().invoke(
+        main, ["health", "--cluster", "-", "-o", "json", "--now", "2026-11-22T12:00:00Z"], input=text
+    )
+    assert res.exit_code == 0, res.output
+    direct = CliRunner().invoke(
+        main, ["health", "--cluster", str(EXAMPLE), "-o", "json", "--now", "2026-11-22T12:00:00Z"]
+    )
+    assert json.loads(res.stdout)["nodePools"] == json.loads(direct.stdout)["nodePools"]
+
+
+def test_empty_state_warns_naming_the_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": []}))
+    load_cluster(path)
+    assert f"{path}: the cluster state has no nodes and no pods" in caplog.text
+
+
+def test_live_stack_setting_reads_the_cluster(api_server: str, tmp_path: Path) -> None:
+    """`nodewright:clusterState: live` + `nodewright:kubeconfig`: the preview's drift comes from the API server."""
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    kubeconfig = _kubeconfig(api_server, tmp_path)
+    stack = ROOT / "tests/data/pulumi/stacks/Pulumi.live.yaml"
+    text = (ROOT / "tests/data/pulumi/stacks/Pulumi.karpenter.yaml").read_text()
+    stack.write_text(text + f"  nodewright:clusterState: live\n  nodewright:kubeconfig: {kubeconfig}\n")
+    try:
+        res = CliRunner().invoke(main, ["preview", "--stack-file", str(stack), "-o", "json"])
+    finally:
+        stack.unlink()
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["drift"]["clusterState"] == "live"
+    assert doc["drift"]["summary"]["nodeClaims"] == 2
+    assert any(s.startswith("/apis/karpenter.sh/v1/nodeclaims") for s in _Recorded.seen)

@@ -82,7 +82,7 @@ def test_cli_cluster_info(tmp_path: Path) -> None:
     args = ["drift", "-f", str(files), "--cluster", str(path), "--cluster-info", str(info), "-o", "json"]
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 0, res.output
-    data = json.loads(res.output)
+    data = json.loads(res.stdout)
     assert [d["reason"] for d in data["drifted"]] == ["NodeClassDrift", "NodeClassDrift"]
     assert NEW_CA not in res.output
 
@@ -96,7 +96,7 @@ def test_hash_prints_nodeclasses_with_the_ca(tmp_path: Path) -> None:
     )
     res = CliRunner().invoke(main, ["hash", "-f", str(files), "--cluster-info", str(info), "-o", "json"])
     assert res.exit_code == 0, res.output
-    data = json.loads(res.output)
+    data = json.loads(res.stdout)
     assert data[0]["name"] == "default" and "kind" not in data[0]
     assert data[1] == {
         "name": "default",

@@ -81,7 +81,7 @@ def test_drift_json(tmp_path: Path) -> None:
     branch = _write(tmp_path / "branch.yaml", make_nodepool(labels={"team": "a"}))
     res = CliRunner().invoke(main, ["drift", "-f", branch, "--cluster", str(cluster), "-o", "json"])
     assert res.exit_code == 0, res.output + res.stderr
-    data = json.loads(res.output)
+    data = json.loads(res.stdout)
     assert data["drifted"] == [
         {"nodeClaim": "default-a", "nodePool": "default", "reason": "NodePoolDrifted"},
         {"nodeClaim": "default-b", "nodePool": "default", "reason": "NodePoolDrifted"},

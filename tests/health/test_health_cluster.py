@@ -318,13 +318,15 @@ def test_prometheus_output_parses(broken: str) -> None:
         ["health", "--cluster", broken, "-o", "prometheus", "--now", NOW.isoformat().replace("+00:00", "Z")],
     )
     families = {f.name: f for f in text_string_to_metric_families(res.output)}
-    unbound = families["karpenter_pods_provisioning_unbound_time_seconds"]
+    unbound = families["nodewright_pods_provisioning_unbound_time_seconds"]
     (sample,) = unbound.samples
-    assert sample.labels["nodePoolVerified"] == "false" and sample.labels["name"] == "web"
+    assert sample.labels["nodepool_verified"] == "false" and sample.labels["name"] == "web"
     assert sample.value == 300.0
-    cond = [s for s in families["operator_status_condition_count"].samples if s.labels["name"] == "default"]
+    cond = [
+        s for s in families["nodewright_nodepool_status_condition"].samples if s.labels["name"] == "default"
+    ]
     assert cond[0].labels["status"] == "False" and cond[0].labels["reason"] == "RegistrationFailed"
-    degraded = {s.labels["nodepool"]: s.value for s in families["karpenter_nodepool_degraded"].samples}
+    degraded = {s.labels["nodepool"]: s.value for s in families["nodewright_nodepool_degraded"].samples}
     assert degraded["default"] == 1.0
 
 

@@ -23,16 +23,13 @@ from test_sched_support import (
     nodeclaim,
     nodepool,
     pod,
+    req,
     run,
     scheduled,
 )
 
 from nodewright.algebra.resources import parse_resource_list
-from nodewright.catalog.model import InstanceType, Offering
-
-
-def req(key: str, op: str, *values: str) -> dict[str, object]:
-    return {"key": key, "operator": op, "values": list(values)}
+from nodewright.catalog.model import InstanceType
 
 
 def ok(doc: dict[str, object], key: str = "default/p") -> bool:
@@ -437,44 +434,7 @@ def test_prefer_no_schedule_is_tolerated_after_relaxation() -> None:
     assert ok(run([np], [pod("p")]))
 
 
-# -- reserved capacity ----------------------------------------------------------------------------
-def _reserved_types() -> list[InstanceType]:
-    base = {it.name: it for it in catalog()}["default-instance-type"]
-    out = []
-    for name, cpu, price in (("large", "6", 3.0), ("medium", "3", 1.5), ("small", "2", 1.0)):
-        offerings = [Offering(zone="test-zone-1", capacity_type="on-demand", price=price)]
-        if name != "large":
-            offerings.append(Offering(zone="test-zone-1", capacity_type="reserved", price=price / 100,
-                                      reservation_id=f"r-{name}-instance-type", reservation_capacity=1))  # fmt: skip
-        specs = tuple(s for s in base.requirement_specs if s.key not in (IT, ZONE, CT))
-        out.append(
-            InstanceType(
-                name=f"{name}-instance-type",
-                capacity=parse_resource_list({"cpu": cpu, "memory": "16Gi", "pods": "10"}),
-                requirement_specs=specs,
-                offerings=tuple(offerings),
-            )
-        )
-    return out
-
-
-def test_reserved_offerings_over_rounds() -> None:
-    types = _reserved_types()
-    np = nodepool()
-    nodes: list = []
-    bound: list = []
-    launched = []
-    for i in range(3):
-        p = pod(f"p{i}", cpu="1800m")
-        doc = run([np], [*bound, p], nodes=nodes, types=types)
-        c = doc["nodeClaims"][0]
-        launched.append((c["launch"]["instanceType"], c["launch"]["capacityType"]))
-        new_nodes, new_bound = materialize(doc, [p], types=types, prefix=f"r{i}")
-        nodes += new_nodes
-        bound += new_bound
-    assert launched[0] == ("small-instance-type", "reserved")
-    assert launched[1] == ("medium-instance-type", "reserved")
-    assert launched[2] == ("small-instance-type", "on-demand")
+# -- reserved capacity: test_sched_reserved.py ports upstream's "Reserved Instance Types" ----------
 
 
 def test_limits_across_rounds() -> None:

@@ -11,8 +11,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from test_topo_plan_support import Cluster, req
+
 from nodewright.algebra.resources import format_resource_list
-from nodewright.api.core import DaemonSet, Node, Pod
+from nodewright.api.core import DaemonSet, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.catalog import load_catalog_file
 from nodewright.catalog.model import InstanceType
@@ -38,6 +40,9 @@ def catalog(path: Path = FAKE) -> list[InstanceType]:
     if key not in _CATALOGS:
         _CATALOGS[key] = list(load_catalog_file(path))
     return _CATALOGS[key]
+
+
+__all__ = ["Cluster", "req"]  # re-exported: the one multi-round helper and requirement builder
 
 
 def test_support_builders() -> None:
@@ -103,6 +108,8 @@ def pod(
     node_name: str | None = None,
     owner: Mapping[str, str] | None = None,
     claims: Sequence[str] = (),
+    ephemeral: Sequence[str] = (),
+    pod_resources: Mapping[str, Mapping[str, str]] | None = None,
     deleting: bool = False,
     pending: bool = True,
     namespace: str = "default",
@@ -143,10 +150,16 @@ def pod(
         spec["affinity"] = aff
     if node_name:
         spec["nodeName"] = node_name
-    if claims:
+    if claims or ephemeral:
+        # an ephemeral volume's claim is named <pod>-<volume> (storage class names are not needed)
         spec["volumes"] = [
             {"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(claims)
+        ] + [
+            {"name": f"e{i}", "ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": sc}}}}
+            for i, sc in enumerate(ephemeral)
         ]
+    if pod_resources is not None:
+        spec["resources"] = {k: dict(v) for k, v in pod_resources.items()}
     meta: dict[str, Any] = {
         "name": name,
         "namespace": namespace,
@@ -196,6 +209,7 @@ def nodeclaim(
     nodepool_name: str,
     labels: Mapping[str, str],
     capacity: Mapping[str, str],
+    allocatable: Mapping[str, str] | None = None,
     node_name: str | None = None,
     provider_id: str | None = None,
 ) -> NodeClaim:
@@ -207,7 +221,7 @@ def nodeclaim(
             "spec": {"requirements": []},
             "status": {
                 "capacity": dict(capacity),
-                "allocatable": dict(capacity),
+                "allocatable": dict(allocatable or capacity),
                 **({"nodeName": node_name} if node_name else {}),
                 **({"providerID": provider_id} if provider_id else {}),
             },
@@ -304,3 +318,132 @@ def materialize(
             status = p.status.model_copy(update={"conditions": [], "phase": "Running"})
             bound.append(p.model_copy(update={"spec": spec, "status": status}))
     return nodes, bound
+
+
+class Rounds(Cluster):
+    """Upstream's ``ExpectProvisioned`` (kubernetes-sigs/karpenter ``pkg/test/expectations``) with the
+    scheduling suite's NodePools fixed: ``provision(*pods)`` adds the pods as unschedulable, plans
+    one round over every pending pod and launches its NodeClaims as NodeClaims plus registered, not
+    initialized Nodes (:class:`Cluster`, the one multi-round helper), binding the pods that got a
+    place. Pods left pending stay for the next round."""
+
+    def __init__(
+        self,
+        nodepools: Sequence[NodePool],
+        *,
+        types: Sequence[InstanceType] | None = None,
+        types_for: Mapping[str, Sequence[InstanceType]] | None = None,
+        options: PlanOptions | None = None,
+        **objects: Sequence[Any],
+    ) -> None:
+        super().__init__(
+            types=types if types is not None else catalog(), types_for=types_for, objects=objects
+        )
+        self.nodepools = list(nodepools)
+        self.options = options
+
+    def round(self, *pods: Pod) -> dict[str, Any]:
+        known = {p.key for p in self.pods}
+        return self.provision(self.nodepools, [p for p in pods if p.key not in known], options=self.options)
+
+    def _node_name(self, p: Pod) -> str | None:
+        return next((q.spec.node_name for q in self.pods if q.key == p.key), None)
+
+    def bound(self, pods: Sequence[Pod]) -> list[Pod]:
+        return [p for p in pods if self._node_name(p)]
+
+    def waiting(self, pods: Sequence[Pod]) -> list[Pod]:
+        return [p for p in pods if not self._node_name(p)]
+
+
+def reserved_type(
+    name: str, cpu: str, memory: str, reservations: Sequence[tuple[str, int]] = ()
+) -> InstanceType:
+    """Upstream ``fake.NewInstanceType`` with its five offerings plus, per ``(id, capacity)``, a
+    reserved offering in test-zone-1 priced ``PriceFromResources / 100000`` (the "Reserved Instance
+    Types" fixtures of ``scheduling/suite_test.go``)."""
+    from nodewright.algebra.resources import parse_resource_list
+    from nodewright.catalog.fake import DEFAULT_OFFERINGS, new_instance_type, price_from_resources
+    from nodewright.catalog.model import Offering
+
+    price = price_from_resources(parse_resource_list({"cpu": cpu, "memory": memory}))
+    offerings = [Offering(zone=z, capacity_type=ct, price=price) for ct, z in DEFAULT_OFFERINGS]
+    offerings += [
+        Offering(
+            zone="test-zone-1",
+            capacity_type="reserved",
+            price=price / 100_000.0,
+            reservation_id=rid,
+            reservation_capacity=n,
+        )
+        for rid, n in reservations
+    ]
+    return new_instance_type(name, resources={"cpu": cpu, "memory": memory}, offerings=tuple(offerings))
+
+
+def anti_affinity(key: str = HOSTNAME, app: str = "test") -> dict[str, Any]:
+    """``PodAntiRequirements``: required anti-affinity to pods labelled ``app``, over ``key``."""
+    term = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key}
+    return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+
+
+def affinity_to(key: str, app: str = "test") -> dict[str, Any]:
+    """``PodRequirements``: required affinity to pods labelled ``app``, over ``key``."""
+    term = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key}
+    return {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+
+
+def storage_class(
+    name: str,
+    *,
+    zones: Sequence[str] | None = None,
+    allowed: Sequence[Mapping[str, Sequence[str]]] = (),
+    mode: str | None = "WaitForFirstConsumer",
+    provisioner: str = "test-provisioner",
+) -> StorageClass:
+    """Upstream ``test.StorageClass``: ``zones`` as one allowedTopologies term, or ``allowed``
+    terms (key -> values each)."""
+    terms = [
+        {"matchLabelExpressions": [{"key": k, "values": list(v)} for k, v in t.items()]} for t in allowed
+    ]
+    if not terms and zones is not None:
+        terms = [{"matchLabelExpressions": [{"key": ZONE, "values": list(zones)}]}]
+    doc: dict[str, Any] = {"metadata": {"name": name}, "provisioner": provisioner, "allowedTopologies": terms}
+    if mode is not None:
+        doc["volumeBindingMode"] = mode
+    return StorageClass.model_validate(doc)
+
+
+def pvc(
+    name: str, *, storage_class: str | None = None, volume: str | None = None, **meta: Any
+) -> PersistentVolumeClaim:
+    """Upstream ``test.PersistentVolumeClaim``: a claim with a ``volume`` carries the
+    ``pv.kubernetes.io/bind-completed`` annotation; ``meta`` adds metadata fields."""
+    annotations = {"pv.kubernetes.io/bind-completed": "yes"} if volume else {}
+    spec: dict[str, Any] = {"storageClassName": storage_class, "volumeName": volume}
+    return PersistentVolumeClaim.model_validate(
+        {"metadata": {"name": name, "namespace": "default", "annotations": annotations, **meta}, "spec": spec}
+    )
+
+
+def pv(
+    name: str,
+    *,
+    zones: Sequence[str] | None = None,
+    terms: Sequence[Sequence[Mapping[str, Any]]] | None = None,
+    source: str = "csi",
+    storage_class: str | None = None,
+) -> PersistentVolume:
+    """Upstream ``test.PersistentVolume``: node affinity from ``terms`` (match expressions per
+    term) or ``zones``; ``source`` is ``csi`` (driver ``test.driver``), ``local`` or ``hostPath``."""
+    spec: dict[str, Any] = {"storageClassName": storage_class}
+    spec[source] = (
+        {"driver": "test.driver", "volumeHandle": "test-handle"} if source == "csi" else {"path": "/mnt"}
+    )
+    if terms is None and zones is not None:
+        terms = [[{"key": ZONE, "operator": "In", "values": list(zones)}]]
+    if terms is not None:
+        spec["nodeAffinity"] = {
+            "required": {"nodeSelectorTerms": [{"matchExpressions": list(t)} for t in terms]}
+        }
+    return PersistentVolume.model_validate({"metadata": {"name": name}, "spec": spec})

@@ -3,10 +3,11 @@
 Every scenario goes through :func:`nodewright.scheduling.plan.plan` (the core of ``nodewright
 plan``) with Karpenter's fake provider catalog (``tests/data/catalogs/fake.yaml``) and the topology
 suite's NodePool (``karpenter.sh/capacity-type Exists``). :class:`Cluster` plays upstream's
-``ExpectProvisioned``: pending pods are planned, then every planned NodeClaim becomes a Node (labels
-from the plan: launch instance type, zone and capacity type, single-valued requirements, plus the
-hostname and the instance type's own single-valued labels) with its pods bound, so the next round
-sees them as existing capacity and counted pods. Pods that did not schedule stay pending and are
+``ExpectProvisioned``: pending pods are planned, then every planned NodeClaim becomes a NodeClaim
+and a registered, not yet initialized Node (labels from the plan: launch instance type, zone,
+capacity type and reservation ID, single-valued requirements, plus the hostname and the instance
+type's own single-valued labels) with its pods bound, so the next round sees them as in-flight
+capacity and counted pods. Pods that did not schedule stay pending and are
 retried next round, as they are upstream (the kube client lists every pending pod);
 :meth:`Cluster.drop_pending` is upstream's ``ExpectDeleteAllUnscheduledPods``.
 :meth:`Cluster.skew` is ``ExpectSkew``: counts of the bound pods a selector picks, per value of
@@ -21,11 +22,11 @@ from typing import Any, Final
 
 from nodewright.algebra.resources import format_resource_list
 from nodewright.api.core import Node, Pod
-from nodewright.api.karpenter import NodePool
+from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.catalog import load_catalog_file
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
-from nodewright.labels import CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, NODE_INITIALIZED, NODE_REGISTERED, ZONE
+from nodewright.labels import CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, NODE_REGISTERED, ZONE
 from nodewright.scheduling.plan import PlanOptions, plan
 
 FAKE: Final = Path(__file__).resolve().parent.parent / "data" / "catalogs" / "fake.yaml"
@@ -212,8 +213,19 @@ def selects(labels: Mapping[str, str] | None) -> Callable[[Pod], bool]:
 class Cluster:
     """Cluster state across provisioning rounds, each round through ``plan``."""
 
-    def __init__(self, *, types: Sequence[InstanceType] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        types: Sequence[InstanceType] | None = None,
+        types_for: Mapping[str, Sequence[InstanceType]] | None = None,
+        objects: Mapping[str, Sequence[Any]] | None = None,
+    ) -> None:
+        """``types_for``: catalogs per NodePool name (else ``types``); ``objects``: more cluster
+        state by :class:`ClusterState` field (``pvcs``, ``storageclasses``...)."""
         self.types = list(types) if types is not None else fake_catalog()
+        self.types_for = {k: list(v) for k, v in (types_for or {}).items()}
+        self.objects = {k: tuple(v) for k, v in (objects or {}).items()}
+        self.nodeclaims: list[NodeClaim] = []
         self.nodes: list[Node] = []
         self.pods: list[Pod] = []
         self.last: dict[str, Any] = {}
@@ -256,11 +268,13 @@ class Cluster:
     ) -> dict[str, Any]:
         """Add ``pods`` as pending, plan a round, launch its NodeClaims and bind what scheduled."""
         self.add(*pods)
-        state = ClusterState(pods=tuple(self.pods), nodes=tuple(self.nodes))
+        state = ClusterState(
+            pods=tuple(self.pods), nodes=tuple(self.nodes), nodeclaims=tuple(self.nodeclaims), **self.objects
+        )
         doc = plan(
             nodepools=nodepools,
             cluster=state,
-            catalog_for=lambda _np: self.types,
+            catalog_for=lambda np: self.types_for.get(np.name, self.types),
             options=options or PlanOptions(max_instance_types=60),
         )
         placed: dict[str, str] = {}
@@ -274,11 +288,14 @@ class Cluster:
         return doc
 
     def _launch(self, claim: Mapping[str, Any]) -> str:
-        """The Node a NodeClaim of the plan becomes (as the fake cloud provider's Create labels it)."""
+        """The NodeClaim and Node a NodeClaim of the plan becomes (as the fake cloud provider's Create
+        labels it; upstream ``ExpectNodeClaimDeployedAndStateUpdated``): registered, not initialized,
+        capacity and allocatable of the launched type."""
         self._node_serial += 1
         name = f"node-{self._node_serial:03d}"
         launch = claim["launch"]
-        it = next(t for t in self.types if t.name == launch["instanceType"])
+        pool_types = self.types_for.get(claim["nodePool"], self.types)
+        it = next(t for t in pool_types if t.name == launch["instanceType"])
         labels: dict[str, str] = {}
         for r in it.requirement_specs:
             if r.operator == "In" and r.values:
@@ -290,16 +307,22 @@ class Cluster:
                 ZONE: launch["zone"],
                 CAPACITY_TYPE: launch["capacityType"],
                 NODE_REGISTERED: "true",
-                NODE_INITIALIZED: "true",
             }
         )
+        cap, alloc = format_resource_list(it.capacity), format_resource_list(it.allocatable())
         self.nodes.append(
-            node(
-                name,
-                labels=labels,
-                capacity=format_resource_list(it.capacity),
-                allocatable=format_resource_list(it.allocatable()),
-                taints=claim.get("taints", ()),
+            node(name, labels=labels, capacity=cap, allocatable=alloc, taints=claim.get("taints", ()))
+        )
+        status = {"nodeName": name, "providerID": f"fake://{name}", "capacity": cap, "allocatable": alloc}
+        self.nodeclaims.append(
+            NodeClaim.model_validate(
+                {
+                    "apiVersion": "karpenter.sh/v1",
+                    "kind": "NodeClaim",
+                    "metadata": {"name": name, "labels": dict(claim["labels"])},
+                    "spec": {"requirements": [], "taints": list(claim.get("taints", ()))},
+                    "status": status,
+                }
             )
         )
         return name

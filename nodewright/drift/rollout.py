@@ -1,0 +1,239 @@
+"""Disruption budgets and drift rollouts: how many drifted nodes Karpenter replaces at once.
+
+Translated from kubernetes-sigs/karpenter v1.14.1:
+
+* ``pkg/apis/v1/nodepool.go``: ``Budget.IsActive`` (walk back ``duration`` from now, the schedule's
+  next hit must not be after now; schedules in UTC), ``Budget.GetAllowedDisruptions`` (inactive:
+  unbounded; ``nodes`` as an int or a percentage of the pool's nodes **rounded up**, as
+  ``intstr.GetScaledValueFromIntOrPercent(..., true)``), ``NodePool.GetAllowedDisruptionsByReason``
+  (the minimum over the budgets whose ``reasons`` is unset or holds the reason) and
+  ``MustGetAllowedDisruptions`` (any invalid budget fails closed: 0);
+* ``pkg/controllers/disruption/helpers.go`` ``BuildDisruptionBudgetMapping``: the pool's node count
+  is its initialized, not-terminating nodes; nodes NotReady or already being disrupted consume the
+  budget (``allowed - disrupting``, floored at 0).
+
+A *wave* is the set of drifted nodes the budget lets be disrupting at the same time: Karpenter's
+drift method starts one replacement per disruption loop while the budget has room, so ``waves`` =
+ceil(drifted / allowedPerWave). The CRD default budget is ``nodes: 10%``. A budget with a schedule
+is evaluated at the given time; without one it is treated as inactive and named in a note.
+
+Boundary: pure; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+from nodewright.drift.cron import CronError
+from nodewright.drift.cron import parse as parse_cron
+from nodewright.goduration import DurationError, parse_duration
+
+MAX_INT32: Final = 2**31 - 1
+DRIFTED: Final = "Drifted"
+DEFAULT_BUDGETS: Final[tuple[Mapping[str, Any], ...]] = ({"nodes": "10%"},)
+_INT: Final = re.compile(r"^[+-]?\d+$")
+
+
+class BudgetError(ValueError):
+    """A budget Karpenter could not evaluate (it then allows 0 disruptions)."""
+
+
+def budget_active(budget: Mapping[str, Any], at: datetime) -> bool:
+    """``Budget.IsActive``: no schedule (and no duration) is always active."""
+    schedule, duration = budget.get("schedule"), budget.get("duration")
+    if schedule is None and duration is None:
+        return True
+    try:
+        parsed = parse_cron(str(schedule or ""))
+    except CronError as exc:
+        raise BudgetError(f"invariant violated, invalid cron, {exc}") from exc
+    try:
+        span_ns = parse_duration(str(duration)) if duration is not None else 0
+    except DurationError as exc:
+        raise BudgetError(f"invalid duration {duration!r}: {exc}") from exc
+    now = at.astimezone(UTC)
+    check_point = now - timedelta(microseconds=span_ns // 1000)
+    next_hit = parsed.next(check_point)
+    return next_hit is not None and next_hit <= now
+
+
+def scaled_value(nodes: str, total: int) -> int:
+    """``intstr.GetScaledValueFromIntOrPercent(nodes, total, roundUp=true)``."""
+    if _INT.match(nodes):
+        return int(nodes)
+    if not nodes.endswith("%") or not _INT.match(nodes[:-1]):
+        raise BudgetError(
+            f"invalid value for IntOrString: invalid type: string is not a percentage: {nodes!r}"
+        )
+    return math.ceil(int(nodes[:-1]) * total / 100)
+
+
+def allowed_by_budget(budget: Mapping[str, Any], at: datetime, num_nodes: int) -> int:
+    """``Budget.GetAllowedDisruptions``: MaxInt32 when inactive; raises :class:`BudgetError` (= 0)."""
+    if not budget_active(budget, at):
+        return MAX_INT32
+    return scaled_value(str(budget.get("nodes", "10%")), num_nodes)
+
+
+def allowed_disruptions(
+    budgets: Sequence[Mapping[str, Any]],
+    at: datetime,
+    num_nodes: int,
+    reason: str = DRIFTED,
+    *,
+    indices: Sequence[int] | None = None,
+) -> tuple[int, list[str]]:
+    """``GetAllowedDisruptionsByReason``: (the minimum over matching budgets, errors naming ``budgets[i]``)."""
+    allowed = MAX_INT32
+    errors: list[str] = []
+    for n, budget in enumerate(budgets):
+        i = indices[n] if indices is not None else n
+        try:
+            value = allowed_by_budget(budget, at, num_nodes)
+        except BudgetError as exc:
+            errors.append(f"budgets[{i}]: {exc}")
+            value = 0
+        reasons = budget.get("reasons")
+        if reasons is None or reason in reasons:
+            allowed = min(allowed, value)
+    return allowed, errors
+
+
+def must_allowed_disruptions(
+    budgets: Sequence[Mapping[str, Any]], at: datetime, num_nodes: int, reason: str = DRIFTED
+) -> int:
+    """``MustGetAllowedDisruptions``: any error fails closed (0)."""
+    allowed, errors = allowed_disruptions(budgets, at, num_nodes, reason)
+    return 0 if errors else allowed
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rollout:
+    """How a NodePool's drifted nodes get replaced under its budgets."""
+
+    drifted: int
+    nodes: int  # initialized, not terminating nodes of the pool (the budget's base)
+    disrupting: int  # NotReady or already being disrupted: they consume the budget
+    allowed: int  # MustGetAllowedDisruptions (MAX_INT32 = unbounded)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def allowed_per_wave(self) -> int | None:
+        """Nodes disrupted at once (None = unbounded)."""
+        if self.allowed >= MAX_INT32:
+            return None
+        return max(self.allowed - self.disrupting, 0)
+
+    @property
+    def blocked(self) -> bool:
+        return self.drifted > 0 and self.allowed_per_wave == 0
+
+    @property
+    def waves(self) -> int | None:
+        """ceil(drifted / allowedPerWave); 0 when nothing drifts; None when the budget blocks it."""
+        if self.drifted == 0:
+            return 0
+        per = self.allowed_per_wave
+        if per is None:
+            return 1
+        if per == 0:
+            return None
+        return math.ceil(self.drifted / per)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "drifted": self.drifted,
+            "nodes": self.nodes,
+            "disrupting": self.disrupting,
+            "allowedPerWave": self.allowed_per_wave,
+            "waves": self.waves,
+            "blocked": self.blocked,
+            "notes": list(self.notes),
+        }
+
+
+def pool_budgets(spec: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
+    """``spec.disruption.budgets`` of a NodePool, the CRD default when unset."""
+    disruption = (spec or {}).get("disruption")
+    budgets = disruption.get("budgets") if isinstance(disruption, Mapping) else None
+    if budgets is None:
+        return [dict(b) for b in DEFAULT_BUDGETS]
+    return [b for b in budgets if isinstance(b, Mapping)]
+
+
+def rollout(
+    budgets: Sequence[Mapping[str, Any]],
+    *,
+    drifted: int,
+    nodes: int,
+    disrupting: int = 0,
+    at: datetime | None = None,
+) -> Rollout:
+    """The rollout of ``drifted`` nodes of a pool of ``nodes`` under ``budgets`` at time ``at``.
+
+    ``at=None``: budgets with a schedule are left out (treated as inactive) and named in a note.
+    """
+    notes: list[str] = []
+    considered: list[Mapping[str, Any]] = []
+    indices: list[int] = []
+    for i, b in enumerate(budgets):
+        if at is None and (b.get("schedule") is not None or b.get("duration") is not None):
+            notes.append(
+                f"budgets[{i}] (schedule {b.get('schedule')!r} for {b.get('duration')}) not applied: "
+                "pass --at to evaluate it at a time"
+            )
+            continue
+        considered.append(b)
+        indices.append(i)
+    when = at or datetime.now(UTC)
+    allowed, errors = allowed_disruptions(considered, when, nodes, indices=indices)
+    if errors:
+        notes += [f"{e}; Karpenter fails closed (0 disruptions)" for e in errors]
+        allowed = 0
+    return Rollout(drifted=drifted, nodes=nodes, disrupting=disrupting, allowed=allowed, notes=tuple(notes))
+
+
+def _conditions(body: Mapping[str, Any]) -> dict[str, str]:
+    status = body.get("status")
+    conds = status.get("conditions") if isinstance(status, Mapping) else None
+    return {
+        str(c.get("type")): str(c.get("status"))
+        for c in (conds if isinstance(conds, list) else [])
+        if isinstance(c, Mapping)
+    }
+
+
+def budget_base(
+    claims: Sequence[Mapping[str, Any]], nodes_by_name: Mapping[str, Mapping[str, Any]]
+) -> tuple[int, int]:
+    """(nodes, disrupting) of one pool, as ``BuildDisruptionBudgetMapping`` counts them.
+
+    ``claims``: the pool's NodeClaims. A node counts when its NodeClaim is ``Initialized=True`` and
+    not ``InstanceTerminating=True``; it consumes the budget when its Node is not ``Ready=True`` or
+    it is marked for deletion (a deletion timestamp, or the ``karpenter.sh/disrupted`` taint).
+    """
+    from nodewright.labels import DISRUPTED_TAINT_KEY
+
+    total = disrupting = 0
+    for claim in claims:
+        conds = _conditions(claim)
+        if conds.get("Initialized") != "True" or conds.get("InstanceTerminating") == "True":
+            continue
+        total += 1
+        meta = claim.get("metadata") if isinstance(claim.get("metadata"), Mapping) else {}
+        status = claim.get("status") if isinstance(claim.get("status"), Mapping) else {}
+        node = nodes_by_name.get(str((status or {}).get("nodeName", "")))
+        node_meta = (node or {}).get("metadata") or {}
+        taints = ((node or {}).get("spec") or {}).get("taints") or []
+        marked = bool((meta or {}).get("deletionTimestamp") or node_meta.get("deletionTimestamp")) or any(
+            isinstance(t, Mapping) and t.get("key") == DISRUPTED_TAINT_KEY for t in taints
+        )
+        ready = node is not None and _conditions(node).get("Ready") == "True"
+        if marked or not ready:
+            disrupting += 1
+    return total, disrupting
