@@ -129,9 +129,8 @@ def snapshot_items(
         try:
             on_page: Callable[[int], None] | None = None
             if progress is not None:
-                report = progress
 
-                def on_page(n: int, k: str = kind) -> None:
+                def on_page(n: int, k: str = kind, report: Progress = progress) -> None:
                     report(k, n)
 
             items = _list(api, path, page_size, on_page)
