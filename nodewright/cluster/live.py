@@ -11,6 +11,7 @@ with a warning.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable
@@ -127,11 +128,9 @@ def snapshot_items(
     out: list[tuple[str, dict[str, Any]]] = []
     for kind, api_version, path in KINDS:
         try:
-            on_page: Callable[[int], None] | None = None
-            if progress is not None:
-
-                def on_page(n: int, k: str = kind, report: Progress = progress) -> None:
-                    report(k, n)
+            on_page: Callable[[int], None] | None = (
+                None if progress is None else functools.partial(progress, kind)
+            )
 
             items = _list(api, path, page_size, on_page)
         except ApiException as exc:
