@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from userdata_support import suite_nodepool
 
-from nodewright.api import EC2NodeClass, NodePool
+from nodewright.api import EC2NodeClass
 from nodewright.userdata import ClusterInfo
 from nodewright.userdata.launch import bottlerocket_ami_version, render_user_data, supports_default_bind
 
@@ -82,23 +83,7 @@ def test_supports_default_bind(version: str, want: bool) -> None:
 
 
 def test_name_selector_version_reaches_the_bind_command() -> None:
-    pool = NodePool.model_validate(
-        {
-            "metadata": {"name": "default"},
-            "spec": {
-                "template": {
-                    "spec": {
-                        "nodeClassRef": {
-                            "group": "karpenter.k8s.aws",
-                            "kind": "EC2NodeClass",
-                            "name": "default",
-                        },
-                        "requirements": [],
-                    }
-                }
-            },
-        }
-    )
+    pool = suite_nodepool()
     info = ClusterInfo(
         name="c", endpoint="https://c", ca_bundle="Y2E=", cidr="10.100.0.0/16", dns=("10.100.0.10",)
     )

@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 import yaml
-from userdata_support import SUITE_CLUSTER, suite_nodeclass
+from userdata_support import SUITE_CLUSTER, suite_nodeclass, suite_nodepool
 
-from nodewright.api import NodePool
 from nodewright.errors import RenderError
 from nodewright.userdata import ClusterInfo, render_user_data
 from nodewright.userdata.gomime import read_multipart
@@ -44,15 +43,7 @@ def render(
     if instance_store_policy:
         spec["instanceStorePolicy"] = instance_store_policy
     nc = suite_nodeclass(**spec)
-    template: dict[str, Any] = {
-        "spec": {
-            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
-            "requirements": requirements or [],
-        }
-    }
-    if labels:
-        template["metadata"] = {"labels": labels}
-    np = NodePool.model_validate({"metadata": {"name": "default"}, "spec": {"template": template}})
+    np = suite_nodepool(labels=labels, requirements=requirements or [])
     return render_user_data(nc, np, info, max_pods=None if (kubelet or {}).get("maxPods") else max_pods)
 
 
@@ -303,24 +294,7 @@ def test_al2023_taints_in_register_with_taints() -> None:
         "amiSelectorTerms": [{"alias": "al2023@latest"}],
     }
     nc = suite_nodeclass(**spec)
-    np = NodePool.model_validate(
-        {
-            "metadata": {"name": "default"},
-            "spec": {
-                "template": {
-                    "spec": {
-                        "nodeClassRef": {
-                            "group": "karpenter.k8s.aws",
-                            "kind": "EC2NodeClass",
-                            "name": "default",
-                        },
-                        "requirements": [],
-                        "taints": taints,
-                    }
-                }
-            },
-        }
-    )
+    np = suite_nodepool(taints=taints)
     (config,) = _node_configs(render_user_data(nc, np, INFO, max_pods=110))
     registered = config["spec"]["kubelet"]["config"]["registerWithTaints"]
     assert len(registered) == 3 and all(t in registered for t in taints)
@@ -386,21 +360,5 @@ def test_custom_user_data_is_copied_untouched() -> None:
     user = "special user data"
     spec = {"amiFamily": "Custom", "amiSelectorTerms": [{"tags": {"*": "*"}}], "userData": user}
     nc = suite_nodeclass(**spec)
-    np = NodePool.model_validate(
-        {
-            "metadata": {"name": "default"},
-            "spec": {
-                "template": {
-                    "spec": {
-                        "nodeClassRef": {
-                            "group": "karpenter.k8s.aws",
-                            "kind": "EC2NodeClass",
-                            "name": "default",
-                        },
-                        "requirements": [],
-                    }
-                }
-            },
-        }
-    )
+    np = suite_nodepool()
     assert render_user_data(nc, np, INFO, max_pods=110) == user

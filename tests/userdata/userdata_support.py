@@ -117,3 +117,18 @@ def suite_nodeclass(**spec: Any) -> Any:
     }
     base.update(spec)
     return EC2NodeClass.model_validate({"metadata": {"name": "default"}, "spec": base})
+
+
+def suite_nodepool(labels: dict[str, str] | None = None, **template_spec: Any) -> Any:
+    """A NodePool model named ``default`` referencing the ``default`` EC2NodeClass."""
+    from nodewright.api import NodePool
+
+    spec: dict[str, Any] = {
+        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+        "requirements": [],
+    }
+    spec.update(template_spec)
+    template: dict[str, Any] = {"spec": spec}
+    if labels:
+        template["metadata"] = {"labels": labels}
+    return NodePool.model_validate({"metadata": {"name": "default"}, "spec": {"template": template}})
