@@ -257,10 +257,13 @@ def is_ipv6_cluster(cluster: ClusterInfo) -> bool:
 def launch_template_name(identity: Mapping[str, Any]) -> str:
     """``karpenter.k8s.aws/<hash>``: a 64-bit decimal hash of what distinguishes the template.
 
-    Upstream hashes the Go ``amifamily.LaunchTemplate`` struct with hashstructure (labels and the
-    CA bundle ignored); nodewright hashes the same inputs as canonical JSON (BLAKE2b, 8 bytes), so
-    names follow the same rule (one per distinct template, stable across runs) but are not
-    Karpenter's numbers.
+    Upstream hashes the Go ``amifamily.LaunchTemplate`` struct with hashstructure: its options
+    (cluster, instance profile, security groups, tags, kube-dns IP, public IP, NodeClass name...),
+    the bootstrapper (so the rendered user data: labels, taints, kubelet, CA bundle, custom user
+    data), block devices, AMI, monitoring, EFA count, capacity type, enclave, reservation, tenancy
+    and placement, but not the instance types. nodewright hashes the same inputs as canonical JSON
+    (BLAKE2b, 8 bytes): names follow the same rule (one per distinct template, stable across runs)
+    but are not Karpenter's numbers.
     """
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
     digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
@@ -291,8 +294,8 @@ def launch_template_spec(
 ) -> LaunchTemplateSpec:
     """The launch template Karpenter would create for this launch (``CreateLaunchTemplateInputBuilder.Build``).
 
-    ``identity``: extra inputs that distinguish launch templates (the kubelet max-pods, taints and
-    custom user data the renderer used); ``efa_count``: the instance type's EFA count when the
+    ``identity``: extra inputs that distinguish launch templates (e.g. the max-pods group);
+    ``efa_count``: the instance type's EFA count when the
     NodeClaim requests ``vpc.amazonaws.com/efa`` (else 0); ``enclave``: the NodeClaim requests
     ``eks.amazonaws.com/nip-slots``; ``tenancy``: the ``karpenter.k8s.aws/instance-tenancy``
     label; ``reserved_capacity_gate``: the ReservedCapacity feature gate (default on in v1.14),
@@ -319,8 +322,9 @@ def launch_template_spec(
     meta = metadata_options(nodeclass, region=region)
     name = launch_template_name(
         {
-            "cluster": [cluster.name, cluster.endpoint, cluster.cidr],
+            "cluster": [cluster.name, cluster.endpoint, cluster.cidr, list(cluster.dns)],
             "nodeClass": nodeclass.name,
+            "userData": user_data,
             "family": family,
             "tags": tags,
             "instanceProfile": instance_profile,

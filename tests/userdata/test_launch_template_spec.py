@@ -409,19 +409,73 @@ def test_spot_market_options_are_not_in_the_template() -> None:
 
 
 def test_name_is_karpenters_prefix_and_a_stable_hash() -> None:
-    """LaunchTemplateName: karpenter.k8s.aws/<hash>; "should use same launch template for equivalent
-    constraints", "should generate different launch template names based on launchtemplate option
-    configuration", "should not generate different launch template names based on CABundle and Labels"."""
+    """LaunchTemplateName: karpenter.k8s.aws/<hash>; Context "Cache" / It "should use same launch template
+    for equivalent constraints"."""
     a = lt()
     assert a.name.startswith("karpenter.k8s.aws/") and a.name[len("karpenter.k8s.aws/") :].isdigit()
     assert lt().name == a.name
-    assert lt(nc(detailedMonitoring=True)).name != a.name
-    rotated = ClusterInfo(
-        name="test-cluster",
-        endpoint="https://test-cluster",
-        ca_bundle="bmV3",
-        cidr="10.100.0.0/16",
-        dns=("10.0.100.10",),
+
+
+def _unique(names: list[str]) -> bool:
+    return len(set(names)) == len(names)
+
+
+def test_names_differ_by_amifamily_options() -> None:
+    """Context "Cache" / It "should generate different launch template names based on amifamily option configuration"."""
+    base = V4
+
+    def cluster(**kw: Any) -> ClusterInfo:
+        fields = {
+            "name": base.name,
+            "endpoint": base.endpoint,
+            "ca_bundle": base.ca_bundle,
+            "cidr": base.cidr,
+            "dns": base.dns,
+        }
+        fields.update(kw)
+        return ClusterInfo(**fields)
+
+    renamed = EC2NodeClass.model_validate(
+        {
+            "metadata": {"name": "test-name"},
+            "spec": suite_nodeclass().spec.model_dump(by_alias=True, exclude_unset=True),
+        }
     )
-    assert lt(cluster=rotated, user_data="different labels").name == a.name
-    assert lt(identity={"maxPods": 29}).name != lt(identity={"maxPods": 58}).name
+    names = [
+        lt().name,
+        lt(cluster=cluster(name="test-name")).name,
+        lt(cluster=cluster(endpoint="test-endpoint")).name,
+        lt(cluster=cluster(cidr="10.1.0.0/16")).name,
+        lt(instance_profile="test-profile").name,
+        lt(nc(instanceStorePolicy="RAID0")).name,
+        lt(security_group_ids=("test-sg",)).name,
+        lt(nc(tags={"test-key": "test-value"})).name,
+        lt(cluster=cluster(dns=("192.0.0.2",))).name,
+        lt(nc(associatePublicIPAddress=True)).name,
+        lt(renamed).name,
+    ]
+    assert len(names) == 11 and _unique(names)
+
+
+def test_names_differ_by_bootstrap_configuration() -> None:
+    """Context "Cache" / Its "should generate different launch template names based on bootstrap configuration"
+    and "... based on kubelet configuration": the rendered user data (labels, taints, kubelet, CA bundle,
+    custom user data) is part of the name; "should not generate different launch template names based on
+    CABundle and Labels" concerns the duplicated amifamily options only, so it holds by construction."""
+    texts = ["", "labels", "taints", "ca", "custom", "kubeReserved", "maxPods=20"]
+    assert _unique([lt(user_data=t).name for t in texts])
+
+
+def test_names_differ_by_launch_template_options() -> None:
+    """Context "Cache" / It "should generate different launch template names based on launchtemplate option configuration";
+    "should not generate different launch template names based on instance types" (no instance-type input)."""
+    names = [
+        lt().name,
+        lt(nc(blockDeviceMappings=[{"deviceName": "test-block"}])).name,
+        lt(image_id="test-ami").name,
+        lt(nc(detailedMonitoring=True)).name,
+        lt(efa_count=12).name,
+        lt(capacity_type="spot").name,
+        lt(enclave=True).name,
+    ]
+    assert len(names) == 7 and _unique(names)
