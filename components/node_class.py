@@ -179,6 +179,16 @@ class NodeClass(pulumi.ComponentResource):
                 "amiFamily": plan.family,
                 "amiAlias": plan.ami.alias or "",
                 "launchTemplates": [lt.key for lt in plan.launch_templates],
+                # What each launch template is for (the PR comment groups templates that differ only here).
+                "launchTemplateGroups": [
+                    {
+                        "resource": f"{name}-{lt.key}",
+                        "nodePool": lt.nodepool,
+                        "maxPods": lt.max_pods,
+                        "capacityType": lt.capacity_type,
+                    }
+                    for lt in plan.launch_templates
+                ],
             },
             opts,
         )

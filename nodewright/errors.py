@@ -8,6 +8,7 @@ first. Causes from libraries (PyYAML, tomlkit, botocore) are chained, never prin
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -98,3 +99,13 @@ class RenderError(NodewrightError):
 
 class CatalogError(NodewrightError):
     """The instance-type catalog cannot be loaded."""
+
+
+def typo_hint(value: str, choices: Iterable[str]) -> str:
+    """`` (typo of "X"?)`` when ``value`` is close to one of ``choices``, else ``""``."""
+    options = list(choices)
+    for option in options:
+        if option.lower() == value.lower() and option != value:
+            return f' (typo of "{option}"?)'
+    match = difflib.get_close_matches(value, options, n=1, cutoff=0.75)
+    return f' (typo of "{match[0]}"?)' if match and match[0] != value else ""

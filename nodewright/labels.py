@@ -78,12 +78,19 @@ INSTANCE_HYPERVISOR: Final = "karpenter.k8s.aws/instance-hypervisor"
 INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED: Final = "karpenter.k8s.aws/instance-encryption-in-transit-supported"
 INSTANCE_CAPABILITY_FLEX: Final = "karpenter.k8s.aws/instance-capability-flex"
 CAPACITY_RESERVATION_ID: Final = "karpenter.k8s.aws/capacity-reservation-id"
+CAPACITY_RESERVATION_TYPE: Final = "karpenter.k8s.aws/capacity-reservation-type"
+CAPACITY_RESERVATION_INTERRUPTIBLE: Final = "karpenter.k8s.aws/capacity-reservation-interruptible"
+INSTANCE_TENANCY: Final = "karpenter.k8s.aws/instance-tenancy"
+PLACEMENT_GROUP_ID: Final = "karpenter.k8s.aws/placement-group-id"
+PLACEMENT_GROUP_PARTITION: Final = "karpenter.k8s.aws/placement-group-partition"
 INSTANCE_ACCELERATOR_NAME: Final = "karpenter.k8s.aws/instance-accelerator-name"
 INSTANCE_ACCELERATOR_MANUFACTURER: Final = "karpenter.k8s.aws/instance-accelerator-manufacturer"
 INSTANCE_ACCELERATOR_COUNT: Final = "karpenter.k8s.aws/instance-accelerator-count"
 ZONE_ID: Final = "topology.k8s.aws/zone-id"
 
-# Labels the scheduler may meet on a pod without any NodePool defining them.
+# Karpenter's WellKnownLabels at v1.14.1 (kubernetes-sigs/karpenter pkg/apis/v1/labels.go plus the
+# AWS provider's additions in aws/karpenter-provider-aws pkg/apis/v1/labels.go init()): labels the
+# scheduler may meet on a pod without any NodePool defining them.
 WELL_KNOWN_LABELS: Final[frozenset[str]] = frozenset(
     {
         NODEPOOL,
@@ -113,6 +120,11 @@ WELL_KNOWN_LABELS: Final[frozenset[str]] = frozenset(
         INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED,
         INSTANCE_CAPABILITY_FLEX,
         CAPACITY_RESERVATION_ID,
+        CAPACITY_RESERVATION_TYPE,
+        CAPACITY_RESERVATION_INTERRUPTIBLE,
+        INSTANCE_TENANCY,
+        PLACEMENT_GROUP_ID,
+        PLACEMENT_GROUP_PARTITION,
         INSTANCE_ACCELERATOR_NAME,
         INSTANCE_ACCELERATOR_MANUFACTURER,
         INSTANCE_ACCELERATOR_COUNT,
@@ -120,29 +132,7 @@ WELL_KNOWN_LABELS: Final[frozenset[str]] = frozenset(
     }
 )
 
-# Karpenter's CRD rules for label keys (NodePool labels and requirements, NodeClaim requirements).
-K8S_WELL_KNOWN_LABELS: Final[frozenset[str]] = frozenset(
-    {
-        "beta.kubernetes.io/instance-type",
-        "failure-domain.beta.kubernetes.io/region",
-        "beta.kubernetes.io/os",
-        "beta.kubernetes.io/arch",
-        "failure-domain.beta.kubernetes.io/zone",
-        ZONE,
-        REGION,
-        INSTANCE_TYPE,
-        ARCH,
-        OS,
-        WINDOWS_BUILD,
-    }
-)
 RESTRICTED_LABELS: Final[frozenset[str]] = frozenset({HOSTNAME})
-KARPENTER_LABELS_ALLOWED: Final[frozenset[str]] = frozenset({CAPACITY_TYPE, NODEPOOL})
-AWS_LABELS_ALLOWED: Final[frozenset[str]] = frozenset(
-    k for k in WELL_KNOWN_LABELS if k.startswith(AWS_GROUP + "/")
-) | frozenset(
-    {EC2NODECLASS, "karpenter.k8s.aws/instance-tenancy", "karpenter.k8s.aws/capacity-reservation-type"}
-)
 # A label whose domain is, or ends in, one of these is dropped from kubelet --node-labels.
 KUBELET_FORBIDDEN_LABEL_DOMAINS: Final[tuple[str, ...]] = (
     "node-restriction.kubernetes.io",
@@ -168,31 +158,47 @@ EPHEMERAL_TAINT_KEY_PREFIX: Final = "readiness.k8s.io/"
 OPERATORS: Final[tuple[str, ...]] = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
 
 
-# Karpenter core's RestrictedLabelDomains (plus the AWS provider's group) and LabelDomainExceptions.
-RESTRICTED_LABEL_DOMAINS: Final[tuple[str, ...]] = ("k8s.io", AWS_GROUP, GROUP, "kubernetes.io")
-LABEL_DOMAIN_EXCEPTIONS: Final[tuple[str, ...]] = (
-    "kops.k8s.io",
-    "node.kubernetes.io",
-    "node-restriction.kubernetes.io",
-)
+# Karpenter's RestrictedLabelDomains at v1.14.1: karpenter.sh (core) and karpenter.k8s.aws (the AWS
+# provider's init()). kubernetes.io and k8s.io left the list in v1.9 (kubernetes-sigs/karpenter#2586,
+# "relax cel restrictions"): node-role.kubernetes.io/worker is a valid NodePool label since.
+RESTRICTED_LABEL_DOMAINS: Final[tuple[str, ...]] = (GROUP, AWS_GROUP)
 
 
 def _in_restricted_domain(key: str) -> bool:
     domain = label_domain(key)
-    if any(domain.endswith(d) for d in LABEL_DOMAIN_EXCEPTIONS):
-        return False
-    return any(domain.endswith(d) for d in RESTRICTED_LABEL_DOMAINS) or key in RESTRICTED_LABELS
+    return any(domain == d or domain.endswith("." + d) for d in RESTRICTED_LABEL_DOMAINS)
+
+
+def restricted_label_error(key: str) -> str | None:
+    """Karpenter's ``IsRestrictedLabel`` (v1.14.1, upstream text): why ``key`` may not be a NodePool
+    label or requirement key, else None (well-known labels are always allowed)."""
+    if key in WELL_KNOWN_LABELS:
+        return None
+    if _in_restricted_domain(key) or key in RESTRICTED_LABELS:
+        return (
+            f"using label {key} is not allowed as it might interfere with the internal provisioning logic; "
+            f"specify a well known label: [{' '.join(sorted(WELL_KNOWN_LABELS))}], or a custom label that "
+            f"does not use a restricted domain: [{' '.join(sorted(RESTRICTED_LABEL_DOMAINS))}]"
+        )
+    return None
+
+
+def is_restricted_label(key: str) -> bool:
+    """True when Karpenter (v1.14.1 ``IsRestrictedLabel``) refuses ``key`` in NodePool labels or
+    requirements: in a restricted domain and not well known, or kubernetes.io/hostname."""
+    return restricted_label_error(key) is not None
 
 
 def is_restricted_node_label(key: str) -> bool:
-    """Karpenter ``IsRestrictedNodeLabel``: labels the cloud provider (not a requirement or a
-    NodePool label) sets on a node: well-known labels and keys in restricted domains."""
-    return key in WELL_KNOWN_LABELS or _in_restricted_domain(key)
+    """Labels Karpenter does not copy from single-value requirements onto a NodeClaim: well-known
+    labels (the cloud provider sets them) and restricted ones (v1.14.1
+    ``resolveCustomLabelsFromRequirements``, kubernetes-sigs/karpenter#2586)."""
+    return key in WELL_KNOWN_LABELS or key in RESTRICTED_LABELS or _in_restricted_domain(key)
 
 
 def is_restricted_pod_label(key: str) -> bool:
-    """Karpenter ``IsRestrictedLabel`` for pod selectors: not well-known and in a restricted domain."""
-    return key not in WELL_KNOWN_LABELS and _in_restricted_domain(key)
+    """Karpenter ``IsRestrictedLabel`` for pod selectors: not well-known and restricted."""
+    return is_restricted_label(key)
 
 
 def normalize(key: str) -> str:
@@ -203,36 +209,3 @@ def normalize(key: str) -> str:
 def label_domain(key: str) -> str:
     """The domain (prefix before ``/``) of a label key, or ``""`` when it has none."""
     return key.split("/", 1)[0] if "/" in key else ""
-
-
-def restricted_label_reason(key: str, *, nodepool_label_forbidden: bool = True) -> str | None:
-    """Why Karpenter's CRD rejects ``key`` as a NodePool label or requirement key, else None.
-
-    Mirrors the CEL rules Karpenter (and its AWS provider) put on NodePool labels and
-    requirement keys; the message is the CRD's own (``label domain "karpenter.sh" is restricted``).
-    ``karpenter.sh/nodepool`` is refused in NodePools (Karpenter sets it) but allowed elsewhere.
-    """
-    domain = label_domain(key)
-    if key == HOSTNAME:
-        return f'label "{HOSTNAME}" is restricted'
-    if nodepool_label_forbidden and key == NODEPOOL:
-        return f'label "{NODEPOOL}" is restricted'
-    if (
-        key not in K8S_WELL_KNOWN_LABELS
-        and domain.endswith("kubernetes.io")
-        and not domain.endswith("node.kubernetes.io")
-        and not domain.endswith("node-restriction.kubernetes.io")
-    ):
-        return 'label domain "kubernetes.io" is restricted'
-    if domain.endswith("k8s.io") and not domain.endswith("kops.k8s.io"):
-        return 'label domain "k8s.io" is restricted'
-    if key not in KARPENTER_LABELS_ALLOWED and domain.endswith(GROUP):
-        return f'label domain "{GROUP}" is restricted'
-    if key not in AWS_LABELS_ALLOWED and domain.endswith(AWS_GROUP):
-        return f'label domain "{AWS_GROUP}" is restricted'
-    return None
-
-
-def is_restricted_label(key: str) -> bool:
-    """True when Karpenter's CRD rejects ``key`` in NodePool labels or requirements."""
-    return restricted_label_reason(key) is not None

@@ -2,7 +2,8 @@
 subset the scheduler needs, as frozen pydantic v2 models; plus loading and validation.
 
 Public names are re-exported here; modules: ``core`` (Kubernetes), ``karpenter``, ``ec2nodeclass``,
-``documents`` (file reading), ``loading`` (build + validate), ``validation`` (Karpenter's rules).
+``documents`` (file reading), ``loading`` (build + validate through :mod:`nodewright.crd`, the
+shipped CRDs of the selected Karpenter release), ``validation`` (cluster-state Pod checks, typo hint).
 """
 
 from nodewright.api.core import (

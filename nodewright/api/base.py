@@ -8,6 +8,7 @@ ignore extras. Every model is frozen: computations derive new values, never muta
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
@@ -46,10 +47,28 @@ class TopLevel(KubeModel):
 
     _file: str = PrivateAttr(default="<input>")
     _path: str = PrivateAttr(default="")
+    _written: Mapping[str, Any] | None = PrivateAttr(default=None)
+    _stored: Mapping[str, Any] | None = PrivateAttr(default=None)
 
     def set_origin(self, file: str, path: str) -> None:
         self._file = file
         self._path = path
+
+    def set_bodies(self, written: Mapping[str, Any], stored: Mapping[str, Any]) -> None:
+        """Remember the object as written and as the API server stores it (pruned, defaulted)."""
+        self._written = written
+        self._stored = stored
+
+    @property
+    def written_body(self) -> Mapping[str, Any] | None:
+        """The object exactly as read from its file (None when built in code)."""
+        return self._written
+
+    @property
+    def stored_body(self) -> Mapping[str, Any] | None:
+        """The object as the cluster stores it: CRD defaults applied, unknown fields and nulls
+        pruned (:func:`nodewright.crd.admit_object`); None when built in code."""
+        return self._stored
 
     @property
     def origin_file(self) -> str:

@@ -1,10 +1,14 @@
 """Turning user files into validated API objects, reporting every problem with file and path.
 
-``load_objects(paths)`` reads YAML/JSON (multi-document, ``kind: List`` unpacked), builds the
-pydantic model for every known kind, runs Karpenter's validation rules, and raises one
-:class:`~nodewright.errors.InputErrors` listing every problem. Unknown kinds are skipped with a
-warning; kinds other parts of nodewright read themselves (OperatingSystemConfig, Secret,
-InstanceTypeCatalog) are skipped quietly.
+``load_objects(paths)`` reads YAML/JSON (multi-document, ``kind: List`` unpacked). Karpenter's
+kinds (NodePool, NodeClaim, EC2NodeClass) go through :func:`nodewright.crd.admit_object`, the one
+validation path: the shipped CRDs of the selected Karpenter release (schema, CEL rules, defaults,
+as ``kubectl apply`` with strict field validation) and Karpenter's runtime checks; the pydantic
+model is then built from the stored (defaulted) object, which the model also keeps
+(``stored_body``/``written_body``) for hashing. Kubernetes kinds read from cluster state are built
+by their lenient models. Every problem is collected into one
+:class:`~nodewright.errors.InputErrors`. Unknown kinds are skipped with a warning; kinds other parts
+of nodewright read themselves (OperatingSystemConfig, Secret, InstanceTypeCatalog) quietly.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from nodewright import crd
 from nodewright.api import validation
 from nodewright.api.base import TopLevel
 from nodewright.api.core import (
@@ -33,7 +38,7 @@ from nodewright.api.core import (
 from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
-from nodewright.errors import Collector, InputError, InputErrors, Problem
+from nodewright.errors import Collector, InputError, InputErrors, Problem, typo_hint
 
 log = logging.getLogger("nodewright")
 
@@ -42,9 +47,9 @@ T = TypeVar("T", bound=TopLevel)
 # kind -> (accepted apiVersions, model, validator)
 _Validator = Callable[[Any, Collector], None]
 KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
-    "NodePool": (("karpenter.sh/v1",), NodePool, validation.validate_nodepool),
+    "NodePool": (("karpenter.sh/v1",), NodePool, None),
     "NodeClaim": (("karpenter.sh/v1",), NodeClaim, None),
-    "EC2NodeClass": (("karpenter.k8s.aws/v1",), EC2NodeClass, validation.validate_ec2nodeclass),
+    "EC2NodeClass": (("karpenter.k8s.aws/v1",), EC2NodeClass, None),
     "Pod": (("v1",), Pod, validation.validate_pod),
     "Node": (("v1",), Node, None),
     "DaemonSet": (("apps/v1",), DaemonSet, None),
@@ -150,7 +155,7 @@ def _problems_from(exc: ValidationError, *, model: type[BaseModel], doc: Documen
         if kind == "extra_forbidden":
             name = str(loc[-1])
             known = _field_names(model, loc[:-1])
-            msg = f'unknown field "{name}"{validation.hint(name, known)}; Karpenter\'s CRD has no such field'
+            msg = f'unknown field "{name}"{typo_hint(name, known)}; Karpenter\'s CRD has no such field'
         elif kind == "missing":
             msg = f'required field "{loc[-1]}" is missing'
         elif kind == "literal_error":
@@ -162,8 +167,21 @@ def _problems_from(exc: ValidationError, *, model: type[BaseModel], doc: Documen
 
 
 def build(doc: Document, model: type[T]) -> T:
-    """One document as ``model``; raises InputErrors naming file and path on a bad shape."""
-    obj, problems = _build_lenient(doc, model)
+    """One document as ``model``; raises InputErrors naming file and path on a bad shape.
+
+    Karpenter's kinds go through :func:`nodewright.crd.admit_object` first (the one validation
+    path), and the model is built from the stored (defaulted) object.
+    """
+    kind = getattr(model.model_fields.get("kind"), "default", None)
+    if isinstance(kind, str) and kind in crd.API_VERSIONS:
+        admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path)
+        if not admitted.ok:
+            raise InputErrors(admitted.problems)
+        obj, problems = _build_lenient(Document(file=doc.file, path=doc.path, body=admitted.body), model)
+        if obj is not None:
+            obj.set_bodies(doc.body, admitted.body)
+    else:
+        obj, problems = _build_lenient(doc, model)
     if problems or obj is None:
         raise InputErrors(problems)
     return obj
@@ -229,7 +247,7 @@ def objects_from_documents(docs: Iterable[Document]) -> Objects:
                     doc.path or "<root>",
                     kind,
                     doc.name,
-                    validation.hint(kind, [*KINDS, *QUIET_KINDS]),
+                    typo_hint(kind, [*KINDS, *QUIET_KINDS]),
                 )
             continue
         versions, model, validator = KINDS[kind]
@@ -243,7 +261,18 @@ def objects_from_documents(docs: Iterable[Document]) -> Objects:
                 )
             )
             continue
-        obj, shape_problems = _build_lenient(doc, model)
+        if kind in crd.API_VERSIONS:
+            admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path)
+            if not admitted.ok:
+                problems.extend(admitted.problems)
+                continue
+            obj, shape_problems = _build_lenient(
+                Document(file=doc.file, path=doc.path, body=admitted.body), model
+            )
+            if obj is not None:
+                obj.set_bodies(doc.body, admitted.body)
+        else:
+            obj, shape_problems = _build_lenient(doc, model)
         problems.extend(shape_problems)
         if obj is None:
             continue

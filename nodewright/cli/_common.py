@@ -32,6 +32,8 @@ def _setup_logging() -> None:
         log.addHandler(_StderrHandler())
     log.setLevel(logging.WARNING)
     log.propagate = False
+    # A host that ran logging.config.dictConfig (import-linter does) disables existing loggers.
+    log.disabled = False
 
 
 def output_option(
@@ -80,6 +82,33 @@ def time_option(name: str, value: str | None) -> datetime | None:
 def cluster_option(param: str = "cluster") -> Callable[[Callable[P, R]], Callable[P, R]]:
     """The required ``--cluster`` option (file, directory or ``-``)."""
     return click.option("--cluster", param, required=True, type=INPUT_PATH, help=CLUSTER_HELP)
+
+
+def _select_release(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from nodewright import crd
+
+    try:
+        return crd.select(value).version if value is not None else crd.selected().version
+    except NodewrightError as exc:
+        raise click.BadParameter(
+            f"unsupported Karpenter version {value!r}; supported: {', '.join(crd.supported_versions())}"
+        ) from exc
+
+
+def karpenter_version_option() -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """``--karpenter-version``: the Karpenter release whose CRDs validate and default the objects
+    (and whose hash versions apply); see README "Karpenter releases". Not passed to the command."""
+    from nodewright import crd
+
+    return click.option(
+        "--karpenter-version",
+        default=None,
+        expose_value=False,
+        is_eager=True,
+        callback=_select_release,
+        help=f"Karpenter release to validate against (default {crd.DEFAULT_VERSION}; supported: "
+        f"{', '.join(crd.supported_versions())}).",
+    )
 
 
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:

@@ -12,10 +12,10 @@ from typing import Any
 import click
 
 from nodewright.algebra.resources import format_resource_list
-from nodewright.api.documents import load_documents
 from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.catalog.model import InstanceType
-from nodewright.cli._common import emit, handle_errors, output_option
+from nodewright.cli._common import emit, handle_errors, karpenter_version_option, output_option
+from nodewright.drift.inputs import read_kind
 from nodewright.errors import InputError
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import nodeclass_catalog
@@ -41,7 +41,7 @@ def _row(it: InstanceType) -> list[Any]:
 def _nodeclass(path: str | None) -> Any:
     if path is None:
         return None
-    docs = [d for d in load_documents([path]) if d.kind == "EC2NodeClass"]
+    docs = read_kind([path], "EC2NodeClass")
     if len(docs) != 1:
         raise InputError(f"expected exactly one EC2NodeClass, found {len(docs)}", file=path)
     return docs[0].body
@@ -68,6 +68,7 @@ def command() -> None:
     help="An EC2NodeClass file whose kubelet, AMI family and block devices shape capacity.",
 )
 @output_option(("table", "json", "yaml", "markdown"))
+@karpenter_version_option()
 @handle_errors
 def list_command(catalog_spec: str, nodeclass_path: str | None, output: str) -> None:
     """List instance types: capacity, allocatable, max pods and price."""

@@ -12,6 +12,7 @@ from nodewright.cli._common import (
     emit,
     files_option,
     handle_errors,
+    karpenter_version_option,
     load_cluster_info,
     output_option,
     time_option,
@@ -114,6 +115,7 @@ def _markdown(report: DriftReport) -> str:
     help="INFO.yaml (as for render userdata): its caBundle makes EC2NodeClass hashes exact and predicts CA rotations.",
 )
 @output_option(("table", "json", "yaml", "markdown"))
+@karpenter_version_option()
 @handle_errors
 def command(
     files: tuple[str, ...],

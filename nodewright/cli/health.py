@@ -9,9 +9,16 @@ from datetime import datetime
 
 import click
 
-from nodewright.cli._common import INPUT_PATH, cluster_option, emit, handle_errors, output_option
+from nodewright.cli._common import (
+    INPUT_PATH,
+    cluster_option,
+    emit,
+    handle_errors,
+    karpenter_version_option,
+    output_option,
+)
 from nodewright.drift.detect import parse_time
-from nodewright.drift.inputs import of_kind, read_documents
+from nodewright.drift.inputs import read_kind
 from nodewright.errors import InputError
 from nodewright.health import HealthReport, nodepool_health, render_prometheus
 from nodewright.tables import format_markdown_table, format_table
@@ -59,6 +66,7 @@ _HEADERS = [
 )
 @click.option("--now", default=None, help="Evaluation time (RFC 3339); default: the current time.")
 @output_option(("table", "json", "yaml", "markdown", "prometheus"))
+@karpenter_version_option()
 @handle_errors
 def command(cluster: str, files: tuple[str, ...], now: str | None, output: str) -> None:
     """Show per NodePool the NodeRegistrationHealthy condition, its buffer, verified NodeClasses and pending pods."""
@@ -69,7 +77,7 @@ def command(cluster: str, files: tuple[str, ...], now: str | None, output: str) 
             raise InputError(
                 f"--now {now!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
             )
-    nodeclasses = of_kind(read_documents(files), "EC2NodeClass") if files else []
+    nodeclasses = read_kind(files, "EC2NodeClass") if files else []
     report = nodepool_health(cluster, now=when, nodeclasses=nodeclasses)
     if output == "prometheus":
         click.echo(render_prometheus(report), nl=False)

@@ -15,7 +15,14 @@ import click
 from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
 from nodewright.catalog.model import InstanceType
-from nodewright.cli._common import cluster_option, emit, files_option, handle_errors, output_option
+from nodewright.cli._common import (
+    cluster_option,
+    emit,
+    files_option,
+    handle_errors,
+    karpenter_version_option,
+    output_option,
+)
 from nodewright.cluster import load_cluster
 from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import claims_document, write_claims
@@ -168,6 +175,7 @@ def _encode(value: Any, indent: str, out: list[str]) -> None:
     "round (Karpenter's provisioner never does: such pods wait for the next round).",
 )
 @output_option(("table", "json", "yaml", "markdown"))
+@karpenter_version_option()
 @handle_errors
 def command(
     files: tuple[str, ...],

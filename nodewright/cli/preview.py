@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from nodewright.cli._common import emit, handle_errors, output_option, time_option
+from nodewright.cli._common import emit, handle_errors, karpenter_version_option, output_option, time_option
 from nodewright.errors import InputError
 
 
@@ -66,6 +66,7 @@ def _read_base(path: Path) -> dict[str, Any]:
     help="Time (RFC 3339) at which scheduled disruption budgets are evaluated for the drift rollout.",
 )
 @output_option(("table", "json", "markdown"), default="table")
+@karpenter_version_option()
 @handle_errors
 def command(
     stack: str | None,
@@ -93,6 +94,10 @@ def command(
         cluster_state=cluster_state,
     )
     doc = result.document
+    if base_doc is not None and output == "json":
+        from nodewright.preview.diff import diff_documents
+
+        doc = {**doc, "changes": [c.as_dict() for c in diff_documents(base_doc, doc) if c.op != "same"]}
     emit(
         doc,
         output,

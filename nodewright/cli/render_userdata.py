@@ -15,7 +15,13 @@ import click
 
 from nodewright import labels as L
 from nodewright.api import load_objects
-from nodewright.cli._common import emit, handle_errors, load_cluster_info, output_option
+from nodewright.cli._common import (
+    emit,
+    handle_errors,
+    karpenter_version_option,
+    load_cluster_info,
+    output_option,
+)
 from nodewright.errors import InputError
 from nodewright.userdata import UserDataError, effective_kubelet, render
 from nodewright.userdata.dispatch import MAX_BYTES, WARN_BYTES
@@ -69,6 +75,7 @@ def _pick(kind: str, option: str, *, items: list[Any], file: str, name: str | No
 )
 @click.option("--nodepool-name", default=None, help="Which NodePool, when the file holds several.")
 @output_option(("raw", "json"), default="raw")
+@karpenter_version_option()
 @handle_errors
 def command(
     nodeclass_file: str,

@@ -11,13 +11,14 @@ from collections import Counter
 import click
 
 from nodewright.api.loading import load_objects
-from nodewright.cli._common import emit, files_option, handle_errors, output_option
+from nodewright.cli._common import emit, files_option, handle_errors, karpenter_version_option, output_option
 from nodewright.tables import format_table
 
 
 @click.command("validate")
 @files_option("YAML or JSON file (repeatable).")
 @output_option()
+@karpenter_version_option()
 @handle_errors
 def command(files: tuple[str, ...], output: str) -> None:
     """Validate files against Karpenter's rules; exit 1 on any problem."""

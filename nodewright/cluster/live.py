@@ -11,7 +11,6 @@ with a warning.
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 from collections.abc import Callable
@@ -101,14 +100,57 @@ def _list(
             return items
 
 
+LAST_APPLIED: Final = "kubectl.kubernetes.io/last-applied-configuration"
+_CONTAINER_LISTS: Final = ("containers", "initContainers", "ephemeralContainers")
+
+
+def _without_env_values(spec: Any) -> Any:
+    """A pod spec whose containers keep their env *names* only (values may be credentials)."""
+    if not isinstance(spec, dict):
+        return spec
+    out = dict(spec)
+    for key in _CONTAINER_LISTS:
+        containers = out.get(key)
+        if isinstance(containers, list):
+            out[key] = [
+                {**c, "env": [{"name": e.get("name")} for e in c["env"] if isinstance(e, dict)]}
+                if isinstance(c, dict) and isinstance(c.get("env"), list)
+                else c
+                for c in containers
+            ]
+    return out
+
+
 def _clean(item: dict[str, Any], kind: str, api_version: str) -> dict[str, Any]:
-    """An item as ``kubectl get -o json`` shows it: kind/apiVersion set, no managedFields."""
+    """An item as ``kubectl get -o json`` shows it (kind/apiVersion set), minus what nodewright never
+    reads and a committed snapshot must not carry: ``managedFields``, the last-applied annotation,
+    container env values (of Pods and DaemonSet pod templates)."""
     out = {"apiVersion": item.get("apiVersion") or api_version, "kind": item.get("kind") or kind}
     out.update({k: v for k, v in item.items() if k not in ("apiVersion", "kind")})
     meta = out.get("metadata")
-    if isinstance(meta, dict) and "managedFields" in meta:
-        out["metadata"] = {k: v for k, v in meta.items() if k != "managedFields"}
+    if isinstance(meta, dict):
+        meta = {k: v for k, v in meta.items() if k != "managedFields"}
+        annotations = meta.get("annotations")
+        if isinstance(annotations, dict) and LAST_APPLIED in annotations:
+            meta["annotations"] = {k: v for k, v in annotations.items() if k != LAST_APPLIED}
+        out["metadata"] = meta
+    spec = out.get("spec")
+    if kind == "Pod":
+        out["spec"] = _without_env_values(spec)
+    elif kind == "DaemonSet" and isinstance(spec, dict) and isinstance(spec.get("template"), dict):
+        template = spec["template"]
+        out["spec"] = {**spec, "template": {**template, "spec": _without_env_values(template.get("spec"))}}
     return out
+
+
+def _page_reporter(progress: Progress | None, kind: str) -> Callable[[int], None] | None:
+    if progress is None:
+        return None
+
+    def report(count: int) -> None:
+        progress(kind, count)
+
+    return report
 
 
 def snapshot_items(
@@ -128,11 +170,7 @@ def snapshot_items(
     out: list[tuple[str, dict[str, Any]]] = []
     for kind, api_version, path in KINDS:
         try:
-            on_page: Callable[[int], None] | None = (
-                None if progress is None else functools.partial(progress, kind)
-            )
-
-            items = _list(api, path, page_size, on_page)
+            items = _list(api, path, page_size, _page_reporter(progress, kind))
         except ApiException as exc:
             if kind in OPTIONAL and exc.status in (403, 404):
                 log.warning("%s: cannot list %s (HTTP %s); continuing without them", source, kind, exc.status)

@@ -36,7 +36,7 @@ from nodewright.algebra.requirements import (
     Requirements,
 )
 from nodewright.catalog import load_catalog
-from nodewright.drift.inputs import of_kind, read_documents
+from nodewright.drift.inputs import as_documents, read_objects
 from nodewright.drift.nodeclassdrift import ClassHash, nodeclass_hashes
 from nodewright.drift.nodeclasshash import EC2NODECLASS_HASH_VERSION
 from nodewright.drift.nodepoolhash import (
@@ -546,13 +546,17 @@ def drift_impact_files(
     ca_bundle: str | None = None,
     at: datetime | None = None,
 ) -> DriftReport:
-    """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file."""
-    docs = read_documents(files)
+    """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file.
+
+    The files go through the one loading path (validated against the CRDs); NodePools are hashed
+    as the cluster stores them (defaulted), or as written with ``defaults="never"``.
+    """
+    objs = read_objects(files)
     return drift_impact(
-        of_kind(docs, "NodePool"),
+        as_documents(objs.nodepools, as_written=defaults == "never"),
         cluster,
         catalog,
-        nodeclasses=of_kind(docs, "EC2NodeClass"),
+        nodeclasses=as_documents(objs.nodeclasses),
         now=now,
         defaults=defaults,
         ca_bundle=ca_bundle,

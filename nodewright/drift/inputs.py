@@ -1,68 +1,82 @@
-"""Reading NodePools and EC2NodeClasses for hashing and drift, as given (no CRD defaulting).
+"""Reading NodePools and EC2NodeClasses for hashing and drift, through the one loading path.
 
-Boundary: files -> raw :class:`~nodewright.api.documents.Document` objects by kind. Hashing works
-on what the user wrote (the lead's pydantic models fill CRD defaults, which the hash must not see
-unless asked), so these readers keep the raw bodies.
+Boundary: files -> :class:`~nodewright.api.documents.Document` objects by kind, after
+:func:`nodewright.api.loading.load_objects` validated every object of the files against the
+selected Karpenter release's CRDs. Each document's body is the object as the cluster stores it
+(CRD defaults applied: what Karpenter hashes) or, with ``as_written=True``, exactly as written.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any
 
-from nodewright.api.documents import Document, load_documents
+from nodewright import crd
+from nodewright.api.base import TopLevel
+from nodewright.api.documents import Document
+from nodewright.api.loading import Objects, load_objects
 from nodewright.drift.nodeclasshash import NodeClassHash, hash_nodeclass
 from nodewright.drift.nodepoolhash import NodePoolHash, hash_nodepool
 from nodewright.errors import InputError, InputErrors, NodewrightError, Problem
 
 log = logging.getLogger("nodewright")
 
-KNOWN_KINDS: Final = frozenset(
-    {
-        "NodePool",
-        "EC2NodeClass",
-        "NodeClaim",
-        "Pod",
-        "Node",
-        "DaemonSet",
-        "PersistentVolumeClaim",
-        "PersistentVolume",
-        "StorageClass",
-        "CSINode",
-        "Secret",
-        "OperatingSystemConfig",
-    }
-)
+
+def as_documents(objs: Sequence[TopLevel], *, as_written: bool = False) -> list[Document]:
+    """Validated objects back as documents: stored (defaulted) bodies, or as written."""
+    out: list[Document] = []
+    for obj in objs:
+        body = obj.written_body if as_written else obj.stored_body
+        if body is None:
+            body = obj.to_k8s()
+        out.append(Document(file=obj.origin_file, path=obj.origin_path(), body=body))
+    return out
 
 
-def read_documents(paths: Iterable[str | Path]) -> list[Document]:
-    """Every document of the files; unknown kinds are dropped with a warning."""
-    docs = []
-    for doc in load_documents(paths):
-        if doc.kind not in KNOWN_KINDS:
-            log.warning("%s:%s: kind %r is not used here; ignored", doc.file, doc.path or "<root>", doc.kind)
-            continue
-        docs.append(doc)
-    return docs
+def read_objects(paths: Iterable[str | Path]) -> Objects:
+    """Every object of the files, validated (the one loading path)."""
+    return load_objects(paths)
 
 
-def of_kind(docs: Iterable[Document], kind: str) -> list[Document]:
-    return [d for d in docs if d.kind == kind]
+def read_kind(paths: Iterable[str | Path], kind: str, *, as_written: bool = False) -> list[Document]:
+    """The validated NodePools or EC2NodeClasses of the files, as documents."""
+    objs = read_objects(paths)
+    items: Sequence[TopLevel] = objs.nodepools if kind == "NodePool" else objs.nodeclasses
+    return as_documents(items, as_written=as_written)
+
+
+def defaulted_nodepool_hash(body: Mapping[str, Any], *, file: str = "<input>", path: str = "") -> str:
+    """The hash Karpenter stamps on ``body``: of the NodePool as the cluster stores it (validated by
+    the selected release's CRD, defaults applied). Raises InputErrors when the cluster would reject it."""
+    admitted = crd.admit_object(body, kind="NodePool", file=file, path=path, runtime=False)
+    if not admitted.ok:
+        raise InputErrors(admitted.problems)
+    return hash_nodepool(Document(file=file, path=path, body=admitted.body)).hash
 
 
 def hash_documents(
-    paths: Iterable[str | Path], *, crd_defaults: bool = False, ca_bundle: str | None = None
+    paths: Iterable[str | Path],
+    *,
+    as_written: bool = False,
+    crd_defaults: bool | None = None,
+    ca_bundle: str | None = None,
 ) -> list[NodePoolHash | NodeClassHash]:
     """``nodewright hash``: the hash of every NodePool, then of every EC2NodeClass, in file order.
 
-    EC2NodeClass hashes include the cluster CA bundle (``ca_bundle``, the cluster info's
-    ``caBundle``). Every bad object is reported (one line each), not just the first.
+    By default the hash of the object as the cluster stores it (CRD defaults applied), which is
+    what Karpenter stamps; ``as_written=True`` hashes the file's text as is. ``crd_defaults`` is
+    the old spelling (True = the default now; False = as written). EC2NodeClass hashes include the
+    cluster CA bundle (``ca_bundle``, the cluster info's ``caBundle``), as Karpenter >= v1.12 does.
+    Every bad object is reported.
     """
     paths = list(paths)
-    docs = read_documents(paths)
-    pools, classes = of_kind(docs, "NodePool"), of_kind(docs, "EC2NodeClass")
+    if crd_defaults is not None:
+        as_written = not crd_defaults
+    objs = read_objects(paths)
+    pools = as_documents(objs.nodepools, as_written=as_written)
+    classes = as_documents(objs.nodeclasses, as_written=as_written)
     if not pools and not classes:
         raise InputError(
             "no NodePool (apiVersion karpenter.sh/v1, kind NodePool) or EC2NodeClass found; "
@@ -74,14 +88,20 @@ def hash_documents(
             "EC2NodeClass hashes include the cluster CA bundle since Karpenter v1.12; without --cluster-info "
             "they are computed with an empty one and differ from the in-cluster value"
         )
+    version = crd.selected().nodepool_hash_version
     out: list[NodePoolHash | NodeClassHash] = []
     problems: list[Problem] = []
-    for doc in [*pools, *classes]:
+    for doc in pools:
         try:
-            if doc.kind == "NodePool":
-                out.append(hash_nodepool(doc, crd_defaults=crd_defaults))
-            else:
-                out.append(hash_nodeclass(doc, ca_bundle=ca_bundle))
+            h = hash_nodepool(doc)
+            out.append(NodePoolHash(name=h.name, hash=h.hash, version=version))
+        except InputErrors as exc:
+            problems.extend(exc.problems)
+        except InputError as exc:
+            problems.append(exc.problem)
+    for doc in classes:
+        try:
+            out.append(hash_nodeclass(doc, ca_bundle=ca_bundle))
         except InputErrors as exc:
             problems.extend(exc.problems)
         except InputError as exc:
@@ -94,4 +114,11 @@ def hash_documents(
     return out
 
 
-__all__ = ["NodewrightError", "hash_documents", "of_kind", "read_documents"]
+__all__ = [
+    "NodewrightError",
+    "as_documents",
+    "defaulted_nodepool_hash",
+    "hash_documents",
+    "read_kind",
+    "read_objects",
+]

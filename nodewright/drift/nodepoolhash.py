@@ -6,10 +6,11 @@ hashed fields are read) and hashes it with :mod:`nodewright.drift.hashstructure`
 fields (a duration like ``30x``, a label value that is not a string, no ``spec.template``) raise
 :class:`~nodewright.errors.InputError` naming the file and the field.
 
-As given, not as defaulted: an absent ``expireAfter`` hashes as absent (equal to ``Never``), which
-is what the golden vectors and ``hashstructure`` say. The API server defaults ``expireAfter`` to
-``720h`` before Karpenter ever sees a NodePool; pass ``crd_defaults=True`` for the value a
-cluster's controller stamps on a NodePool applied without ``expireAfter``.
+This function hashes the mapping it is given. Callers that want what Karpenter stamps pass the
+object as the cluster stores it (CRD defaults applied by :func:`nodewright.crd.admit_object`;
+every command and the Pulumi program do, see :mod:`nodewright.drift.inputs`); on a raw mapping an
+absent ``expireAfter`` hashes as absent (equal to ``Never``, what the golden vectors say), and
+``crd_defaults=True`` inserts only its ``720h`` default.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 Input files go through :mod:`nodewright.api.documents` (YAML or JSON, many documents, ``kind:
 List`` unpacked). ``OperatingSystemConfig`` documents are validated against
+Gardener's shipped CRD (:mod:`nodewright.crd`, as the API server would), then
 :mod:`nodewright.osc.models` plus Gardener's cross-field rules (``pkg/api/extensions/validation``);
 ``v1`` ``Secret`` documents become the secret set that ``secretRef`` contents resolve from; other
 kinds are ignored with a warning. Every malformed field is reported at once as
@@ -23,6 +24,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from nodewright import crd
 from nodewright.api.documents import Document, load_documents
 from nodewright.errors import Collector, InputError
 from nodewright.osc.models import API_VERSION, KIND, OperatingSystemConfig, Secret
@@ -298,7 +300,16 @@ def load_osc_documents(docs: Iterable[Document]) -> list[LoadedOSC]:
                 )
                 continue
             col = collector_for(doc.file)
-            osc = _validate_model(doc, col)
+            # Gardener's CRD first (the shipped extensions.gardener.cloud_operatingsystemconfigs.yaml):
+            # schema, enums, defaults, as the API server; then the model and Gardener's rules.
+            # The model's messages are the more specific ones; the CRD adds what they miss.
+            admitted = crd.admit(doc.body, kind=KIND, file=doc.file, path=doc.path)
+            body = admitted.body if admitted.ok else doc.body
+            model_col = Collector(doc.file)
+            osc = _validate_model(Document(file=doc.file, path=doc.path, body=body), model_col)
+            col.extend(model_col.problems)
+            seen = {p.path for p in model_col.problems}
+            col.extend(p for p in admitted.problems if p.path not in seen)
             if osc is not None:
                 check_semantics(osc, col, base=doc.path)
                 oscs.append((osc, doc))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from nodewright.api.amifamily import USER_DATA_MAX_BYTES
+from nodewright.policy.crd_rules import check_crd_valid
 from nodewright.policy.drift_rules import check_instances_hash, check_nodepool_hash, check_pair_health
 from nodewright.policy.labels_rules import (
     check_custom_ami_user_data,
@@ -52,6 +53,12 @@ class PolicySpec:
 
 POLICIES: Final[tuple[PolicySpec, ...]] = (
     PolicySpec(
+        name="karpenter-crd-valid",
+        description="NodePool and EC2NodeClass CRs pass the Karpenter release's CRD (schema, CEL rules) and runtime validation.",
+        enforcement="mandatory",
+        resource_check=check_crd_valid,
+    ),
+    PolicySpec(
         name="nodepool-hash-current",
         description="A NodePool's karpenter.sh/nodepool-hash annotation is the hash Karpenter computes, at the current version.",
         enforcement="mandatory",
@@ -65,7 +72,7 @@ POLICIES: Final[tuple[PolicySpec, ...]] = (
     ),
     PolicySpec(
         name="nodepool-restricted-labels",
-        description="NodePool labels and requirements use no restricted label domain (karpenter.sh, karpenter.k8s.aws, kubernetes.io/hostname).",
+        description="NodePool labels and requirements use no restricted label (Karpenter v1.9+ IsRestrictedLabel: karpenter.sh, karpenter.k8s.aws domains unless well known, kubernetes.io/hostname; #2586).",
         enforcement="mandatory",
         resource_check=check_restricted_labels,
         config_properties={
@@ -79,7 +86,7 @@ POLICIES: Final[tuple[PolicySpec, ...]] = (
     ),
     PolicySpec(
         name="user-data-registers-nodepool",
-        description="Launch template user data registers the node with its NodePool's labels and taints and the karpenter.sh/unregistered startup taint.",
+        description="Launch template user data registers the node with its NodePool's labels and taints (the karpenter.sh/unregistered taint is optional since Karpenter v1.3, #1991).",
         enforcement="mandatory",
         stack_check=check_user_data_registers,
     ),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nodewright import labels
+from nodewright import crd, labels
 from nodewright.policy.resources import (
     INSTANCE,
     NODEPOOL_COMPONENT,
@@ -21,12 +21,17 @@ from nodewright.policy.resources import (
 )
 
 
-def compute_nodepool_hash(nodepool: Mapping[str, Any]) -> str:
-    """The ``karpenter.sh/nodepool-hash`` of a raw ``karpenter.sh/v1`` NodePool mapping."""
-    from nodewright.drift.nodepoolhash import nodepool_hash
+def compute_nodepool_hash(nodepool: Mapping[str, Any]) -> str | None:
+    """The ``karpenter.sh/nodepool-hash`` of a raw ``karpenter.sh/v1`` NodePool mapping: of the
+    object as the API server stores it (CRD defaults such as expireAfter: 720h applied). None when
+    the cluster would reject the object (the karpenter-crd-valid policy reports why)."""
+    from nodewright.drift.inputs import defaulted_nodepool_hash
+    from nodewright.errors import NodewrightError
 
-    # The API server applies the CRD defaults (expireAfter: 720h) before Karpenter hashes the pool.
-    return nodepool_hash(nodepool, crd_defaults=True)
+    try:
+        return defaulted_nodepool_hash(nodepool)
+    except NodewrightError:
+        return None
 
 
 def _annotations(props: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -41,15 +46,16 @@ def check_nodepool_hash(resource: ResourceView, config: Mapping[str, Any]) -> li
     ann = _annotations(resource.props)
     out: list[str] = []
     version = ann.get(labels.NODEPOOL_HASH_VERSION)
-    if version != labels.NODEPOOL_HASH_VERSION_VALUE:
+    current = crd.selected().nodepool_hash_version
+    if version != current:
         out.append(
             f"{resource.name}: annotation {labels.NODEPOOL_HASH_VERSION}={version or 'missing'}, expected "
-            f"{labels.NODEPOOL_HASH_VERSION_VALUE}; Karpenter would re-stamp it and skip drift detection once. "
+            f"{current}; Karpenter would re-stamp it and skip drift detection once. "
             "Let the NodePool component compute it (do not set it by hand)"
         )
     expected = compute_nodepool_hash(resource.props)
     actual = ann.get(labels.NODEPOOL_HASH)
-    if actual != expected:
+    if expected is not None and actual != expected:
         out.append(
             f"{resource.name}: annotation {labels.NODEPOOL_HASH}={actual or 'missing'} but the spec hashes to "
             f"{expected}; a tampered or stale hash hides drift (or drifts every node). Remove the hand-set "

@@ -1,6 +1,11 @@
 """Label and bootstrap rules: restricted label domains, user data that registers the node with its
-NodePool's labels and taints (and Karpenter's ``karpenter.sh/unregistered`` startup taint), and a
-custom AMI that comes with user data.
+NodePool's labels and taints, and a custom AMI that comes with user data.
+
+As of Karpenter v1.14: restricted labels follow v1.9's ``IsRestrictedLabel``
+(kubernetes-sigs/karpenter#2586: kubernetes.io / k8s.io labels allowed); the
+``karpenter.sh/unregistered`` registration taint is not required in user data since v1.3
+(kubernetes-sigs/karpenter#1991 "remove registration taint enforcement": Karpenter registers a
+node that joins without it).
 
 Pure functions, no ``pulumi``. User data is read per format by
 :func:`nodewright.policy.userdata_read.read_registration` (MIME parts, AL2023 NodeConfig
@@ -139,7 +144,10 @@ def kubelet_labels(pool_labels: Mapping[str, str]) -> dict[str, str]:
 def check_user_data_registers(
     resources: Sequence[ResourceView], config: Mapping[str, Any]
 ) -> list[tuple[str, str]]:
-    """Each launch template tagged with a NodePool registers its labels, taints and the unregistered taint."""
+    """Each launch template tagged with a NodePool registers its labels and taints.
+
+    The ``karpenter.sh/unregistered`` taint is not required (Karpenter >= v1.3, kubernetes-sigs/karpenter#1991).
+    """
     pools = pool_bodies(resources)
     out: list[tuple[str, str]] = []
     for lt in resources:
@@ -159,8 +167,6 @@ def check_user_data_registers(
             for k, v, e in nodepool_taints(pool):
                 if not _has_taint(reg, k, v, e):
                     missing.append(f"taint {k}{'=' + v if v else ''}:{e}")
-        if not _has_taint(reg, labels.UNREGISTERED_TAINT_KEY, None, "NoExecute"):
-            missing.append(f"startup taint {labels.UNREGISTERED_TAINT_KEY}:NoExecute")
         if missing:
             out.append(
                 (
@@ -181,8 +187,7 @@ def check_custom_ami_user_data(resource: ResourceView, config: Mapping[str, Any]
         if family == "Custom" and not user_data_of(resource):
             return [
                 f"{resource.name}: amiFamily Custom without spec.userData: the node never bootstraps (Karpenter "
-                "merges nothing for Custom). Provide user data that joins the cluster with the "
-                f"{labels.UNREGISTERED_TAINT_KEY}:NoExecute taint, or use an alias"
+                "merges nothing for Custom). Provide user data that joins the cluster, or use an alias"
             ]
     if (
         resource.type == LAUNCH_TEMPLATE

@@ -28,10 +28,9 @@ def _drift(
 ) -> dict[str, Any] | None:
     """Drift impact (with rollout waves) of the stack's files against its ``clusterState`` (file or live)."""
     spec = stack_config.get(f"{project}:clusterState")
-    files_raw = stack_config.get(f"{project}:files")
-    if not spec or not files_raw:
+    files = _files(stack_config, project)
+    if not spec or not files:
         return None
-    files = json.loads(files_raw) if files_raw.startswith("[") else [files_raw]
     from nodewright.cluster import resolve_cluster
     from nodewright.drift import drift_impact_files
 
@@ -47,6 +46,27 @@ def _drift(
     out: dict[str, Any] = report.as_dict()
     out["clusterState"] = "live" if spec == "live" else spec
     return out
+
+
+def _files(stack_config: Mapping[str, str], project: str) -> list[str]:
+    raw = stack_config.get(f"{project}:files")
+    if not raw:
+        return []
+    files = json.loads(raw) if raw.startswith("[") else [raw]
+    return [str(f) for f in files]
+
+
+def _sources(stack_config: Mapping[str, str], project: str, project_dir: Path) -> dict[str, dict[str, str]]:
+    """Where each object of the stack's files lives (for findings); empty when unreadable."""
+    from nodewright.api.documents import load_documents
+    from nodewright.errors import NodewrightError
+    from nodewright.preview.findings import source_index
+
+    try:
+        docs = load_documents([project_dir / f for f in _files(stack_config, project)])
+    except NodewrightError:  # the program itself reports bad files
+        return {}
+    return source_index(docs, project_dir)
 
 
 def _ca_bundle(stack_config: Mapping[str, str], project: str) -> str | None:
@@ -95,7 +115,11 @@ def preview(
     violations = analyze(run.registrations, config=policy_config, version=pack_version(st.project_dir))
     drift = _drift(st.config, st.project, st.project_dir, at=at)
     doc = build_document(
-        run, violations, drift=drift, redact=_redactions(st.config, st.project, st.secret_keys)
+        run,
+        violations,
+        drift=drift,
+        redact=_redactions(st.config, st.project, st.secret_keys),
+        sources=_sources(st.config, st.project, st.project_dir),
     )
     return PreviewResult(document=doc, mandatory=has_mandatory(violations))
 

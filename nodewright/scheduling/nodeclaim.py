@@ -340,7 +340,11 @@ class NodeClaim:
         types = self.template.types.types
         for i in iter_bits(kept):
             for o in types[i].offerings:
-                if o.capacity_type != labels.CAPACITY_TYPE_RESERVED or not o.available:
+                if (
+                    o.capacity_type != labels.CAPACITY_TYPE_RESERVED
+                    or not o.available
+                    or o.reservation_id is None
+                ):
                     continue
                 if not reqs.is_compatible(o.requirements, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN):
                     continue

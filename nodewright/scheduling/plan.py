@@ -42,7 +42,7 @@ from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler, SchedulerOpt
 from nodewright.scheduling.topology import Topology
 from nodewright.scheduling.topologydomains import DomainSource
 from nodewright.scheduling.validation import managed_label_does_not_exist, validate_pod
-from nodewright.scheduling.volumes import VolumeIndex
+from nodewright.scheduling.volumes import VolumeIndex, VolumeTopologyError
 
 log = logging.getLogger("nodewright")
 
@@ -303,6 +303,8 @@ def plan(
             )
         except RequirementError as exc:
             errors[p.key] = FAILED + str(exc)
+        except VolumeTopologyError as exc:
+            errors[p.key] = "ignoring pod, failed getting volume topology requirements, " + str(exc)
 
     topology = Topology(
         domain_sources=[

@@ -22,6 +22,13 @@ from nodewright.api.core import CSINode, PersistentVolume, PersistentVolumeClaim
 EXCEEDS: str = "would exceed volume limit"
 BIND_COMPLETED: Final = "pv.kubernetes.io/bind-completed"
 IMMEDIATE: Final = "Immediate"
+IS_DEFAULT_CLASS: Final = "storageclass.kubernetes.io/is-default-class"
+
+
+class VolumeTopologyError(ValueError):
+    """A claim, volume or StorageClass the pod's volume topology needs is missing (Karpenter logs it
+    and leaves the pod out of the round; only the pods of deleting nodes, which are not validated,
+    can get here)."""
 
 
 @dataclass(kw_only=True)
@@ -40,6 +47,14 @@ class VolumeIndex:
         classes: Sequence[StorageClass],
         csinodes: Sequence[CSINode],
     ) -> VolumeIndex:
+        default = default_storage_class(classes)
+        if default is not None:
+            pvcs = [
+                c
+                if c.spec.storage_class_name is not None
+                else c.model_copy(update={"spec": c.spec.model_copy(update={"storage_class_name": default})})
+                for c in pvcs
+            ]
         return VolumeIndex(
             pvcs={f"{c.metadata.namespace or 'default'}/{c.metadata.name}": c for c in pvcs},
             pvs={v.metadata.name: v for v in pvs},
@@ -99,9 +114,13 @@ class VolumeIndex:
         with ``incompatible volume requirements``.
         """
         alternatives: list[Requirements | None] = [None]
-        for _, pvc in self.claims(pod):
+        for key, pvc in self.claims(pod):
             if pvc is None:
-                continue
+                name = key.split("/", 1)[1]
+                raise VolumeTopologyError(
+                    "discovering persistent volume claim, getting persistent volume claim, "
+                    f'persistentvolumeclaims "{name}" not found (PersistentVolumeClaim={name})'
+                )
             alts = self._claim_alternatives(pvc)
             if not alts:
                 continue
@@ -117,7 +136,11 @@ class VolumeIndex:
         if pvc.spec.volume_name:
             pv = self.pvs.get(pvc.spec.volume_name)
             if pv is None:
-                return []
+                name = pvc.spec.volume_name
+                raise VolumeTopologyError(
+                    "getting existing requirements, getting persistent volume, "
+                    f'persistentvolumes "{name}" not found (PersistentVolume={name})'
+                )
             req = pv.spec.node_affinity.required if pv.spec.node_affinity is not None else None
             local = pv.spec.local is not None or pv.spec.host_path is not None
             alts: list[Requirements] = []
@@ -133,9 +156,14 @@ class VolumeIndex:
                 if exprs:
                     alts.append(Requirements.from_node_selector_requirements(exprs))
             return alts
-        sc = self.classes.get(pvc.spec.storage_class_name or "")
-        if sc is None:
+        if not pvc.spec.storage_class_name:
             return []
+        sc = self.classes.get(pvc.spec.storage_class_name)
+        if sc is None:
+            name = pvc.spec.storage_class_name
+            raise VolumeTopologyError(
+                f'getting storage class, storageclasses.storage.k8s.io "{name}" not found (StorageClass={name})'
+            )
         return [
             Requirements(Requirement.new(e.key, "In", e.values) for e in t.match_label_expressions)
             for t in sc.allowed_topologies
@@ -213,6 +241,17 @@ class VolumeIndex:
                 StorageClass=sc_name,
             )
         return None
+
+
+def default_storage_class(classes: Sequence[StorageClass]) -> str | None:
+    """The class the API server's DefaultStorageClass admission gives a claim without
+    ``storageClassName`` (an empty name is kept): among the classes annotated
+    ``storageclass.kubernetes.io/is-default-class: "true"``, the newest, then the first by name."""
+    defaults = [c for c in classes if c.metadata.annotations.get(IS_DEFAULT_CLASS) == "true"]
+    if not defaults:
+        return None
+    newest = max(c.metadata.creation_timestamp or "" for c in defaults)
+    return min(c.metadata.name for c in defaults if (c.metadata.creation_timestamp or "") == newest)
 
 
 def _merge(a: Requirements | None, b: Requirements) -> Requirements:

@@ -18,11 +18,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nodewright import labels
+from nodewright import crd, labels
 from nodewright.api.amifamily import DEFAULT_METADATA_OPTIONS, ami_family
 from nodewright.api.documents import Document, load_documents
+from nodewright.api.loading import objects_from_documents
 from nodewright.cluster import ClusterState, resolve_cluster
-from nodewright.drift.nodepoolhash import nodepool_hash as _hash
+from nodewright.drift.inputs import as_documents, defaulted_nodepool_hash
 from nodewright.errors import Collector
 from nodewright.health import nodepool_health
 from nodewright.osc.loading import load_osc_documents
@@ -48,10 +49,6 @@ log = logging.getLogger("nodewright")
 # -- documents -----------------------------------------------------------------------------------
 
 
-def _by_kind(docs: Sequence[Document], kind: str) -> list[Document]:
-    return [d for d in docs if d.kind == kind]
-
-
 def _stamp(body: Mapping[str, Any], pool_hash: str) -> dict[str, Any]:
     out: dict[str, Any] = json.loads(json.dumps(body))
     out.pop("status", None)
@@ -60,14 +57,15 @@ def _stamp(body: Mapping[str, Any], pool_hash: str) -> dict[str, Any]:
         meta.pop(k, None)
     ann = dict(meta.get("annotations") or {})
     ann.setdefault(labels.NODEPOOL_HASH, pool_hash)
-    ann.setdefault(labels.NODEPOOL_HASH_VERSION, labels.NODEPOOL_HASH_VERSION_VALUE)
+    ann.setdefault(labels.NODEPOOL_HASH_VERSION, crd.selected().nodepool_hash_version)
     meta["annotations"] = ann
     return out
 
 
 def nodepool_hash(body: Mapping[str, Any]) -> str:
-    """The hash an in-cluster Karpenter stamps on ``body`` (CRD defaults applied)."""
-    return _hash(body, crd_defaults=True)
+    """The hash an in-cluster Karpenter stamps on ``body``: of the NodePool as the cluster stores
+    it (validated by the selected release's CRD, defaults applied)."""
+    return defaulted_nodepool_hash(body)
 
 
 def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool, suffix: str = "") -> str:
@@ -95,11 +93,22 @@ def _shown(file: str, base_dir: Path) -> str:
 
 
 def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
-    """Everything the program declares, from the stack's files (paths relative to ``base_dir``)."""
+    """Everything the program declares, from the stack's files (paths relative to ``base_dir``).
+
+    Every NodePool/EC2NodeClass goes through the one loading path (the CRDs of the release
+    ``nodewright:karpenterVersion`` selects): an object the cluster would reject stops the program
+    with its file and field. CRs are declared as written; hashes are of the defaulted objects.
+    """
+    with crd.selecting(settings.karpenter_version, source="config.nodewright:karpenterVersion"):
+        return _build_plan(settings, base_dir=base_dir)
+
+
+def _build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     docs = load_documents([base_dir / f for f in settings.files])
+    objs = objects_from_documents(docs)
     c = Collector(f"Pulumi.{settings.stack}.yaml")
-    nodeclass_docs = {d.name: d for d in _by_kind(docs, "EC2NodeClass")}
-    pool_docs = _by_kind(docs, "NodePool")
+    nodeclass_docs = {d.name: d for d in as_documents(objs.nodeclasses, as_written=True)}
+    pool_docs = as_documents(objs.nodepools, as_written=True)
     notes: list[str] = []
     state = load_state(settings, base_dir=base_dir)
     if state is not None and state.empty:

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from nodewright.errors import Collector
+from nodewright import crd
+from nodewright.errors import Collector, InputError
 from nodewright.stack.ami import AmiSource
 from nodewright.userdata.launch_template import LaunchTemplateSpec
 
@@ -61,6 +62,7 @@ class Settings:
     osc_namespace: str = "kube-system"
     tags: Mapping[str, str] = field(default_factory=dict)
     catalog: str = "aws:us-east-1"
+    karpenter_version: str = crd.DEFAULT_VERSION
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -186,6 +188,11 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
     subnets = _json(get.get("subnets"), key="subnets", default={})
     sgs = _json(get.get("securityGroups"), key="securityGroups", default=[])
     tags = _json(get.get("tags"), key="tags", default={})
+    karpenter_version = get.get("karpenterVersion") or crd.DEFAULT_VERSION
+    try:
+        karpenter_version = crd.release(karpenter_version).version
+    except InputError as exc:
+        c.add("config.nodewright:karpenterVersion", exc.message)
     c.raise_if_any()
     lt = get.get("launchTemplates")
     return Settings(
@@ -212,4 +219,5 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         osc_namespace=get.get("oscNamespace") or "kube-system",
         tags={str(k): str(v) for k, v in tags.items()} if isinstance(tags, Mapping) else {},
         catalog=get.get("catalog") or "aws:us-east-1",
+        karpenter_version=karpenter_version,
     )

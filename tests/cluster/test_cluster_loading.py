@@ -3,42 +3,16 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
-from urllib.parse import parse_qs, urlparse
+from typing import Any
 
 import pytest
+from apiserver_harness import EXAMPLE, LIST_API_VERSION, ROOT, Recorded, kubeconfig_for, serve
 
 from nodewright.cluster import load_cluster
 from nodewright.cluster.live import load_live
 from nodewright.errors import NodewrightError
-
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "stacks/examples/cluster.json"
-KIND_PATH = {
-    "Pod": "/api/v1/pods",
-    "Node": "/api/v1/nodes",
-    "DaemonSet": "/apis/apps/v1/daemonsets",
-    "NodeClaim": "/apis/karpenter.sh/v1/nodeclaims",
-    "NodePool": "/apis/karpenter.sh/v1/nodepools",
-    "EC2NodeClass": "/apis/karpenter.k8s.aws/v1/ec2nodeclasses",
-    "StorageClass": "/apis/storage.k8s.io/v1/storageclasses",
-}
-LIST_API_VERSION = {"Pod": "v1", "Node": "v1", "DaemonSet": "apps/v1", "NodeClaim": "karpenter.sh/v1",
-                    "NodePool": "karpenter.sh/v1", "EC2NodeClass": "karpenter.k8s.aws/v1",
-                    "StorageClass": "storage.k8s.io/v1"}  # fmt: skip
-NODECLASS = {
-    "metadata": {"name": "default", "uid": "uid-nc", "managedFields": [{"manager": "kubectl"}]},
-    "spec": {
-        "amiSelectorTerms": [{"alias": "al2023@latest"}],
-        "role": "KarpenterNodeRole-demo",
-        "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "demo"}}],
-        "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "demo"}}],
-    },
-}
 
 
 def test_example_cluster_file() -> None:
@@ -82,93 +56,16 @@ def test_pod_without_name(tmp_path: Path) -> None:
         load_cluster(path)
 
 
-class _Recorded(BaseHTTPRequestHandler):
-    """Serves recorded list responses with server-side pagination, like the API server."""
-
-    lists: ClassVar[dict[str, list[dict[str, Any]]]] = {}
-    seen: ClassVar[list[str]] = []
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        url = urlparse(self.path)
-        self.seen.append(self.path)
-        assert self.headers.get("Authorization") == "Bearer recorded-token"
-        if url.path not in self.lists:
-            self._send(
-                404,
-                {
-                    "kind": "Status",
-                    "apiVersion": "v1",
-                    "status": "Failure",
-                    "reason": "NotFound",
-                    "code": 404,
-                },
-            )
-            return
-        query = parse_qs(url.query)
-        limit = int(query.get("limit", ["500"])[0])
-        start = int(query.get("continue", ["0"])[0])
-        items = self.lists[url.path]
-        page = items[start : start + limit]
-        meta: dict[str, Any] = {"resourceVersion": "1234"}
-        if start + limit < len(items):
-            meta["continue"] = str(start + limit)
-        kind = next(k for k, p in KIND_PATH.items() if p == url.path)
-        self._send(
-            200,
-            {"apiVersion": LIST_API_VERSION[kind], "kind": f"{kind}List", "metadata": meta, "items": page},
-        )
-
-    def _send(self, code: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
 @pytest.fixture
 def api_server() -> Iterator[str]:
-    items = json.loads(EXAMPLE.read_text())["items"]
-    lists: dict[str, list[dict[str, Any]]] = {p: [] for p in KIND_PATH.values()}
-    for item in items:
-        stripped = {k: v for k, v in item.items() if k not in ("kind", "apiVersion")}  # list items omit them
-        lists[KIND_PATH[item["kind"]]].append(stripped)
-    lists[KIND_PATH["EC2NodeClass"]].append(NODECLASS)
-    lists[KIND_PATH["StorageClass"]].append({"metadata": {"name": "gp3"}, "provisioner": "ebs.csi.aws.com"})
-    _Recorded.lists = lists
-    _Recorded.seen = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorded)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-def _kubeconfig(api_server: str, tmp_path: Path) -> Path:
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(
-        json.dumps(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "clusters": [{"name": "rec", "cluster": {"server": api_server}}],
-                "users": [{"name": "rec", "user": {"token": "recorded-token"}}],
-                "contexts": [{"name": "rec", "context": {"cluster": "rec", "user": "rec"}}],
-                "current-context": "rec",
-            }
-        )
-    )
-    return kubeconfig
+    with serve() as url:
+        yield url
 
 
 def test_live_loader_against_recorded_api(
     api_server: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    kubeconfig = _kubeconfig(api_server, tmp_path)
+    kubeconfig = kubeconfig_for(api_server, tmp_path)
     live = load_live(kubeconfig=str(kubeconfig), page_size=20)
     from_file = load_cluster(EXAMPLE)
     assert [p.key for p in live.pods] == [p.key for p in from_file.pods]
@@ -178,7 +75,7 @@ def test_live_loader_against_recorded_api(
         ]
     assert live.pods[0].origin_file == "live:current-context"
     assert live.pods[0].origin_path() == "/api/v1/pods[0]"
-    assert any("continue=20" in s for s in _Recorded.seen)  # pagination followed
+    assert any("continue=20" in s for s in Recorded.seen)  # pagination followed
     assert "cannot list CSINode (HTTP 404)" in caplog.text
 
 
@@ -188,7 +85,7 @@ def test_snapshot_command_pages_every_kind_and_never_secrets(api_server: str, tm
 
     from nodewright.cli import main
 
-    kubeconfig = _kubeconfig(api_server, tmp_path)
+    kubeconfig = kubeconfig_for(api_server, tmp_path)
     res = CliRunner().invoke(
         main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "--page-size", "7", "-o", "json"]
     )
@@ -199,9 +96,9 @@ def test_snapshot_command_pages_every_kind_and_never_secrets(api_server: str, tm
     assert {"Pod", "Node", "DaemonSet", "NodeClaim", "NodePool", "EC2NodeClass", "StorageClass"} <= kinds
     assert all(i["apiVersion"] for i in doc["items"])  # filled in from the typed list's kind
     assert not any("managedFields" in i["metadata"] for i in doc["items"])
-    assert sum(1 for s in _Recorded.seen if s.startswith("/api/v1/pods")) > 2  # paged with limit=7
-    assert any("continue=7" in s for s in _Recorded.seen)
-    assert not any("secret" in s.lower() for s in _Recorded.seen)
+    assert sum(1 for s in Recorded.seen if s.startswith("/api/v1/pods")) > 2  # paged with limit=7
+    assert any("continue=7" in s for s in Recorded.seen)
+    assert not any("secret" in s.lower() for s in Recorded.seen)
     assert "listing Pod: 7" in res.stderr and "snapshot:" in res.stderr
     assert "cannot list CSINode (HTTP 404)" in res.stderr
     # The snapshot is a valid --cluster input and equals the file it was recorded from.
@@ -221,7 +118,7 @@ def test_snapshot_unreachable_server_is_one_error_line(tmp_path: Path) -> None:
 
     from nodewright.cli import main
 
-    kubeconfig = _kubeconfig("http://127.0.0.1:9", tmp_path)
+    kubeconfig = kubeconfig_for("http://127.0.0.1:9", tmp_path)
     res = CliRunner().invoke(main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "-q"])
     assert res.exit_code == 1
     lines = [x for x in res.stderr.splitlines() if x]
@@ -292,7 +189,7 @@ def test_live_stack_setting_reads_the_cluster(api_server: str, tmp_path: Path) -
 
     from nodewright.cli import main
 
-    kubeconfig = _kubeconfig(api_server, tmp_path)
+    kubeconfig = kubeconfig_for(api_server, tmp_path)
     stack = ROOT / "tests/data/pulumi/stacks/Pulumi.live.yaml"
     text = (ROOT / "tests/data/pulumi/stacks/Pulumi.karpenter.yaml").read_text()
     stack.write_text(text + f"  nodewright:clusterState: live\n  nodewright:kubeconfig: {kubeconfig}\n")
@@ -304,4 +201,37 @@ def test_live_stack_setting_reads_the_cluster(api_server: str, tmp_path: Path) -
     doc = json.loads(res.stdout)
     assert doc["drift"]["clusterState"] == "live"
     assert doc["drift"]["summary"]["nodeClaims"] == 2
-    assert any(s.startswith("/apis/karpenter.sh/v1/nodeclaims") for s in _Recorded.seen)
+    assert any(s.startswith("/apis/karpenter.sh/v1/nodeclaims") for s in Recorded.seen)
+
+
+def test_snapshot_keeps_no_env_values_or_last_applied(api_server: str, tmp_path: Path) -> None:
+    """A snapshot may be committed: container env values and last-applied manifests never land in it."""
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    pod = {
+        "metadata": {
+            "name": "leaky",
+            "namespace": "default",
+            "annotations": {
+                "kubectl.kubernetes.io/last-applied-configuration": '{"password": "hunter2"}',
+                "a": "b",
+            },
+        },
+        "spec": {
+            "containers": [{"name": "c", "env": [{"name": "DB_PASSWORD", "value": "hunter2"}]}],
+            "initContainers": [{"name": "i", "env": [{"name": "TOKEN", "value": "hunter2"}]}],
+        },
+    }
+    Recorded.lists["/api/v1/pods"].append(pod)
+    ds = Recorded.lists["/apis/apps/v1/daemonsets"][0]
+    ds["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "KEY", "value": "hunter2"}]
+    kubeconfig = kubeconfig_for(api_server, tmp_path)
+    res = CliRunner().invoke(main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "-q"])
+    assert res.exit_code == 0, res.output
+    assert "hunter2" not in res.stdout
+    doc = json.loads(res.stdout)
+    leaky = next(i for i in doc["items"] if i["metadata"]["name"] == "leaky")
+    assert leaky["spec"]["containers"][0]["env"] == [{"name": "DB_PASSWORD"}]
+    assert leaky["metadata"]["annotations"] == {"a": "b"}

@@ -57,7 +57,6 @@ def test_fleet_reports_drifted_claim_as_advisory() -> None:
     ("stack", "policy", "resources"),
     [
         ("bad-hash", "nodepool-hash-current", ["default-nodepool"]),
-        ("bad-label", "nodepool-restricted-labels", ["default-nodepool"]),
         (
             "bad-imds",
             "imdsv2-required",
@@ -100,7 +99,6 @@ def test_pack_matches_catalogue() -> None:
     ("stack", "policy"),
     [
         ("bad-hash", "nodepool-hash-current"),
-        ("bad-label", "nodepool-restricted-labels"),
         ("bad-imds", "imdsv2-required"),
     ],
 )
@@ -110,6 +108,49 @@ def test_cli_exits_1_naming_the_policy(stack: str, policy: str) -> None:
     assert f"[mandatory]  {policy}" in result.output
 
 
+def test_preview_fails_on_an_object_the_cluster_rejects_naming_file_and_field() -> None:
+    """The program loads the stack's files through the CRDs: a restricted label stops the preview."""
+    result = CliRunner().invoke(main, ["preview", "--stack-file", str(STACKS / "Pulumi.bad-label.yaml")])
+    assert result.exit_code == 1, result.output
+    assert (
+        "bad-label.yaml:documents[0].spec.template.metadata.labels[karpenter.sh/custom]: "
+        'label domain "karpenter.sh" is restricted'
+    ) in result.output
+
+
+def _pool_cr(**spec_changes: object) -> ResourceView:
+    spec: dict[str, object] = {
+        "template": {
+            "metadata": {"labels": {"karpenter.sh/custom": "x", "node-role.kubernetes.io/worker": ""}},
+            "spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "d"},
+                "requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}],
+            },
+        }
+    }
+    spec.update(spec_changes)
+    return ResourceView(
+        type="kubernetes:karpenter.sh/v1:NodePool", name="p", props={"metadata": {"name": "p"}, "spec": spec}
+    )
+
+
+def test_restricted_labels_policy_follows_v1_9() -> None:
+    """kubernetes-sigs/karpenter#2586 (v1.9): kubernetes.io / k8s.io labels are no longer restricted."""
+    from nodewright.policy.labels_rules import check_restricted_labels
+
+    msgs = check_restricted_labels(_pool_cr(), {})
+    assert len(msgs) == 1 and "karpenter.sh/custom" in msgs[0]
+
+
+def test_crd_valid_policy_names_resource_and_field() -> None:
+    from nodewright.policy.crd_rules import check_crd_valid
+
+    msgs = check_crd_valid(_pool_cr(weight="10"), {})
+    assert any(m.startswith("p: spec.weight: must be of type integer") for m in msgs)
+    assert any("spec.template.metadata.labels[karpenter.sh/custom]" in m for m in msgs)
+    assert not any("node-role.kubernetes.io" in m for m in msgs)
+
+
 def test_cli_exit_0_when_compliant() -> None:
     result = CliRunner().invoke(
         main, ["preview", "--stack-file", str(STACKS / "Pulumi.karpenter.yaml"), "-o", "json"]
@@ -117,7 +158,7 @@ def test_cli_exit_0_when_compliant() -> None:
     assert result.exit_code == 0, result.output
 
 
-def test_user_data_must_register_pool_labels_and_unregistered_taint() -> None:
+def test_user_data_must_register_pool_labels_and_taints() -> None:
     from nodewright.policy.labels_rules import check_user_data_registers
 
     pool = ResourceView(
@@ -140,7 +181,15 @@ def test_user_data_must_register_pool_labels_and_unregistered_taint() -> None:
     good = "--node-labels=team=web --register-with-taints=a:NoSchedule,karpenter.sh/unregistered:NoExecute"
     assert check_user_data_registers([pool, lt(good)], {}) == []
     ((_, msg),) = check_user_data_registers([pool, lt("#!/bin/bash\necho hi")], {})
-    assert "label team=web" in msg and "taint a:NoSchedule" in msg and "karpenter.sh/unregistered" in msg
+    assert "label team=web" in msg and "taint a:NoSchedule" in msg
+    # Since Karpenter v1.3 (kubernetes-sigs/karpenter#1991) the unregistered taint is not required.
+    assert "karpenter.sh/unregistered" not in msg
+    assert (
+        check_user_data_registers(
+            [pool, lt("--node-labels=team=web --register-with-taints=a:NoSchedule")], {}
+        )
+        == []
+    )
     # fleet mode: the NodePool component's template summary stands in for the CR
     comp = ResourceView(
         type="nodewright:index:NodePool",

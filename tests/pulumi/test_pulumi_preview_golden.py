@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pulumi_helpers import STACKS, run_stack
+from pulumi_helpers import STACKS
 
-from nodewright.preview.analyzer import analyze
-from nodewright.preview.report import build_document, render_markdown
+from nodewright.preview.report import render_markdown
 
 GOLDEN = Path(__file__).resolve().parent.parent / "data" / "pulumi" / "golden"
 UPDATE = os.environ.get("NODEWRIGHT_UPDATE_GOLDEN") == "1"
@@ -22,8 +21,10 @@ CASES = sorted({p.stem for p in GOLDEN.glob("*.json")} | {p.stem for p in GOLDEN
 
 
 def _doc(stack: str) -> dict[str, object]:
-    run = run_stack(stack)
-    return build_document(run, analyze(run.registrations), redact=[_ca(stack)])
+    """The document `nodewright preview --stack-file ... -o json` prints (findings with the user's files)."""
+    from nodewright.preview import preview
+
+    return preview(stack_file=STACKS / f"Pulumi.{stack}.yaml").document
 
 
 def _ca(stack: str) -> str:

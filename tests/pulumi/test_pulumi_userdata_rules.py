@@ -127,24 +127,25 @@ def test_render_of_another_pool_is_refused(family: str) -> None:
     assert "karpenter.sh/unregistered" not in msg  # Karpenter always registers it
 
 
-def test_custom_without_unregistered_taint_is_refused() -> None:
+def test_custom_without_unregistered_taint_is_accepted() -> None:
+    """Karpenter >= v1.3 registers a node that joins without karpenter.sh/unregistered
+    (kubernetes-sigs/karpenter#1991, "remove registration taint enforcement")."""
     text = _render("Custom", user_data=CUSTOM_GOOD.replace(",karpenter.sh/unregistered:NoExecute", ""))
-    ((_, msg),) = check_user_data_registers([POOL_CR, _lt(text)], {})
-    assert "startup taint karpenter.sh/unregistered:NoExecute" in msg and "label team=web" not in msg
+    assert check_user_data_registers([POOL_CR, _lt(text)], {}) == []
 
 
 def test_toml_comments_and_other_keys_do_not_register() -> None:
     # Bottlerocket reads node-taints only; a comment or another table naming the taint is not it.
     text = (
-        "# karpenter.sh/unregistered NoExecute\n[settings.kubernetes]\ncluster-name = 'demo'\n"
+        "# example.com/init NoExecute\n[settings.kubernetes]\ncluster-name = 'demo'\n"
         "[settings.kubernetes.node-labels]\nteam = 'web'\n"
         "[settings.kubernetes.node-taints]\n'example.com/dedicated' = ['web:NoSchedule']\n"
-        "'example.com/init' = [':NoExecute']\n[settings.oci-defaults]\nnote = 'karpenter.sh/unregistered:NoExecute'\n"
+        "[settings.oci-defaults]\nnote = 'example.com/init:NoExecute'\n"
     )
     reg = read_registration(text)
     assert reg.formats == ("toml",) and reg.opaque == ()
     ((_, msg),) = check_user_data_registers([POOL_CR, _lt(text)], {})
-    assert "startup taint karpenter.sh/unregistered:NoExecute" in msg and "label team" not in msg
+    assert "taint example.com/init:NoExecute" in msg and "label team" not in msg
 
 
 def test_mime_part_encodings_are_decoded() -> None:

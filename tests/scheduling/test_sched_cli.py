@@ -104,7 +104,7 @@ def test_bad_selectors_get_karpenter_texts() -> None:
     )
     assert errors["default/gt-word"].endswith("with operator Gt must have a single positive integer value")
     assert errors["default/hostname"].startswith(
-        "Failed to schedule pod, label kubernetes.io/hostname is restricted"
+        "Failed to schedule pod, using label kubernetes.io/hostname is not allowed"
     )
     assert errors["default/not-karpenter"] == (
         "ignoring pod, configured to not run on a Karpenter provisioned node via the karpenter.sh/nodepool "

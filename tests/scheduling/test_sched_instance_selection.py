@@ -161,3 +161,84 @@ def test_cheaper_on_demand_despite_spot_order() -> None:
     env.round(p)
     n = env.node_of(p)
     assert n is not None and n.metadata.labels[IT] == "test-instance1"
+
+
+# -- Context "MinValues" ---------------------------------------------------------------------------
+GEN = "karpenter/numerical-value"
+
+
+def _mv_type(name: str, cpu: str, price: float, gen: str | None = None) -> InstanceType:
+    """The Context's types: arm64/linux, one spot offering in test-zone-1-spot, optionally the
+    ``karpenter/numerical-value`` label (``fake.WithRequirements``)."""
+    from dataclasses import replace
+
+    from nodewright.catalog.model import RequirementSpec
+
+    it = new_instance_type(name, resources={"cpu": cpu, "memory": f"{cpu}Gi"}, architecture="arm64",
+                           operating_systems=("linux",),
+                           offerings=(Offering(zone="test-zone-1-spot", capacity_type="spot", price=price),))  # fmt: skip
+    if gen is None:
+        return it
+    return replace(it, requirement_specs=(*it.requirement_specs, RequirementSpec(GEN, "In", (gen,))))
+
+
+def _two_pods(**kw: Any) -> list[Any]:
+    return [pod(f"p{i}", cpu="0.9", memory="0.9Gi", **kw) for i in range(2)]
+
+
+def _min_values(key: str, op: str, n: int, *values: str) -> list[dict[str, Any]]:
+    return [{"key": key, "operator": op, "values": list(values), "minValues": n}]
+
+
+def test_min_values_on_instance_type() -> None:
+    """It "should schedule respecting the minValues from instance-type requirements": with two
+    types required, the two pods go to two NodeClaims that each keep both types."""
+    types = [_mv_type("instance-type-1", "1", 0.52), _mv_type("instance-type-2", "4", 1.0)]
+    pool = _min_values(IT, "In", 2, "instance-type-1", "instance-type-2")
+    env = Rounds([nodepool(requirements=pool)], types=types)
+    pods = _two_pods()
+    doc = env.round(*pods)
+    assert len({env.node_of(p).metadata.name for p in pods}) == 2  # type: ignore[union-attr]
+    assert len(doc["nodeClaims"][0]["instanceTypes"]) >= 2
+
+
+def test_min_values_with_gt() -> None:
+    """It "should schedule respecting the minValues in Gt operator"."""
+    types = [_mv_type("instance-type-1", "1", 0.52, "2"), _mv_type("instance-type-2", "1", 1.0, "3"),
+             _mv_type("instance-type-3", "4", 1.2, "4")]  # fmt: skip
+    env = Rounds([nodepool(requirements=_min_values(GEN, "Gt", 2, "2"))], types=types)
+    pods = _two_pods()
+    doc = env.round(*pods)
+    assert len({env.node_of(p).metadata.name for p in pods}) == 2  # type: ignore[union-attr]
+    assert len(doc["nodeClaims"][0]["instanceTypes"]) >= 2
+
+
+def test_min_values_with_gt_not_satisfied() -> None:
+    """It "scheduler should fail if the minValues in Gt operator is not satisfied"."""
+    types = [_mv_type("instance-type-1", "1", 0.52, "2"), _mv_type("instance-type-2", "4", 1.0, "3")]
+    env = Rounds([nodepool(requirements=_min_values(GEN, "Exists", 2))], types=types)
+    pods = _two_pods(required=[[{"key": GEN, "operator": "Gt", "values": ["2"]}]])
+    doc = env.round(*pods)
+    assert env.bound(pods) == []
+    for err in doc["podErrors"].values():
+        assert "minValues requirement is not met for label(s) (label(s)=[karpenter/numerical-value])" in err
+
+
+def test_min_values_more_than_instance_types() -> None:
+    """It "schedule should fail if minimum number of InstanceTypes is not met as per the minValues in
+    the requirement" (ten types, minValues 11)."""
+    env = Rounds([nodepool(requirements=_min_values(IT, "Exists", 11))], types=assorted()[:10])
+    p = pod("p")
+    env.round(p)
+    assert env.bound([p]) == []
+
+
+def test_min_values_after_truncation() -> None:
+    """It "schedule should fail if minimum number of InstanceTypes is not met as per the minValues in
+    the requirement after truncation" (``MaxInstanceTypes = 1``)."""
+    types = [_mv_type("instance-type-1", "1", 0.52), _mv_type("instance-type-2", "4", 1.0)]
+    pool = _min_values(IT, "In", 2, "instance-type-1", "instance-type-2")
+    env = Rounds([nodepool(requirements=pool)], types=types, options=PlanOptions(max_instance_types=1))
+    pods = _two_pods()
+    doc = env.round(*pods)
+    assert env.bound(pods) == [] and len(doc["podErrors"]) == 2

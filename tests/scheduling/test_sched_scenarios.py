@@ -79,7 +79,7 @@ def test_conflicting_zone_and_restricted_hostname() -> None:
     assert not ok(doc)
     doc = run([nodepool()], [pod("p", node_selector={HOSTNAME: "red-node"})])
     assert not ok(doc)
-    assert "label kubernetes.io/hostname is restricted" in doc["podErrors"]["default/p"]
+    assert "using label kubernetes.io/hostname is not allowed" in doc["podErrors"]["default/p"]
 
 
 def test_zone_not_in() -> None:

@@ -1,6 +1,6 @@
 """kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/suite_test.go``,
 Describes "In-Flight Nodes", "Instance Type Compatibility" (with Context "Provider Specific Labels")
-and "Binpacking", through ``plan`` over rounds (:class:`Rounds`, upstream ``ExpectProvisioned``: a
+and "Binpacking", and ``topology_test.go`` Describe "Taints", through ``plan`` over rounds (:class:`Rounds`, upstream ``ExpectProvisioned``: a
 round's NodeClaims become registered, not initialized Nodes). Each case names its upstream ``It``.
 """
 
@@ -265,3 +265,85 @@ def test_valid_instance_types_regardless_of_price() -> None:
     n = env.node_of(p)
     assert n is not None and n.metadata.labels[IT] == "large"
     assert set(doc["nodeClaims"][0]["instanceTypes"]) == {"small", "medium", "large"}
+
+
+# -- topology_test.go Describe "Taints" (the NodePool requires capacity-type Exists) ---------------
+CT_EXISTS = [{"key": "karpenter.sh/capacity-type", "operator": "Exists"}]
+
+
+def test_nodes_carry_nodepool_taints() -> None:
+    """It "should taint nodes with NodePool taints"."""
+    taint = {"key": "test", "value": "bar", "effect": "NoSchedule"}
+    env = Rounds([nodepool(requirements=CT_EXISTS, taints=[taint])])
+    p = pod("p", tolerations=[{"effect": "NoSchedule", "operator": "Exists"}])
+    env.round(p)
+    n = env.node_of(p)
+    assert n is not None and [t.to_k8s() for t in n.spec.taints] == [taint]
+
+
+def test_pods_that_tolerate_nodepool_taints() -> None:
+    """It "should schedule pods that tolerate NodePool constraints"."""
+    taint = {"key": "test-key", "value": "test-value", "effect": "NoSchedule"}
+    env = Rounds([nodepool(requirements=CT_EXISTS, taints=[taint])])
+    ok = [
+        pod("exists", tolerations=[{"key": "test-key", "operator": "Exists", "effect": "NoSchedule"}]),
+        pod(
+            "equal",
+            tolerations=[
+                {"key": "test-key", "value": "test-value", "operator": "Equal", "effect": "NoSchedule"}
+            ],
+        ),
+    ]
+    env.round(*ok)
+    assert env.bound(ok) == ok
+    bad = [
+        pod("missing"),
+        pod("key-mismatch", tolerations=[{"key": "invalid", "operator": "Exists"}]),
+        pod("value-mismatch", tolerations=[{"key": "test-key", "operator": "Equal", "effect": "NoSchedule"}]),
+    ]
+    env.round(*bad)
+    assert env.bound(bad) == []
+
+
+def test_startup_taint_only() -> None:
+    """It "should provision nodes with taints and schedule pods if the taint is only a startup taint"."""
+    startup = [{"key": "ignore-me", "value": "nothing-to-see-here", "effect": "NoSchedule"}]
+    env = Rounds([nodepool(requirements=CT_EXISTS, startup_taints=startup)])
+    p = pod("p")
+    env.round(p)
+    assert env.bound([p]) == [p]
+
+
+def test_no_taints_generated_for_exists_toleration() -> None:
+    """It "should not generate taints for OpExists"."""
+    env = Rounds([nodepool(requirements=CT_EXISTS)])
+    p = pod("p", tolerations=[{"key": "test-key", "operator": "Exists", "effect": "NoExecute"}])
+    doc = env.round(p)
+    n = env.node_of(p)
+    assert n is not None and n.spec.taints == [] and "taints" not in doc["nodeClaims"][0]
+
+
+# -- Describe "NodePool requirements instance filtering" ------------------------------------------
+NO_TYPES = "nodepool requirements filtered out all available instance types"
+
+
+@pytest.mark.parametrize(
+    ("reqs", "count"),
+    [
+        # It "should return appropriate pod error when no available instance types exist"
+        ([r(IT, "In", "non-existent-instance-type")], 1),
+        # It "should handle multiple pods when requirements filter out all instance types"
+        ([r(ARCH, "In", "non-existent-arch")], 3),
+        # It "should handle conflicting requirements that eliminate all instance types"
+        ([r(ARCH, "In", "amd64"), r(ARCH, "In", "arm64")], 1),
+        # It "should handle zone requirements that filter out all instance types"
+        ([r(ZONE, "In", "non-existent-zone-1", "non-existent-zone-2")], 1),
+    ],
+)
+def test_nodepool_requirements_filter_out_every_type(reqs: list[Any], count: int) -> None:
+    ct = r("karpenter.sh/capacity-type", "In", "spot", "on-demand", "reserved")
+    pods = [pod(f"p{i}", cpu="32", memory="256Gi") if count == 1 else pod(f"p{i}") for i in range(count)]
+    env = Rounds([nodepool(requirements=[ct, *reqs])])
+    doc = env.round(*pods)
+    assert env.bound(pods) == [] and len(doc["podErrors"]) == count
+    assert all(NO_TYPES in e for e in doc["podErrors"].values())

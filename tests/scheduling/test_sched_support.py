@@ -342,9 +342,10 @@ class Rounds(Cluster):
         self.nodepools = list(nodepools)
         self.options = options
 
-    def round(self, *pods: Pod) -> dict[str, Any]:
+    def round(self, *pods: Pod, bind: bool = True) -> dict[str, Any]:
         known = {p.key for p in self.pods}
-        return self.provision(self.nodepools, [p for p in pods if p.key not in known], options=self.options)
+        new = [p for p in pods if p.key not in known]
+        return self.provision(self.nodepools, new, options=self.options, bind=bind)
 
     def _node_name(self, p: Pod) -> str | None:
         return next((q.spec.node_name for q in self.pods if q.key == p.key), None)
@@ -354,6 +355,35 @@ class Rounds(Cluster):
 
     def waiting(self, pods: Sequence[Pod]) -> list[Pod]:
         return [p for p in pods if not self._node_name(p)]
+
+    def delete(self, *pods: Pod) -> None:
+        """``ExpectDeleted`` for pods."""
+        keys = {p.key for p in pods}
+        self.delete_pods(lambda q: q.key not in keys)
+
+    def update_node(
+        self,
+        name: str,
+        *,
+        taints: Sequence[Mapping[str, Any]] | None = None,
+        labels: Mapping[str, str] | None = None,
+        capacity: Mapping[str, str] | None = None,
+        allocatable: Mapping[str, str] | None = None,
+    ) -> None:
+        """Change a launched Node as a test does before applying it: taints replaced, labels added
+        (``karpenter.sh/initialized`` marks it initialized), capacity / allocatable replaced."""
+        for i, n in enumerate(self.nodes):
+            if n.metadata.name != name:
+                continue
+            doc = n.to_k8s()
+            if taints is not None:
+                doc["spec"]["taints"] = [dict(t) for t in taints]
+            doc["metadata"]["labels"].update(labels or {})
+            if capacity is not None:
+                doc["status"]["capacity"] = dict(capacity)
+            if allocatable is not None:
+                doc["status"]["allocatable"] = dict(allocatable)
+            self.nodes[i] = Node.model_validate(doc)
 
 
 def reserved_type(
@@ -400,15 +430,20 @@ def storage_class(
     allowed: Sequence[Mapping[str, Sequence[str]]] = (),
     mode: str | None = "WaitForFirstConsumer",
     provisioner: str = "test-provisioner",
+    default: bool = False,
+    created: str | None = None,
 ) -> StorageClass:
     """Upstream ``test.StorageClass``: ``zones`` as one allowedTopologies term, or ``allowed``
-    terms (key -> values each)."""
+    terms (key -> values each); ``default`` annotates it as the cluster's default class."""
     terms = [
         {"matchLabelExpressions": [{"key": k, "values": list(v)} for k, v in t.items()]} for t in allowed
     ]
     if not terms and zones is not None:
         terms = [{"matchLabelExpressions": [{"key": ZONE, "values": list(zones)}]}]
-    doc: dict[str, Any] = {"metadata": {"name": name}, "provisioner": provisioner, "allowedTopologies": terms}
+    meta: dict[str, Any] = {"name": name, "creationTimestamp": created}
+    if default:
+        meta["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
+    doc: dict[str, Any] = {"metadata": meta, "provisioner": provisioner, "allowedTopologies": terms}
     if mode is not None:
         doc["volumeBindingMode"] = mode
     return StorageClass.model_validate(doc)

@@ -8,6 +8,7 @@ from typing import Any
 
 from test_topo_plan_support import LABELS, Cluster, node, nodepool, pod, req, spread
 
+from nodewright.api.core import Toleration
 from nodewright.labels import CAPACITY_TYPE, ZONE
 
 Z1, Z2, Z3 = "test-zone-1", "test-zone-2", "test-zone-3"
@@ -57,3 +58,73 @@ def test_without_match_label_keys_old_revision_counts() -> None:
     # zone-1 already holds 3: the new pods fill zones 2 and 3 only
     assert c.skew(ZONE, labels={"hash": "v2"}) == [1, 2]
     assert c.skew(ZONE) == [1, 2, 3]
+
+
+# -- ported: kubernetes-sigs/karpenter v1.14.1 topology_test.go, Contexts "NodeTaintsPolicy" and
+# "NodeAffinityPolicy" (spread label ``fake-label``; the suite's NodePool requires capacity-type Exists)
+SPREAD = "fake-label"
+
+
+def _discovered_from_nodepool(policy: str) -> list[int]:
+    pools = [
+        nodepool(requirements=[req(CAPACITY_TYPE, "Exists"), req(SPREAD, "In", "foo")]),
+        nodepool("tainted", requirements=[req(CAPACITY_TYPE, "Exists"), req(SPREAD, "In", "bar")],
+                 taints=[{"key": "taint-key", "value": "taint-value", "effect": "NoSchedule"}]),
+    ]  # fmt: skip
+    c = Cluster()
+    c.provision(pools, c.new_pods(2, tsc=[spread(SPREAD, nodeTaintsPolicy=policy)]))
+    return c.skew(SPREAD)
+
+
+def test_node_taints_policy_ignore_discovered_from_nodepool() -> None:
+    """It "should balance pods across a label when discovered from the nodepool (NodeTaintsPolicy=ignore)":
+    one pod in "foo"; the other would need "bar", whose pool it does not tolerate."""
+    assert _discovered_from_nodepool("Ignore") == [1]
+
+
+def test_node_taints_policy_honor_discovered_from_nodepool() -> None:
+    """It "... when discovered from the nodepool (NodeTaintsPolicy=honor)": "bar" is not counted."""
+    assert _discovered_from_nodepool("Honor") == [2]
+
+
+def test_node_taints_policy_honor_exclusive_nodepools_share_a_domain() -> None:
+    """It "should balance pods across a label when mutually exclusive NodePools (by taints) share
+    domains (NodeTaintsPolicy=honor)": foo 2, bar 1, baz 3."""
+    pools = [
+        nodepool(f"np-{i}", requirements=[req(CAPACITY_TYPE, "Exists"), req(SPREAD, "In", *domains)],
+                 taints=[{"key": "taint-key", "value": f"nodepool-{i}", "effect": "NoSchedule"}])
+        for i, domains in enumerate((("foo", "bar"), ("foo", "baz")))
+    ]  # fmt: skip
+    tsc = [spread(SPREAD, nodeTaintsPolicy="Honor")]
+    c = Cluster()
+    pods: list[Any] = []
+    for i in range(2):
+        toleration = {"key": "taint-key", "effect": "NoSchedule", "value": f"nodepool-{i}"}
+        batch = c.new_pods((i + 1) * 2, tsc=tsc)
+        pods += [p.model_copy(update={"spec": p.spec.model_copy(update={"tolerations": [
+            Toleration.model_validate(toleration)]})}) for p in batch]  # fmt: skip
+    c.provision(pools, pods)
+    assert c.skew(SPREAD) == [1, 2, 3]
+
+
+def _affinity_policy(policy: str) -> list[int]:
+    c = Cluster()
+    for name, domain in (("node-1", "foo"), ("node-2", "bar")):
+        c.nodes.append(
+            node(name, labels={SPREAD: domain, "selector": "mismatch"}, allocatable={"cpu": "100m"})
+        )
+    pool = nodepool(labels={SPREAD: "baz", "selector": "value"})
+    tsc = [spread(SPREAD, nodeAffinityPolicy=policy)]
+    c.provision([pool], c.new_pods(5, cpu="1", node_selector={"selector": "value"}, tsc=tsc))
+    return c.skew(SPREAD)
+
+
+def test_node_affinity_policy_ignore() -> None:
+    """It "should balance pods across a label (NodeAffinityPolicy=ignore)": three domains known, one
+    reachable: a single pod schedules."""
+    assert _affinity_policy("Ignore") == [1]
+
+
+def test_node_affinity_policy_honor() -> None:
+    """It "should balance pods across a label (NodeAffinityPolicy=honor)": only "baz" counts."""
+    assert _affinity_policy("Honor") == [5]

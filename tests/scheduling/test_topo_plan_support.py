@@ -6,7 +6,7 @@ suite's NodePool (``karpenter.sh/capacity-type Exists``). :class:`Cluster` plays
 ``ExpectProvisioned``: pending pods are planned, then every planned NodeClaim becomes a NodeClaim
 and a registered, not yet initialized Node (labels from the plan: launch instance type, zone,
 capacity type and reservation ID, single-valued requirements, plus the hostname and the instance
-type's own single-valued labels) with its pods bound, so the next round sees them as in-flight
+type's own single-valued labels; taints and startup taints of its NodePool) with its pods bound, so the next round sees them as in-flight
 capacity and counted pods. Pods that did not schedule stay pending and are
 retried next round, as they are upstream (the kube client lists every pending pod);
 :meth:`Cluster.drop_pending` is upstream's ``ExpectDeleteAllUnscheduledPods``.
@@ -226,6 +226,7 @@ class Cluster:
         self.types_for = {k: list(v) for k, v in (types_for or {}).items()}
         self.objects = {k: tuple(v) for k, v in (objects or {}).items()}
         self.nodeclaims: list[NodeClaim] = []
+        self._pools: dict[str, NodePool] = {}
         self.nodes: list[Node] = []
         self.pods: list[Pod] = []
         self.last: dict[str, Any] = {}
@@ -264,10 +265,17 @@ class Cluster:
 
     # rounds ----------------------------------------------------------------------------------
     def provision(
-        self, nodepools: Sequence[NodePool], pods: Iterable[Pod] = (), *, options: PlanOptions | None = None
+        self,
+        nodepools: Sequence[NodePool],
+        pods: Iterable[Pod] = (),
+        *,
+        options: PlanOptions | None = None,
+        bind: bool = True,
     ) -> dict[str, Any]:
-        """Add ``pods`` as pending, plan a round, launch its NodeClaims and bind what scheduled."""
+        """Add ``pods`` as pending, plan a round, launch its NodeClaims and bind what scheduled
+        (``bind=False``: upstream ``ExpectProvisionedNoBinding``, the pods stay pending)."""
         self.add(*pods)
+        self._pools.update({np.name: np for np in nodepools})
         state = ClusterState(
             pods=tuple(self.pods), nodes=tuple(self.nodes), nodeclaims=tuple(self.nodeclaims), **self.objects
         )
@@ -283,7 +291,8 @@ class Cluster:
         for claim in doc["nodeClaims"]:
             name = self._launch(claim)
             placed.update({k: name for k in claim["pods"]})
-        self.pods = [_bind(p, placed[p.key]) if p.key in placed else p for p in self.pods]
+        if bind:
+            self.pods = [_bind(p, placed[p.key]) if p.key in placed else p for p in self.pods]
         self.last = doc
         return doc
 
@@ -310,9 +319,10 @@ class Cluster:
             }
         )
         cap, alloc = format_resource_list(it.capacity), format_resource_list(it.allocatable())
-        self.nodes.append(
-            node(name, labels=labels, capacity=cap, allocatable=alloc, taints=claim.get("taints", ()))
-        )
+        pool = self._pools.get(claim["nodePool"])
+        startup = [t.to_k8s() for t in pool.spec.template.spec.startup_taints] if pool is not None else []
+        taints = [*claim.get("taints", ()), *startup]
+        self.nodes.append(node(name, labels=labels, capacity=cap, allocatable=alloc, taints=taints))
         status = {"nodeName": name, "providerID": f"fake://{name}", "capacity": cap, "allocatable": alloc}
         self.nodeclaims.append(
             NodeClaim.model_validate(
@@ -320,7 +330,11 @@ class Cluster:
                     "apiVersion": "karpenter.sh/v1",
                     "kind": "NodeClaim",
                     "metadata": {"name": name, "labels": dict(claim["labels"])},
-                    "spec": {"requirements": [], "taints": list(claim.get("taints", ()))},
+                    "spec": {
+                        "requirements": [],
+                        "taints": list(claim.get("taints", ())),
+                        "startupTaints": startup,
+                    },
                     "status": status,
                 }
             )

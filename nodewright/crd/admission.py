@@ -1,0 +1,511 @@
+"""What ``kubectl apply --validate=strict`` does to a custom resource, from its shipped CRD.
+
+Boundary: one raw object (a mapping read from YAML/JSON) in, the object the API server would
+store (pruned, defaulted) and every problem it would report out. Order as in the
+apiextensions-apiserver (k8s.io/apiextensions-apiserver ``pkg/apiserver/schema/pruning``,
+``.../schema/defaulting``, ``pkg/registry/customresource/validator.go``): unknown fields are
+reported (strict field validation) and pruned; ``null`` in a non-nullable field is replaced by its
+default or dropped; defaults are applied top-down (a nested default only where its parent object
+exists, recursing into inserted defaults); then the OpenAPI checks (exact types, no coercion,
+formats, enums, patterns, bounds incl. int64, lengths, ``x-kubernetes-list-type`` set/map
+uniqueness) and every ``x-kubernetes-validations`` rule. Like the API server, a rule is not run on
+a value that has a type/enum/required/length error inside it (it is reported, and the rest is
+still checked, so every problem comes out in one pass). ``metadata`` is checked as ObjectMeta on
+create; ``status`` is kept and not checked (a status subresource ignores it on create; cluster
+state files carry it). Transition rules (``oldSelf``) are not evaluated: nodewright validates as
+on create. The walk never coerces: ``weight: "10"`` is an error, not 10.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from nodewright.crd.celrules import Rule
+from nodewright.crd.k8svalidation import is_dns1123_subdomain, is_qualified_name, is_valid_label_value
+from nodewright.crd.releases import Release
+from nodewright.crd.schema import MISSING, Schema, crd
+from nodewright.errors import Problem, typo_hint
+
+INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1
+_RFC3339: Final = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+_OBJECT_META_FIELDS: Final = frozenset(
+    {
+        "name",
+        "generateName",
+        "namespace",
+        "selfLink",
+        "uid",
+        "resourceVersion",
+        "generation",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "labels",
+        "annotations",
+        "ownerReferences",
+        "finalizers",
+        "managedFields",
+    }
+)
+_ANNOTATIONS_MAX_BYTES: Final = 256 * 1024
+# What a CRD pattern means, for the fix part of an error line (patterns as the CRDs spell them).
+_PATTERN_HELP: Final[dict[str, str]] = {
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$": "use a Kubernetes quantity such as 500m, 2 or 4Gi",
+    r"^(([0-9]+(s|m|h))+|Never)$": "use a duration such as 720h, 30m, 1h30m or Never",
+    r"^([0-9]+(s|m|h))+$": "use a duration such as 720h, 30m or 1h30m",
+    r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$": "use hours and/or minutes such as 10m, 1h or 1h30m",
+    r"^((100|[0-9]{1,2})%|[0-9]+)$": "use a node count such as 5 or a percentage such as 10%",
+    r"^[^/]*$": "use the API group alone, without a version (e.g. karpenter.k8s.aws)",
+    r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$": "a label value has at most 63 alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric",
+}
+# Problem kinds that stop CEL rules on the values containing them (apiextensions-apiserver
+# ``hasBlockingErr``: NotSupported, Required, TooLong, TooMany, TypeInvalid).
+_BLOCKING: Final = frozenset({"type", "enum", "required", "too-long", "too-many"})
+
+
+@dataclass
+class Admitted:
+    """The object as stored (pruned and defaulted) and every problem found."""
+
+    body: dict[str, Any]
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, _dt.date):
+        return _plain(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(type(value).__name__)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-like deep copy: mapping keys as strings, YAML timestamps as RFC 3339 strings."""
+    if isinstance(value, dict):
+        try:  # fast path (C): JSON turns int/bool keys into strings as sigs.k8s.io/yaml does
+            return json.loads(json.dumps(value, default=_json_default, allow_nan=False))
+        except (TypeError, ValueError):
+            pass
+    if isinstance(value, Mapping):
+        return {k if isinstance(k, str) else _key_str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=_dt.UTC)
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    return value
+
+
+def _key_str(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+_KINDS_BY_TYPE: Final[dict[type, str]] = {
+    str: "string",
+    int: "integer",
+    bool: "boolean",
+    float: "number",
+    dict: "object",
+    list: "array",
+    type(None): "null",
+}
+
+
+def _kind_of(value: Any) -> str:
+    found = _KINDS_BY_TYPE.get(type(value))
+    if found is not None:
+        return found
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _child(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _entry(path: str, key: str) -> str:
+    return f"{path}[{key}]"
+
+
+def _index(path: str, i: int) -> str:
+    return f"{path}[{i}]"
+
+
+class _Walk:
+    """One admission pass over one object (problems collected, never raised)."""
+
+    def __init__(self, file: str, base: str) -> None:
+        self.file = file
+        self.base = base
+        self.problems: list[Problem] = []
+        self.skipped = False
+
+    def at(self, path: str) -> str:
+        if not self.base:
+            return path
+        if not path:
+            return self.base
+        return f"{self.base}{path}" if path.startswith("[") else f"{self.base}.{path}"
+
+    def add(self, path: str, message: str) -> None:
+        self.problems.append(Problem(file=self.file, path=self.at(path), message=message))
+
+    # -- pruning and defaulting (in place), then validation; returns True on a blocking error --
+    def walk(self, value: Any, s: Schema, path: str) -> tuple[Any, bool]:
+        blocking = False
+        if value is None:
+            # A null the pruning step kept (list items, map values, nullable fields).
+            if s.nullable:
+                return value, False
+            self.add(path, f"must be of type {self._want(s)}, got null; remove the entry or give a value")
+            return value, True
+        if not self._type_ok(value, s, path):
+            return value, True
+        if isinstance(value, dict):
+            blocking = self._object(value, s, path)
+        elif isinstance(value, list):
+            blocking = self._array(value, s, path)
+        else:
+            blocking = self._scalar(value, s, path)
+        if s.enum is not None and value not in s.enum:
+            shown = ", ".join(str(e) for e in s.enum)
+            hint = typo_hint(value, [str(e) for e in s.enum]) if isinstance(value, str) else ""
+            self.add(path, f"unsupported value {_show(value)}; use one of {shown}{hint}")
+            blocking = True
+        if s.rules:
+            self._rules(value, s, path, checked=not blocking)
+        return value, blocking
+
+    def _want(self, s: Schema) -> str:
+        if s.int_or_string:
+            return "integer or string"
+        return s.type or "any"
+
+    def _type_ok(self, value: Any, s: Schema, path: str) -> bool:
+        t = s.type
+        got = _kind_of(value)
+        if s.int_or_string:
+            ok = got in ("integer", "string") or (got == "number" and float(value).is_integer())
+        elif t is None:
+            return True
+        elif t == "integer":
+            ok = got == "integer" or (got == "number" and math.isfinite(value) and float(value).is_integer())
+            if ok and not INT64_MIN <= int(value) <= INT64_MAX:
+                self.add(
+                    path,
+                    f"{value} is outside the int64 range; use a value between {INT64_MIN} and {INT64_MAX}",
+                )
+                return False
+        elif t == "number":
+            ok = got in ("integer", "number")
+        else:
+            ok = got == t
+        if ok:
+            return True
+        fix = ""
+        if got == "string" and t in ("integer", "number", "boolean"):
+            fix = "; remove the quotes"
+        elif t == "string" and got in ("integer", "number", "boolean"):
+            fix = "; quote the value"
+        self.add(path, f"must be of type {self._want(s)}, got {got} {_show(value)}{fix}")
+        return False
+
+    def _object(self, obj: dict[str, Any], s: Schema, path: str) -> bool:
+        blocking = False
+        props = s.properties
+        if props or s.additional is not None or not s.preserve_unknown:
+            for key in list(obj):
+                sub = props.get(key)
+                if sub is None and s.additional is None:
+                    if s.preserve_unknown:
+                        continue
+                    hint = typo_hint(key, list(props))
+                    self.add(
+                        _child(path, key),
+                        f'unknown field "{key}"{hint}; the CRD has no such field (strict field validation rejects it)',
+                    )
+                    del obj[key]
+                    continue
+                if sub is not None and obj[key] is None and not sub.nullable:
+                    if sub.default is not MISSING:
+                        obj[key] = _plain(sub.default)
+                    else:
+                        del obj[key]
+        for key, sub in props.items():
+            if sub.default is not MISSING and key not in obj:
+                obj[key] = _plain(sub.default)
+        for key in list(obj):
+            sub = props.get(key)
+            if sub is not None:
+                obj[key], b = self.walk(obj[key], sub, _child(path, key))
+            elif s.additional is not None:
+                obj[key], b = self.walk(obj[key], s.additional, _entry(path, key))
+            else:
+                continue
+            blocking = blocking or b
+        for req in s.required:
+            if req not in obj:
+                self.add(_child(path, req), f'required field "{req}" is missing')
+                blocking = True
+        n = len(obj)
+        if s.max_properties is not None and n > s.max_properties:
+            self.add(path, f"has {n} entries, at most {s.max_properties} are allowed; remove some")
+            blocking = True
+        if s.min_properties is not None and n < s.min_properties:
+            self.add(path, f"has {n} entries, at least {s.min_properties} are required")
+        return blocking
+
+    def _array(self, items: list[Any], s: Schema, path: str) -> bool:
+        blocking = False
+        if s.items is not None:
+            for i in range(len(items)):
+                items[i], b = self.walk(items[i], s.items, _index(path, i))
+                blocking = blocking or b
+        n = len(items)
+        if s.max_items is not None and n > s.max_items:
+            self.add(path, f"has {n} items, at most {s.max_items} are allowed; remove some")
+            blocking = True
+        if s.min_items is not None and n < s.min_items:
+            self.add(path, f"has {n} items, at least {s.min_items} are required")
+        if s.list_type == "set":
+            seen: dict[str, int] = {}
+            for i, item in enumerate(items):
+                k = json.dumps(item, sort_keys=True)
+                if k in seen:
+                    self.add(
+                        _index(path, i),
+                        f"duplicate value {_show(item)} (also at [{seen[k]}]); a set lists each value once",
+                    )
+                else:
+                    seen[k] = i
+        elif s.list_type == "map" and s.list_map_keys:
+            seen_keys: dict[tuple[str, ...], int] = {}
+            for i, item in enumerate(items):
+                if not isinstance(item, dict):
+                    continue
+                mk = tuple(json.dumps(item.get(k)) for k in s.list_map_keys)
+                if mk in seen_keys:
+                    what = ", ".join(f"{k}={_show(item.get(k))}" for k in s.list_map_keys)
+                    self.add(
+                        _index(path, i),
+                        f"duplicate entry with {what} (also at [{seen_keys[mk]}]); keys must be unique",
+                    )
+                else:
+                    seen_keys[mk] = i
+        return blocking
+
+    def _scalar(self, value: Any, s: Schema, path: str) -> bool:
+        blocking = False
+        if isinstance(value, str):
+            n = len(value)
+            if s.max_length is not None and n > s.max_length:
+                self.add(path, f"is {n} characters long, at most {s.max_length} are allowed")
+                blocking = True
+            if s.min_length is not None and n < s.min_length:
+                self.add(path, f"is {n} characters long, at least {s.min_length} are required")
+            if s.pattern is not None and not s.pattern.search(value):
+                what = _PATTERN_HELP.get(s.pattern_text)
+                if what:
+                    self.add(path, f"invalid value {_show(value)}: {what} (CRD pattern {s.pattern_text})")
+                else:
+                    self.add(
+                        path, f"invalid value {_show(value)}: does not match the CRD pattern {s.pattern_text}"
+                    )
+            if s.format == "date-time" and not _RFC3339.match(value):
+                self.add(path, f"{_show(value)} is not an RFC 3339 date-time; use e.g. 2024-01-02T15:04:05Z")
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            if s.minimum is not None and (value < s.minimum or (s.exclusive_minimum and value == s.minimum)):
+                op = "greater than" if s.exclusive_minimum else "greater than or equal to"
+                self.add(path, f"{value} is too small; must be {op} {_num(s.minimum)}")
+            if s.maximum is not None and (value > s.maximum or (s.exclusive_maximum and value == s.maximum)):
+                op = "less than" if s.exclusive_maximum else "less than or equal to"
+                self.add(path, f"{value} is too large; must be {op} {_num(s.maximum)}")
+        return blocking
+
+    def _rules(self, value: Any, s: Schema, path: str, *, checked: bool = True) -> None:
+        """Evaluate the rules on ``value``. ``checked=False``: the value has a blocking error inside
+        (the API server would skip these rules); clean failures are still reported so the user
+        sees them in the same pass, rules that error on the ill-typed value are noted as skipped."""
+        for rule in s.rules:
+            if rule.transition:
+                continue
+            passed, error = rule.evaluate(value)
+            if passed:
+                continue
+            if error and not checked:
+                self.skipped = True
+                continue
+            if self._per_element(rule, value, path):
+                continue
+            where = path
+            if rule.field_path:
+                fp = rule.field_path
+                where = (
+                    f"{path}{fp}" if fp.startswith("[") else f"{path}{fp if fp.startswith('.') else '.' + fp}"
+                )
+                where = where.lstrip(".")
+            msg = rule.message
+            if error:
+                msg += f" (the rule could not be evaluated: {error})"
+            if rule.reason:
+                msg += f" [{rule.reason}]"
+            self.add(where, f"{msg}; the CRD rule is: {_short(rule.rule)}")
+
+    def _per_element(self, rule: Rule, value: Any, path: str) -> bool:
+        """For a failed ``self.all(...)`` rule on a map or list, report the failing entries at their
+        own paths (the message stays upstream's); False when no single entry fails alone."""
+        if not rule.rule.lstrip().startswith("self.all(") or not isinstance(value, dict | list) or not value:
+            return False
+        failing: list[str] = []
+        if isinstance(value, dict):
+            for k, v in value.items():
+                ok, err = rule.evaluate({k: v})
+                if not ok:
+                    failing.append(_entry(path, k) + ("\0" + err if err else ""))
+        else:
+            for i, v in enumerate(value):
+                ok, err = rule.evaluate([v])
+                if not ok:
+                    failing.append(_index(path, i) + ("\0" + err if err else ""))
+        for item in failing:
+            where, _, err = item.partition("\0")
+            msg = rule.message + (f" (the rule could not be evaluated: {err})" if err else "")
+            self.add(where, f"{msg}; the CRD rule is: {_short(rule.rule)}")
+        return bool(failing)
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else str(v)
+
+
+def _short(rule: str) -> str:
+    return rule if len(rule) <= 160 else rule[:157] + "..."
+
+
+def _metadata(w: _Walk, meta: Any, *, namespaced: bool) -> None:
+    """ObjectMeta as the API server checks it on create (name, labels, annotations)."""
+    if meta is None:
+        w.add("metadata.name", 'required field "name" is missing; every object needs metadata.name')
+        return
+    if not isinstance(meta, dict):
+        w.add("metadata", f"must be of type object, got {_kind_of(meta)}")
+        return
+    for key in list(meta):
+        if key not in _OBJECT_META_FIELDS:
+            hint = typo_hint(key, sorted(_OBJECT_META_FIELDS))
+            w.add(f"metadata.{key}", f'unknown field "{key}"{hint}; ObjectMeta has no such field')
+            del meta[key]
+    name = meta.get("name")
+    if name is None or name == "":
+        if not meta.get("generateName"):
+            w.add("metadata.name", 'required field "name" is missing; every object needs metadata.name')
+    elif not isinstance(name, str):
+        w.add("metadata.name", f"must be of type string, got {_kind_of(name)} {_show(name)}; quote it")
+    else:
+        for err in is_dns1123_subdomain(name):
+            w.add("metadata.name", f"invalid name {_show(name)}: {err}")
+    if not namespaced and meta.get("namespace"):
+        w.add("metadata.namespace", "this kind is cluster-scoped; remove metadata.namespace")
+    for field_name in ("labels", "annotations"):
+        m = meta.get(field_name)
+        if m is None:
+            meta.pop(field_name, None)
+            continue
+        if not isinstance(m, dict):
+            w.add(f"metadata.{field_name}", f"must be of type object, got {_kind_of(m)}")
+            continue
+        size = 0
+        for k, v in m.items():
+            at = f"metadata.{field_name}[{k}]"
+            for err in is_qualified_name(k):
+                w.add(at, f"invalid key {_show(k)}: {err}")
+            if not isinstance(v, str):
+                w.add(at, f"must be of type string, got {_kind_of(v)} {_show(v)}; quote the value")
+                continue
+            if field_name == "labels":
+                for err in is_valid_label_value(v):
+                    w.add(at, f"invalid label value {_show(v)}: {err}")
+            size += len(k) + len(v)
+        if field_name == "annotations" and size > _ANNOTATIONS_MAX_BYTES:
+            w.add("metadata.annotations", f"annotations total {size} bytes, at most {_ANNOTATIONS_MAX_BYTES}")
+
+
+def admit(
+    body: Mapping[str, Any], *, kind: str, file: str = "<input>", path: str = "", rel: Release | None = None
+) -> Admitted:
+    """``body`` as the API server would store it on create, and everything it would reject.
+
+    ``kind`` names a CRD shipped for the release (NodePool, NodeClaim, EC2NodeClass,
+    OperatingSystemConfig); ``file``/``path`` locate the object for error lines.
+    """
+    c = crd(kind, rel)
+    obj = _plain(body)
+    w = _Walk(file, path)
+    root = c.schema
+    status = obj.pop("status", None) if isinstance(obj, dict) else None
+    meta = obj.pop("metadata", None)
+    _metadata(w, meta, namespaced=c.scope == "Namespaced")
+    for key in list(obj):
+        if key not in root.properties:
+            hint = typo_hint(key, list(root.properties))
+            w.add(
+                key, f'unknown field "{key}"{hint}; a {kind} has apiVersion, kind, metadata, spec and status'
+            )
+            del obj[key]
+    spec_schema = root.properties.get("spec")
+    if spec_schema is not None:
+        if obj.get("spec") is None:
+            obj.pop("spec", None)
+            if spec_schema.default is not MISSING:
+                obj["spec"] = _plain(spec_schema.default)
+        if "spec" in obj:
+            obj["spec"], _ = w.walk(obj["spec"], spec_schema, "spec")
+        elif "spec" in root.required:
+            w.add("spec", f'required field "spec" is missing; a {kind} needs a spec')
+    if root.rules:
+        w._rules(obj, root, "")
+    if w.skipped:
+        w.add(
+            "",
+            "some validation rules were not checked because the object was invalid; correct the "
+            "errors above and validate again",
+        )
+    if meta is not None:
+        obj["metadata"] = meta
+    if status is not None:
+        obj["status"] = status
+    return Admitted(body=obj, problems=w.problems)

@@ -1,0 +1,162 @@
+"""``x-kubernetes-validations`` rules: compiled once with cel-expr-python, evaluated per object.
+
+Boundary: a CEL environment shaped like the API server's for CRD rules (``self``/``oldSelf`` as
+dynamic values, CEL's standard library and the strings extension), plus the Kubernetes CEL
+library functions that cel-expr-python lacks, implemented here as extensions: the regex library
+(``find``, ``findAll``; k8s.io/apiserver ``pkg/cel/library/regex.go``). Each rule is compiled once
+per CRD load (:func:`compile_rule`, cached); a rule that does not compile (an unsupported
+function) is an error naming the CRD and the rule, never a silent pass. Evaluation errors (e.g.
+``int('abc')``) are reported as failures of the rule, as the API server rejects the object too.
+Library choice and comparison: docs/validation.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from cel_expr_python import cel
+from cel_expr_python.ext import ext_strings
+
+_MEMO_LIMIT: Final = 4096
+
+
+class RuleCompileError(Exception):
+    """A CRD rule that cannot be compiled in nodewright's CEL environment."""
+
+
+@functools.lru_cache(maxsize=512)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.ASCII)  # RE2, as Kubernetes CEL: ASCII classes
+
+
+def _find(s: str, pattern: str) -> str:
+    """``<string>.find(<regex>)``: the first match, or ``""`` (Kubernetes regex library)."""
+    m = _regex(pattern).search(s)
+    return m.group(0) if m else ""
+
+
+def _find_all(s: str, pattern: str) -> list[str]:
+    """``<string>.findAll(<regex>)``: every non-overlapping match."""
+    return [m.group(0) for m in _regex(pattern).finditer(s)]
+
+
+def _find_all_n(s: str, pattern: str, limit: int) -> list[str]:
+    """``<string>.findAll(<regex>, <limit>)``: at most ``limit`` matches (all when negative)."""
+    out = _find_all(s, pattern)
+    return out if limit < 0 else out[:limit]
+
+
+_S = cel.Type.STRING
+KUBERNETES_EXTENSIONS: Final = (
+    cel.FunctionDecl(
+        "find",
+        [cel.Overload("string_find_string", _S, [_S, _S], is_member=True, impl=_find)],
+    ),
+    cel.FunctionDecl(
+        "findAll",
+        [
+            cel.Overload(
+                "string_find_all_string", cel.Type.List(_S), [_S, _S], is_member=True, impl=_find_all
+            ),
+            cel.Overload(
+                "string_find_all_string_int",
+                cel.Type.List(_S),
+                [_S, _S, cel.Type.INT],
+                is_member=True,
+                impl=_find_all_n,
+            ),
+        ],
+    ),
+)
+
+
+@functools.lru_cache(maxsize=1)
+def environment() -> Any:
+    """The CEL environment every CRD rule compiles in (built once per process)."""
+    return cel.NewEnv(
+        variables={"self": cel.Type.DYN, "oldSelf": cel.Type.DYN},
+        extensions=[ext_strings.ExtStrings()],
+        functions=list(KUBERNETES_EXTENSIONS),
+    )
+
+
+_OLD_SELF = re.compile(r"\boldSelf\b")
+_SELF_FIELD = re.compile(r"\bself\.([A-Za-z_][A-Za-z0-9_]*)(\s*\()?")
+_SELF = re.compile(r"\bself\b")
+
+
+def _fields_read(text: str) -> frozenset[str] | None:
+    """The fields of an object ``self`` a rule reads, when it reads ``self`` only as ``self.<field>``
+    (then evaluating on those fields alone gives the same result, and converts far less data);
+    None when the rule uses ``self`` whole (macros, indexing, ``size(self)``...)."""
+    fields: set[str] = set()
+    plain = 0
+    for m in _SELF_FIELD.finditer(text):
+        if m.group(2):  # self.all(...), self.exists(...): a macro over the whole value
+            return None
+        fields.add(m.group(1))
+        plain += 1
+    return frozenset(fields) if plain == len(_SELF.findall(text)) else None
+
+
+@dataclass(eq=False)
+class Rule:
+    """One compiled ``x-kubernetes-validations`` entry."""
+
+    rule: str
+    message: str
+    field_path: str = ""
+    reason: str = ""
+    transition: bool = False
+    fields: frozenset[str] | None = None
+    program: Any = None
+    _memo: dict[Any, tuple[bool, str]] = field(default_factory=dict)
+
+    def evaluate(self, value: Any) -> tuple[bool, str]:
+        """``(passed, evaluation error or "")`` for ``self = value``."""
+        memo_key: Any = None
+        if self.fields is not None and type(value) is dict:
+            value = {k: value[k] for k in self.fields if k in value}
+        elif isinstance(value, str | int | float | bool):
+            memo_key = (type(value), value)
+            hit = self._memo.get(memo_key)
+            if hit is not None:
+                return hit
+        try:
+            result = self.program.eval(data={"self": value})
+        except Exception as exc:  # the binding raises for values it cannot convert
+            out = (False, str(exc))
+        else:
+            if result.type() == cel.Type.ERROR:
+                out = (False, str(result.value()))
+            else:
+                got = result.value()
+                out = (True, "") if got is True else (False, "" if got is False else f"rule returned {got!r}")
+        if memo_key is not None and len(self._memo) < _MEMO_LIMIT:
+            self._memo[memo_key] = out
+        return out
+
+
+def compile_rule(entry: Mapping[str, Any], *, where: str) -> Rule:
+    """Compile one ``x-kubernetes-validations`` entry; ``where`` names the CRD and schema path."""
+    text = str(entry.get("rule", ""))
+    message = entry.get("message")
+    if entry.get("messageExpression") is not None and message is None:
+        message = f"failed rule: {text}"
+    rule = Rule(
+        rule=text,
+        message=str(message) if message else f"failed rule: {text}",
+        field_path=str(entry.get("fieldPath") or ""),
+        reason=str(entry.get("reason") or ""),
+        transition=bool(_OLD_SELF.search(text)) and not entry.get("optionalOldSelf"),
+        fields=_fields_read(text),
+    )
+    try:
+        rule.program = environment().compile(text)
+    except Exception as exc:
+        raise RuleCompileError(f"{where}: CEL rule {text!r} does not compile: {exc}") from exc
+    return rule

@@ -1,0 +1,145 @@
+"""The structural schema of a shipped CRD, compiled once per release and kind.
+
+Boundary: reads ``nodewright/data/crds/<release>/<file>`` (package data), picks the served
+storage version's ``openAPIV3Schema`` and turns it into a tree of :class:`Schema` nodes with
+compiled patterns and compiled CEL rules (:mod:`nodewright.crd.celrules`). No validation logic
+lives here (that is :mod:`nodewright.crd.admission`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Final
+
+import yaml
+
+from nodewright.crd.celrules import Rule, compile_rule
+from nodewright.crd.releases import CRD_FILES, Release, release
+
+MISSING: Final = object()
+
+
+@dataclass(eq=False)
+class Schema:
+    """One node of a structural schema (only the keywords the API server acts on)."""
+
+    type: str | None = None
+    properties: dict[str, Schema] = field(default_factory=dict)
+    additional: Schema | None = None
+    items: Schema | None = None
+    required: tuple[str, ...] = ()
+    enum: tuple[Any, ...] | None = None
+    pattern: re.Pattern[str] | None = None
+    pattern_text: str = ""
+    format: str | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    exclusive_maximum: bool = False
+    min_length: int | None = None
+    max_length: int | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+    min_properties: int | None = None
+    max_properties: int | None = None
+    nullable: bool = False
+    default: Any = MISSING
+    int_or_string: bool = False
+    preserve_unknown: bool = False
+    embedded_resource: bool = False
+    list_type: str | None = None
+    list_map_keys: tuple[str, ...] = ()
+    rules: tuple[Rule, ...] = ()
+
+    @property
+    def is_object(self) -> bool:
+        return self.type == "object"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CRD:
+    """A compiled CRD: group, kind, version and the schema of that version."""
+
+    group: str
+    kind: str
+    version: str
+    scope: str
+    schema: Schema
+    file: str
+
+
+def _compile(node: Mapping[str, Any], *, where: str) -> Schema:
+    s = Schema(type=node.get("type"))
+    for name, sub in (node.get("properties") or {}).items():
+        s.properties[name] = _compile(sub, where=f"{where}.{name}")
+    add = node.get("additionalProperties")
+    if isinstance(add, Mapping):
+        s.additional = _compile(add, where=f"{where}[*]")
+    if isinstance(node.get("items"), Mapping):
+        s.items = _compile(node["items"], where=f"{where}[*]")
+    s.required = tuple(node.get("required") or ())
+    if "enum" in node:
+        s.enum = tuple(node["enum"])
+    if "pattern" in node:
+        s.pattern_text = str(node["pattern"])
+        s.pattern = re.compile(s.pattern_text, re.ASCII)  # RE2 classes (\d, \w) are ASCII
+    s.format = node.get("format")
+    s.minimum = node.get("minimum")
+    s.maximum = node.get("maximum")
+    s.exclusive_minimum = bool(node.get("exclusiveMinimum"))
+    s.exclusive_maximum = bool(node.get("exclusiveMaximum"))
+    s.min_length = node.get("minLength")
+    s.max_length = node.get("maxLength")
+    s.min_items = node.get("minItems")
+    s.max_items = node.get("maxItems")
+    s.min_properties = node.get("minProperties")
+    s.max_properties = node.get("maxProperties")
+    s.nullable = bool(node.get("nullable"))
+    if "default" in node:
+        s.default = node["default"]
+    s.int_or_string = bool(node.get("x-kubernetes-int-or-string"))
+    s.preserve_unknown = bool(node.get("x-kubernetes-preserve-unknown-fields"))
+    s.embedded_resource = bool(node.get("x-kubernetes-embedded-resource"))
+    s.list_type = node.get("x-kubernetes-list-type")
+    s.list_map_keys = tuple(node.get("x-kubernetes-list-map-keys") or ())
+    s.rules = tuple(compile_rule(entry, where=where) for entry in node.get("x-kubernetes-validations") or ())
+    return s
+
+
+def read_crd_text(rel: Release, kind: str) -> str:
+    """The shipped CRD file of ``kind`` for ``rel`` (package data)."""
+    path = resources.files("nodewright") / "data" / "crds" / rel.crd_folder / CRD_FILES[kind]
+    return path.read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=32)
+def _load(version: str, kind: str) -> CRD:
+    rel = release(version)
+    name = f"{rel.crd_folder}/{CRD_FILES[kind]}"
+    doc = yaml.safe_load(read_crd_text(rel, kind))
+    spec = doc["spec"]
+    served = [v for v in spec["versions"] if v.get("served")]
+    ver = next((v for v in served if v.get("storage")), served[0])
+    schema = _compile(ver["schema"]["openAPIV3Schema"], where=f"{name}:{ver['name']}")
+    return CRD(
+        group=spec["group"],
+        kind=spec["names"]["kind"],
+        version=ver["name"],
+        scope=spec.get("scope", "Namespaced"),
+        schema=schema,
+        file=name,
+    )
+
+
+def crd(kind: str, rel: Release | None = None) -> CRD:
+    """The compiled CRD of ``kind`` in ``rel`` (default: the selected release); cached."""
+    rel = rel or release(None)
+    return _load(rel.version, kind)
+
+
+def kinds() -> tuple[str, ...]:
+    return tuple(CRD_FILES)

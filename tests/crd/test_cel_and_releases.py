@@ -1,0 +1,158 @@
+"""The CEL environment (Kubernetes extension functions nodewright adds, compile-once, failures that
+are never silent passes) and the release table (--karpenter-version, nodewright:karpenterVersion)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from nodewright import crd
+from nodewright.cli import main
+from nodewright.crd.celrules import Rule, RuleCompileError, compile_rule
+from nodewright.crd.releases import CRD_FILES
+from nodewright.crd.schema import crd as compiled_crd
+from nodewright.errors import InputError
+
+
+def rule(text: str) -> Rule:
+    return compile_rule({"rule": text, "message": "m"}, where="test")
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "passed"),
+    [
+        # Kubernetes regex library (k8s.io/apiserver pkg/cel/library/regex.go): find / findAll
+        ("self.find('^([^/]+)') == 'karpenter.sh'", "karpenter.sh/x", True),
+        ("self.find('[0-9]+') == ''", "abc", True),
+        ("self.findAll('[0-9]') == ['1', '2', '3']", "a1b2c3", True),
+        ("self.findAll('[0-9]', 2) == ['1', '2']", "a1b2c3", True),
+        ("self.findAll('[0-9]', -1).size() == 3", "a1b2c3", True),
+        # strings extension (cel-go ext.Strings, enabled in Kubernetes)
+        ("self.split('@')[1] == 'latest'", "al2023@latest", True),
+        ("self.lowerAscii() == 'al2023@latest'", "AL2023@latest", True),
+        ("self.indexOf('@') == 6", "al2023@latest", True),
+        # standard library pieces Karpenter's rules use
+        ("self.matches('^[a-zA-Z0-9]+@.+$')", "al2@v1", True),
+        ("self.all(x, !self[x].startsWith('-'))", {"cpu": "-1"}, False),
+        (
+            "self.filter(x, has(x.rootVolume) ? x.rootVolume == true : false).size() <= 1",
+            [{"rootVolume": True}] * 2,
+            False,
+        ),
+        ("int(self) >= 0", "9223372036854775807", True),
+    ],
+)
+def test_kubernetes_cel_functions(text: str, value: object, passed: bool) -> None:
+    assert rule(text).evaluate(value)[0] is passed
+
+
+def test_find_uses_re2_like_ascii_classes() -> None:
+    assert rule("self.find('[0-9]+') == ''").evaluate("٣")[0] is True
+    assert rule(r"self.find('\\d+') == ''").evaluate("٣")[0] is True
+
+
+def test_an_evaluation_error_is_a_failure_with_the_reason() -> None:
+    ok, err = rule("int(self) >= 0").evaluate("9223372036854775808")
+    assert not ok and "int" in err
+    ok, err = rule("self.missing == 1").evaluate({"other": 1})
+    assert not ok and err
+
+
+def test_an_unknown_function_does_not_compile() -> None:
+    with pytest.raises(RuleCompileError, match="does not compile"):
+        rule("self.quantityOf() == 1")
+
+
+def test_every_shipped_rule_compiles_once() -> None:
+    for kind in ("NodePool", "NodeClaim", "EC2NodeClass", "OperatingSystemConfig"):
+        assert compiled_crd(kind) is compiled_crd(kind)  # cached: compiled once per process
+
+
+def test_releases_table_and_unknown_version() -> None:
+    assert crd.supported_versions() == ["1.14.1"]
+    rel = crd.release("v1.14.1")
+    assert (rel.nodepool_hash_version, rel.ec2nodeclass_hash_version) == ("v3", "v5")
+    with pytest.raises(InputError, match=r"unsupported Karpenter version '1\.2\.0'; supported: 1\.14\.1"):
+        crd.release("1.2.0")
+
+
+def test_every_release_folder_has_its_crds_and_provenance() -> None:
+    root = Path(crd.__file__).resolve().parents[1] / "data" / "crds"
+    for version in crd.supported_versions():
+        folder = root / crd.release(version).crd_folder
+        provenance = (folder / "PROVENANCE").read_text()
+        for name in CRD_FILES.values():
+            assert (folder / name).is_file() and name in provenance
+
+
+def test_cli_karpenter_version_option(tmp_path: Path) -> None:
+    path = tmp_path / "np.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "karpenter.sh/v1",
+                "kind": "NodePool",
+                "metadata": {"name": "a"},
+                "spec": {
+                    "template": {
+                        "spec": {"nodeClassRef": {"group": "g", "kind": "k", "name": "n"}, "requirements": []}
+                    }
+                },
+            }
+        )
+    )
+    ok = CliRunner().invoke(main, ["validate", "-f", str(path), "--karpenter-version", "1.14.1"])
+    assert ok.exit_code == 0, ok.output
+    bad = CliRunner().invoke(main, ["hash", "-f", str(path), "--karpenter-version", "0.37.0"])
+    assert bad.exit_code == 2
+    assert "unsupported Karpenter version '0.37.0'; supported: 1.14.1" in bad.output
+
+
+def test_stack_setting_karpenter_version() -> None:
+    from nodewright.stack import read_settings
+
+    base = {
+        "files": '["stacks/nodepools.yaml"]',
+        "cluster": '{"clusterName": "c", "clusterEndpoint": "https://x", "caBundle": "Y2E="}',
+    }
+    assert read_settings({**base, "karpenterVersion": "v1.14.1"}, stack="t").karpenter_version == "1.14.1"
+    with pytest.raises(InputError) as info:
+        read_settings({**base, "karpenterVersion": "9.9.9"}, stack="t")
+    assert info.value.path == "config.nodewright:karpenterVersion"
+    assert "supported: 1.14.1" in info.value.message
+
+
+def test_field_path_reason_and_skipped_rules_are_reported() -> None:
+    """A rule's fieldPath and reason show in the line; a rule the API server would skip (the value
+    has a type error inside) and that cannot evaluate is named as not checked, never passed."""
+    from nodewright.crd.admission import _Walk
+    from nodewright.crd.schema import Schema
+
+    inner = Schema(type="integer")
+    s = Schema(
+        type="object",
+        properties={"a": inner, "b": Schema(type="string")},
+        rules=(
+            compile_rule(
+                {
+                    "rule": "self.b != 'x'",
+                    "message": "b must not be x",
+                    "fieldPath": ".b",
+                    "reason": "FieldValueForbidden",
+                },
+                where="t",
+            ),
+            compile_rule({"rule": "self.a > 1", "message": "a too small"}, where="t"),
+        ),
+    )
+    w = _Walk("f.yaml", "")
+    w.walk({"a": 5, "b": "x"}, s, "spec")
+    assert [(p.path, p.message.split(";")[0]) for p in w.problems] == [
+        ("spec.b", "b must not be x [FieldValueForbidden]")
+    ]
+    w = _Walk("f.yaml", "")
+    w.walk({"a": "5", "b": "y"}, s, "spec")
+    assert [p.path for p in w.problems] == ["spec.a"] and w.skipped
