@@ -6,7 +6,8 @@ rules and defaults as the API server applies them, then Karpenter's runtime chec
 :func:`selecting`, :func:`supported_versions`) and :func:`crd`. Modules: ``releases`` (which
 release, which CRD folder, which hash versions), ``schema`` (CRD -> compiled schema tree),
 ``celrules`` (CEL programs and the Kubernetes extension functions), ``admission`` (prune, default,
-validate), ``runtime`` (Karpenter's RuntimeValidate), ``k8svalidation`` (name/label syntax).
+validate), ``objectmeta`` (ObjectMeta on create), ``values`` (JSON-like value helpers),
+``runtime`` (Karpenter's RuntimeValidate), ``k8svalidation`` (name/label syntax).
 Nothing here knows about pydantic models, files or the CLI.
 """
 

@@ -18,7 +18,6 @@ on create. The walk never coerces: ``weight: "10"`` is an error, not 10.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import math
 import re
@@ -27,34 +26,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from nodewright.crd.celrules import Rule
-from nodewright.crd.k8svalidation import is_dns1123_subdomain, is_qualified_name, is_valid_label_value
+from nodewright.crd.objectmeta import check_metadata
 from nodewright.crd.releases import Release
 from nodewright.crd.schema import MISSING, Schema, crd
+from nodewright.crd.values import kind_of, plain, show
 from nodewright.errors import Problem, typo_hint
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
 _RFC3339: Final = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
-_OBJECT_META_FIELDS: Final = frozenset(
-    {
-        "name",
-        "generateName",
-        "namespace",
-        "selfLink",
-        "uid",
-        "resourceVersion",
-        "generation",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "labels",
-        "annotations",
-        "ownerReferences",
-        "finalizers",
-        "managedFields",
-    }
-)
-_ANNOTATIONS_MAX_BYTES: Final = 256 * 1024
 # What a CRD pattern means, for the fix part of an error line (patterns as the CRDs spell them).
 _PATTERN_HELP: Final[dict[str, str]] = {
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$": "use a Kubernetes quantity such as 500m, 2 or 4Gi",
@@ -65,9 +45,6 @@ _PATTERN_HELP: Final[dict[str, str]] = {
     r"^[^/]*$": "use the API group alone, without a version (e.g. karpenter.k8s.aws)",
     r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$": "a label value has at most 63 alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric",
 }
-# Problem kinds that stop CEL rules on the values containing them (apiextensions-apiserver
-# ``hasBlockingErr``: NotSupported, Required, TooLong, TooMany, TypeInvalid).
-_BLOCKING: Final = frozenset({"type", "enum", "required", "too-long", "too-many"})
 
 
 @dataclass
@@ -80,77 +57,6 @@ class Admitted:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, _dt.date):
-        return _plain(value)
-    if isinstance(value, Mapping):
-        return dict(value)
-    raise TypeError(type(value).__name__)
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-like deep copy: mapping keys as strings, YAML timestamps as RFC 3339 strings."""
-    if isinstance(value, dict):
-        try:  # fast path (C): JSON turns int/bool keys into strings as sigs.k8s.io/yaml does
-            return json.loads(json.dumps(value, default=_json_default, allow_nan=False))
-        except (TypeError, ValueError):
-            pass
-    if isinstance(value, Mapping):
-        return {k if isinstance(k, str) else _key_str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, _dt.datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=_dt.UTC)
-        return value.isoformat().replace("+00:00", "Z")
-    if isinstance(value, _dt.date):
-        return value.isoformat()
-    return value
-
-
-def _key_str(key: Any) -> str:
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    return str(key)
-
-
-_KINDS_BY_TYPE: Final[dict[type, str]] = {
-    str: "string",
-    int: "integer",
-    bool: "boolean",
-    float: "number",
-    dict: "object",
-    list: "array",
-    type(None): "null",
-}
-
-
-def _kind_of(value: Any) -> str:
-    found = _KINDS_BY_TYPE.get(type(value))
-    if found is not None:
-        return found
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, default=str) if not isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _child(path: str, name: str) -> str:
@@ -195,6 +101,8 @@ class _Walk:
             return value, True
         if not self._type_ok(value, s, path):
             return value, True
+        if type(value) is float and (s.type == "integer" or s.int_or_string):
+            value = int(value)  # 2.0 is the integer 2 (as the API server types it for CEL and storage)
         if isinstance(value, dict):
             blocking = self._object(value, s, path)
         elif isinstance(value, list):
@@ -204,7 +112,7 @@ class _Walk:
         if s.enum is not None and value not in s.enum:
             shown = ", ".join(str(e) for e in s.enum)
             hint = typo_hint(value, [str(e) for e in s.enum]) if isinstance(value, str) else ""
-            self.add(path, f"unsupported value {_show(value)}; use one of {shown}{hint}")
+            self.add(path, f"unsupported value {show(value)}; use one of {shown}{hint}")
             blocking = True
         if s.rules:
             self._rules(value, s, path, checked=not blocking)
@@ -217,7 +125,7 @@ class _Walk:
 
     def _type_ok(self, value: Any, s: Schema, path: str) -> bool:
         t = s.type
-        got = _kind_of(value)
+        got = kind_of(value)
         if s.int_or_string:
             ok = got in ("integer", "string") or (got == "number" and float(value).is_integer())
         elif t is None:
@@ -241,7 +149,7 @@ class _Walk:
             fix = "; remove the quotes"
         elif t == "string" and got in ("integer", "number", "boolean"):
             fix = "; quote the value"
-        self.add(path, f"must be of type {self._want(s)}, got {got} {_show(value)}{fix}")
+        self.add(path, f"must be of type {self._want(s)}, got {got} {show(value)}{fix}")
         return False
 
     def _object(self, obj: dict[str, Any], s: Schema, path: str) -> bool:
@@ -262,12 +170,12 @@ class _Walk:
                     continue
                 if sub is not None and obj[key] is None and not sub.nullable:
                     if sub.default is not MISSING:
-                        obj[key] = _plain(sub.default)
+                        obj[key] = plain(sub.default)
                     else:
                         del obj[key]
         for key, sub in props.items():
             if sub.default is not MISSING and key not in obj:
-                obj[key] = _plain(sub.default)
+                obj[key] = plain(sub.default)
         for key in list(obj):
             sub = props.get(key)
             if sub is not None:
@@ -308,7 +216,7 @@ class _Walk:
                 if k in seen:
                     self.add(
                         _index(path, i),
-                        f"duplicate value {_show(item)} (also at [{seen[k]}]); a set lists each value once",
+                        f"duplicate value {show(item)} (also at [{seen[k]}]); a set lists each value once",
                     )
                 else:
                     seen[k] = i
@@ -319,7 +227,7 @@ class _Walk:
                     continue
                 mk = tuple(json.dumps(item.get(k)) for k in s.list_map_keys)
                 if mk in seen_keys:
-                    what = ", ".join(f"{k}={_show(item.get(k))}" for k in s.list_map_keys)
+                    what = ", ".join(f"{k}={show(item.get(k))}" for k in s.list_map_keys)
                     self.add(
                         _index(path, i),
                         f"duplicate entry with {what} (also at [{seen_keys[mk]}]); keys must be unique",
@@ -340,13 +248,13 @@ class _Walk:
             if s.pattern is not None and not s.pattern.search(value):
                 what = _PATTERN_HELP.get(s.pattern_text)
                 if what:
-                    self.add(path, f"invalid value {_show(value)}: {what} (CRD pattern {s.pattern_text})")
+                    self.add(path, f"invalid value {show(value)}: {what} (CRD pattern {s.pattern_text})")
                 else:
                     self.add(
-                        path, f"invalid value {_show(value)}: does not match the CRD pattern {s.pattern_text}"
+                        path, f"invalid value {show(value)}: does not match the CRD pattern {s.pattern_text}"
                     )
             if s.format == "date-time" and not _RFC3339.match(value):
-                self.add(path, f"{_show(value)} is not an RFC 3339 date-time; use e.g. 2024-01-02T15:04:05Z")
+                self.add(path, f"{show(value)} is not an RFC 3339 date-time; use e.g. 2024-01-02T15:04:05Z")
         elif isinstance(value, int | float) and not isinstance(value, bool):
             if s.minimum is not None and (value < s.minimum or (s.exclusive_minimum and value == s.minimum)):
                 op = "greater than" if s.exclusive_minimum else "greater than or equal to"
@@ -416,54 +324,6 @@ def _short(rule: str) -> str:
     return rule if len(rule) <= 160 else rule[:157] + "..."
 
 
-def _metadata(w: _Walk, meta: Any, *, namespaced: bool) -> None:
-    """ObjectMeta as the API server checks it on create (name, labels, annotations)."""
-    if meta is None:
-        w.add("metadata.name", 'required field "name" is missing; every object needs metadata.name')
-        return
-    if not isinstance(meta, dict):
-        w.add("metadata", f"must be of type object, got {_kind_of(meta)}")
-        return
-    for key in list(meta):
-        if key not in _OBJECT_META_FIELDS:
-            hint = typo_hint(key, sorted(_OBJECT_META_FIELDS))
-            w.add(f"metadata.{key}", f'unknown field "{key}"{hint}; ObjectMeta has no such field')
-            del meta[key]
-    name = meta.get("name")
-    if name is None or name == "":
-        if not meta.get("generateName"):
-            w.add("metadata.name", 'required field "name" is missing; every object needs metadata.name')
-    elif not isinstance(name, str):
-        w.add("metadata.name", f"must be of type string, got {_kind_of(name)} {_show(name)}; quote it")
-    else:
-        for err in is_dns1123_subdomain(name):
-            w.add("metadata.name", f"invalid name {_show(name)}: {err}")
-    if not namespaced and meta.get("namespace"):
-        w.add("metadata.namespace", "this kind is cluster-scoped; remove metadata.namespace")
-    for field_name in ("labels", "annotations"):
-        m = meta.get(field_name)
-        if m is None:
-            meta.pop(field_name, None)
-            continue
-        if not isinstance(m, dict):
-            w.add(f"metadata.{field_name}", f"must be of type object, got {_kind_of(m)}")
-            continue
-        size = 0
-        for k, v in m.items():
-            at = f"metadata.{field_name}[{k}]"
-            for err in is_qualified_name(k):
-                w.add(at, f"invalid key {_show(k)}: {err}")
-            if not isinstance(v, str):
-                w.add(at, f"must be of type string, got {_kind_of(v)} {_show(v)}; quote the value")
-                continue
-            if field_name == "labels":
-                for err in is_valid_label_value(v):
-                    w.add(at, f"invalid label value {_show(v)}: {err}")
-            size += len(k) + len(v)
-        if field_name == "annotations" and size > _ANNOTATIONS_MAX_BYTES:
-            w.add("metadata.annotations", f"annotations total {size} bytes, at most {_ANNOTATIONS_MAX_BYTES}")
-
-
 def admit(
     body: Mapping[str, Any], *, kind: str, file: str = "<input>", path: str = "", rel: Release | None = None
 ) -> Admitted:
@@ -473,12 +333,12 @@ def admit(
     OperatingSystemConfig); ``file``/``path`` locate the object for error lines.
     """
     c = crd(kind, rel)
-    obj = _plain(body)
+    obj = plain(body)
     w = _Walk(file, path)
     root = c.schema
     status = obj.pop("status", None) if isinstance(obj, dict) else None
     meta = obj.pop("metadata", None)
-    _metadata(w, meta, namespaced=c.scope == "Namespaced")
+    check_metadata(w.add, meta, namespaced=c.scope == "Namespaced")
     for key in list(obj):
         if key not in root.properties:
             hint = typo_hint(key, list(root.properties))
@@ -491,7 +351,7 @@ def admit(
         if obj.get("spec") is None:
             obj.pop("spec", None)
             if spec_schema.default is not MISSING:
-                obj["spec"] = _plain(spec_schema.default)
+                obj["spec"] = plain(spec_schema.default)
         if "spec" in obj:
             obj["spec"], _ = w.walk(obj["spec"], spec_schema, "spec")
         elif "spec" in root.required:

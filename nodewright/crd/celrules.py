@@ -3,7 +3,10 @@
 Boundary: a CEL environment shaped like the API server's for CRD rules (``self``/``oldSelf`` as
 dynamic values, CEL's standard library and the strings extension), plus the Kubernetes CEL
 library functions that cel-expr-python lacks, implemented here as extensions: the regex library
-(``find``, ``findAll``; k8s.io/apiserver ``pkg/cel/library/regex.go``). Each rule is compiled once
+(``find``, ``findAll``; k8s.io/apiserver ``pkg/cel/library/regex.go``) and the quantity library
+(``quantity``, ``isQuantity``, ``isInteger``, ``asInteger``, ``asApproximateFloat``, ``sign``,
+``isGreaterThan``, ``isLessThan``, ``compareTo``, ``add``, ``sub``; ``pkg/cel/library/quantity.go``;
+a quantity travels as its canonical string, so equal quantities compare equal). Each rule is compiled once
 per CRD load (:func:`compile_rule`, cached); a rule that does not compile (an unsupported
 function) is an error naming the CRD and the rule, never a silent pass. Evaluation errors (e.g.
 ``int('abc')``) are reported as failures of the rule, as the API server rejects the object too.
@@ -20,6 +23,8 @@ from typing import Any, Final
 
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_strings
+
+from nodewright.algebra.quantity import Quantity, is_quantity, parse_quantity
 
 _MEMO_LIMIT: Final = 4096
 
@@ -50,7 +55,81 @@ def _find_all_n(s: str, pattern: str, limit: int) -> list[str]:
     return out if limit < 0 else out[:limit]
 
 
+def _q(text: str) -> Quantity:
+    if not isinstance(text, str):
+        raise ValueError(f"quantity expects a string, got {type(text).__name__}")
+    return parse_quantity(text)
+
+
+def _quantity(text: str) -> str:
+    """``quantity(<string>)``: the quantity, carried as its canonical string (Kubernetes quantity
+    library, k8s.io/apiserver ``pkg/cel/library/quantity.go``); invalid input is an error."""
+    return str(_q(text))
+
+
+def _is_quantity(text: str) -> bool:
+    return is_quantity(text) if isinstance(text, str) else False
+
+
+def _as_integer(text: str) -> int:
+    q = _q(text)
+    if q.amount.denominator != 1 or not -(2**63) <= q.amount.numerator < 2**63:
+        raise ValueError(f"cannot convert quantity {text} to an int64 without losing precision")
+    return q.amount.numerator
+
+
+def _compare(a: str, b: str) -> int:
+    x, y = _q(a), _q(b)
+    return (x > y) - (x < y)
+
+
+def _sign(text: str) -> int:
+    amount = _q(text).amount
+    return (amount > 0) - (amount < 0)
+
+
+def _add(a: str, b: str | int) -> str:
+    return str(_q(a) + (_q(b) if isinstance(b, str) else parse_quantity(b)))
+
+
+def _sub(a: str, b: str | int) -> str:
+    return str(_q(a) - (_q(b) if isinstance(b, str) else parse_quantity(b)))
+
+
 _S = cel.Type.STRING
+_I = cel.Type.INT
+_B = cel.Type.BOOL
+
+
+def _member(name: str, ret: Any, params: list[Any], impl: Any, oid: str) -> Any:
+    return cel.FunctionDecl(name, [cel.Overload(oid, ret, params, is_member=True, impl=impl)])
+
+
+QUANTITY_EXTENSIONS: Final = (
+    cel.FunctionDecl("quantity", [cel.Overload("quantity_string", _S, [_S], impl=_quantity)]),
+    cel.FunctionDecl("isQuantity", [cel.Overload("is_quantity_string", _B, [_S], impl=_is_quantity)]),
+    _member("isInteger", _B, [_S], lambda t: _q(t).amount.denominator == 1, "quantity_is_integer"),
+    _member("asInteger", _I, [_S], _as_integer, "quantity_as_integer"),
+    _member("asApproximateFloat", cel.Type.DOUBLE, [_S], lambda t: float(_q(t).amount), "quantity_as_float"),
+    _member("sign", _I, [_S], _sign, "quantity_sign"),
+    _member("isGreaterThan", _B, [_S, _S], lambda a, b: _compare(a, b) > 0, "quantity_is_greater_than"),
+    _member("isLessThan", _B, [_S, _S], lambda a, b: _compare(a, b) < 0, "quantity_is_less_than"),
+    _member("compareTo", _I, [_S, _S], _compare, "quantity_compare_to"),
+    cel.FunctionDecl(
+        "add",
+        [
+            cel.Overload("quantity_add", _S, [_S, _S], is_member=True, impl=_add),
+            cel.Overload("quantity_add_int", _S, [_S, _I], is_member=True, impl=_add),
+        ],
+    ),
+    cel.FunctionDecl(
+        "sub",
+        [
+            cel.Overload("quantity_sub", _S, [_S, _S], is_member=True, impl=_sub),
+            cel.Overload("quantity_sub_int", _S, [_S, _I], is_member=True, impl=_sub),
+        ],
+    ),
+)
 KUBERNETES_EXTENSIONS: Final = (
     cel.FunctionDecl(
         "find",
@@ -80,7 +159,7 @@ def environment() -> Any:
     return cel.NewEnv(
         variables={"self": cel.Type.DYN, "oldSelf": cel.Type.DYN},
         extensions=[ext_strings.ExtStrings()],
-        functions=list(KUBERNETES_EXTENSIONS),
+        functions=[*KUBERNETES_EXTENSIONS, *QUANTITY_EXTENSIONS],
     )
 
 

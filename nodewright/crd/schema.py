@@ -120,7 +120,8 @@ def read_crd_text(rel: Release, kind: str) -> str:
 def _load(version: str, kind: str) -> CRD:
     rel = release(version)
     name = f"{rel.crd_folder}/{CRD_FILES[kind]}"
-    doc = yaml.safe_load(read_crd_text(rel, kind))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 5x faster startup
+    doc = yaml.load(read_crd_text(rel, kind), Loader=loader)  # a safe loader (package data)
     spec = doc["spec"]
     served = [v for v in spec["versions"] if v.get("served")]
     ver = next((v for v in served if v.get("storage")), served[0])

@@ -1,8 +1,10 @@
 """Custom and Windows families: user data as-is, or wrapped in Karpenter's PowerShell bootstrap.
 
 ``Custom`` (``bootstrap/custom.go``) passes ``spec.userData`` through untouched; nodewright warns
-when that user data cannot register the node with the ``karpenter.sh/unregistered:NoExecute``
-taint Karpenter waits for (issues #4708, #7399). Windows 2019/2022/2025 (``bootstrap/windows.go``)
+when that user data does not register the node with the ``karpenter.sh/unregistered:NoExecute``
+taint. Since Karpenter v1.3 (kubernetes-sigs/karpenter#1991) a node without it still registers,
+with an ``UnregisteredTaintMissing`` warning event; the taint keeps pods off the node until
+Karpenter has synced the NodePool's labels and taints (issues #4708, #7399). Windows 2019/2022/2025 (``bootstrap/windows.go``)
 prepend the user's PowerShell to ``Start-EKSBootstrap.ps1`` inside one ``<powershell>`` block.
 """
 
@@ -29,9 +31,11 @@ def render_custom(options: Options) -> str:
     user_data = options.custom_user_data or ""
     if not registers_unregistered_taint(user_data):
         log.warning(
-            "amiFamily Custom: the user data does not register the node with the %s:NoExecute taint, so "
-            "Karpenter never sees the node initialise (issues #4708, #7399); add it to the kubelet's "
-            "--register-with-taints (or registerWithTaints / node-taints) and mirror spec.kubelet yourself",
+            "amiFamily Custom: the user data does not register the node with the %s:NoExecute taint: "
+            "Karpenter (>= v1.3, kubernetes-sigs/karpenter#1991) registers it anyway with an "
+            "UnregisteredTaintMissing event, but pods can land before it syncs the NodePool's labels and "
+            "taints (issues #4708, #7399); add it to the kubelet's --register-with-taints (or "
+            "registerWithTaints / node-taints) and mirror spec.kubelet yourself",
             L.UNREGISTERED_TAINT_KEY,
         )
     return user_data

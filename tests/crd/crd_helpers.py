@@ -6,7 +6,7 @@ RuntimeValidate. A uniquely named module (not conftest) so imports are unambiguo
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Final
 
 from nodewright import crd
 from nodewright.crd.runtime import nodepool_problems
@@ -92,3 +92,46 @@ def runtime_ok(body: dict[str, Any]) -> bool:
 
 def messages(body: dict[str, Any]) -> list[str]:
     return [p.message for p in create(body)]
+
+
+# -- NodePool builders of the ported nodepool_validation_cel_test.go --------------------------
+
+TEMPLATE_SPEC: Final = "spec.template.spec"
+LONG: Final = "a" * 250
+
+
+def pool(**changes: Any) -> dict[str, Any]:
+    body = base_nodepool()
+    for path, value in changes.items():
+        body = set_path(body, path.replace("__", "."), value)
+    return body
+
+
+def with_budgets(*budgets: dict[str, Any]) -> dict[str, Any]:
+    return pool(spec__disruption={"consolidateAfter": "0s", "budgets": list(budgets)})
+
+
+def with_taints(*taints: dict[str, Any]) -> dict[str, Any]:
+    return set_path(base_nodepool(), f"{TEMPLATE_SPEC}.taints", list(taints))
+
+
+def with_requirements(*reqs: dict[str, Any]) -> dict[str, Any]:
+    return set_path(base_nodepool(), f"{TEMPLATE_SPEC}.requirements", list(reqs))
+
+
+def with_labels(lbls: dict[str, str]) -> dict[str, Any]:
+    return set_path(base_nodepool(), "spec.template.metadata.labels", lbls)
+
+
+# -- EC2NodeClass builder of the ported ec2nodeclass_validation_cel_test.go ------------------
+
+
+def ec2nodeclass(**spec: Any) -> dict[str, Any]:
+    """The BeforeEach EC2NodeClass with spec fields replaced (None removes a field)."""
+    body = base_ec2nodeclass()
+    for key, value in spec.items():
+        if value is None:
+            body["spec"].pop(key, None)
+        else:
+            body["spec"][key] = value
+    return body

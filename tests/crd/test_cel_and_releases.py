@@ -43,6 +43,19 @@ def rule(text: str) -> Rule:
             False,
         ),
         ("int(self) >= 0", "9223372036854775807", True),
+        # Kubernetes quantity library (k8s.io/apiserver pkg/cel/library/quantity.go)
+        ("isQuantity(self)", "1.5Gi", True),
+        ("isQuantity(self)", "1.5.3Gi", False),
+        ("quantity(self).isLessThan(quantity('2Gi'))", "1Gi", True),
+        ("quantity(self).isGreaterThan(quantity('1'))", "500m", False),
+        ("quantity(self).compareTo(quantity('1k')) == 0", "1000", True),
+        ("quantity(self) == quantity('1000m')", "1", True),
+        ("quantity(self).asInteger() == 2", "2", True),
+        ("quantity(self).isInteger()", "500m", False),
+        ("quantity(self).asApproximateFloat() > 0.4", "500m", True),
+        ("quantity(self).sign() == -1", "-1", True),
+        ("quantity(self).add(quantity('500m')) == quantity('1500m')", "1", True),
+        ("quantity(self).sub(1) == quantity('0')", "1", True),
     ],
 )
 def test_kubernetes_cel_functions(text: str, value: object, passed: bool) -> None:
@@ -57,6 +70,10 @@ def test_find_uses_re2_like_ascii_classes() -> None:
 def test_an_evaluation_error_is_a_failure_with_the_reason() -> None:
     ok, err = rule("int(self) >= 0").evaluate("9223372036854775808")
     assert not ok and "int" in err
+    ok, err = rule("quantity(self).isInteger()").evaluate("x")
+    assert not ok and "invalid quantity" in err
+    ok, err = rule("quantity(self).asInteger() > 0").evaluate("1500m")
+    assert not ok and "losing precision" in err
     ok, err = rule("self.missing == 1").evaluate({"other": 1})
     assert not ok and err
 

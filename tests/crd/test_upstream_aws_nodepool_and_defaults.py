@@ -118,3 +118,23 @@ def test_ec2nodeclass_metadata_options_default() -> None:
         "httpPutResponseHopLimit": 1,
         "httpTokens": "required",
     }
+
+
+def test_an_integral_float_is_an_integer() -> None:
+    """`minValues: 2.0` is the integer 2: stored as such and compared as an int by the CEL rules."""
+    body = set_path(
+        base_nodepool(),
+        "spec.template.spec.requirements",
+        [
+            {
+                "key": "node.kubernetes.io/instance-type",
+                "operator": "In",
+                "values": ["a", "b"],
+                "minValues": 2.0,
+            }
+        ],
+    )
+    admitted = crd.admit(body, kind="NodePool")
+    assert admitted.ok, admitted.problems
+    assert admitted.body["spec"]["template"]["spec"]["requirements"][0]["minValues"] == 2
+    assert type(admitted.body["spec"]["template"]["spec"]["requirements"][0]["minValues"]) is int

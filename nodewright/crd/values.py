@@ -1,0 +1,82 @@
+"""JSON-like values as the API server sees them: copying, type names and short display.
+
+Boundary: pure helpers for :mod:`nodewright.crd.admission` and :mod:`nodewright.crd.objectmeta`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, _dt.date):
+        return plain(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(type(value).__name__)
+
+
+def plain(value: Any) -> Any:
+    """A JSON-like deep copy: mapping keys as strings, YAML timestamps as RFC 3339 strings."""
+    if isinstance(value, dict):
+        try:  # fast path (C): JSON turns int/bool keys into strings as sigs.k8s.io/yaml does
+            return json.loads(json.dumps(value, default=_json_default, allow_nan=False))
+        except (TypeError, ValueError):
+            pass
+    if isinstance(value, Mapping):
+        return {k if isinstance(k, str) else _key_str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=_dt.UTC)
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    return value
+
+
+def _key_str(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+_KINDS_BY_TYPE: Final[dict[type, str]] = {
+    str: "string",
+    int: "integer",
+    bool: "boolean",
+    float: "number",
+    dict: "object",
+    list: "array",
+    type(None): "null",
+}
+
+
+def kind_of(value: Any) -> str:
+    found = _KINDS_BY_TYPE.get(type(value))
+    if found is not None:
+        return found
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def show(value: Any) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= 80 else text[:77] + "..."
