@@ -17,18 +17,18 @@ from components.node_class import NodeClass, NodeClassArgs
 from components.node_pool import NodePool, NodePoolArgs
 from components.osc import OperatingSystemConfig, OperatingSystemConfigArgs
 from nodewright import crd
-from nodewright.stack import build_plan, read_settings
+from nodewright.stack import build_stack_plan, read_settings
 
 KEYS = (
     "mode", "files", "cluster", "kubernetesVersion", "clusterState", "claims", "subnets",
     "securityGroups", "launchTemplates", "oscFormat", "oscNamespace", "tags", "catalog",
-    "kubeconfig", "kubeContext", "karpenterVersion",
+    "kubeconfig", "kubeContext", "karpenterVersion", "planStrategy",
 )  # fmt: skip
 
 config = pulumi.Config("nodewright")
 settings = read_settings({k: config.get(k) for k in KEYS}, stack=pulumi.get_stack())
 crd.select(settings.karpenter_version, source="config.nodewright:karpenterVersion")
-plan = build_plan(settings, base_dir=Path.cwd())
+plan = build_stack_plan(settings, base_dir=Path.cwd())
 fleet = settings.mode == "fleet"
 for note in plan.notes:  # a degenerate stack previews and applies; say why it declares little
     pulumi.log.warn(note)

@@ -3,7 +3,7 @@
 The ``karpenter.sh/nodepool-hash`` / ``-hash-version`` annotations are computed by
 :mod:`nodewright.drift` (the same function ``nodewright hash`` prints) before the component is built,
 so ``pulumi up`` writes exactly what Karpenter would stamp: no spurious drift on adoption. The
-component's own props carry the pool's registration health (issue 7), which the
+component's own props carry the pool's registration health, which the
 ``nodepool-pair-health`` advisory policy reads.
 """
 

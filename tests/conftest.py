@@ -10,9 +10,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
-SHARED = ROOT.parent / "shared"
 
 # No AWS credentials leak in from the machine; boto3 code paths are answered by moto.
 for _var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
@@ -39,8 +37,3 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def data_dir() -> Path:
     return DATA
-
-
-@pytest.fixture
-def shared_dir() -> Path:
-    return SHARED

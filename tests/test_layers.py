@@ -80,3 +80,24 @@ def test_components_only_adapt(path: Path) -> None:
     for name in _imports(path):
         if name.startswith("nodewright"):
             assert name.startswith(allowed), f"components/{path.name} imports {name}"
+
+
+def test_no_reexport_shadows_a_submodule() -> None:
+    """``from pkg.mod import mod`` in ``pkg/__init__`` makes ``pkg.mod`` the function, not the module
+    (``nodewright.drift.nodepool_hash`` was both); each package keeps the names apart."""
+    import importlib
+    import pkgutil
+    import types
+
+    import nodewright
+
+    clashes = []
+    for info in pkgutil.walk_packages(nodewright.__path__, "nodewright."):
+        if not info.ispkg or info.name.startswith("nodewright.preview"):
+            continue
+        pkg = importlib.import_module(info.name)
+        for sub in pkgutil.iter_modules(pkg.__path__):
+            value = pkg.__dict__.get(sub.name)
+            if value is not None and not isinstance(value, types.ModuleType):
+                clashes.append(f"{info.name}.{sub.name}")
+    assert not clashes

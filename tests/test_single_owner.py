@@ -155,3 +155,15 @@ def test_claims_file_round_trips(tmp_path: Path) -> None:
     path.write_text(dump_claims(doc))
     [claim] = load_claims(path)
     assert claim["nodePoolHash"] == "123" and claim["launch"]["zone"] == "us-east-1a"
+
+
+def test_validation_admits_only_lower_case_alias_families_as_the_crd() -> None:
+    """aws/karpenter-provider-aws v1.14.1 ``pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml``:
+    ``self.split('@')[0] in ['al2','al2023',...]``. Resolution stays lenient for raw objects that
+    skip validation (a live cluster's, a drift input), so every layer still agrees on AL2023."""
+    from nodewright.crd import admit_object
+
+    problems = admit_object(_nodeclass(), kind="EC2NodeClass").problems
+    assert [p.path for p in problems] == ["spec.amiSelectorTerms[0].alias"], problems
+    ok = admit_object(_nodeclass(amiSelectorTerms=[{"alias": "al2023@latest"}]), kind="EC2NodeClass")
+    assert ok.problems == []

@@ -99,22 +99,6 @@ def _within(value: str, gte: int | None, lte: int | None) -> bool:
     return not ((gte is not None and n < gte) or (lte is not None and n > lte))
 
 
-def _max_opt(a: int | None, b: int | None) -> int | None:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a if a > b else b
-
-
-def _min_opt(a: int | None, b: int | None) -> int | None:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a if a < b else b
-
-
 class Requirement:
     """The values one label key may take. Build with :meth:`new`.
 

@@ -18,6 +18,7 @@ from nodewright.algebra.quantity import QuantityError, format_milli, parse_quant
 __all__ = [
     "CPU",
     "EPHEMERAL_STORAGE",
+    "HUGEPAGES_PREFIX",
     "MEMORY",
     "PODS",
     "ContainerLike",
@@ -48,7 +49,7 @@ MEMORY: Final = "memory"
 PODS: Final = "pods"
 EPHEMERAL_STORAGE: Final = "ephemeral-storage"
 _BINARY_RESOURCES: Final = frozenset({MEMORY, EPHEMERAL_STORAGE, "storage"})
-_HUGEPAGES_PREFIX: Final = "hugepages-"
+HUGEPAGES_PREFIX: Final = "hugepages-"
 _RESTART_ALWAYS: Final = "Always"
 _ONE_POD: Final = 1000
 
@@ -87,7 +88,7 @@ class PodLike(Protocol):
 # -- parsing and printing ----------------------------------------------------------------------
 def is_binary_resource(name: str) -> bool:
     """True for byte-counted resources, which Kubernetes prints with binary suffixes."""
-    return name in _BINARY_RESOURCES or name.startswith(_HUGEPAGES_PREFIX)
+    return name in _BINARY_RESOURCES or name.startswith(HUGEPAGES_PREFIX)
 
 
 def parse_resource_list(mapping: Mapping[str, str | int | float]) -> ResourceList:
@@ -198,7 +199,7 @@ def _container_requests(container: ContainerLike) -> ResourceList:
 def is_pod_level_resource(name: str) -> bool:
     """Resources a pod-level ``spec.resources`` may set (k8s component-helpers v0.35
     ``IsSupportedPodLevelResource``): cpu, memory and hugepages."""
-    return name in (CPU, MEMORY) or name.startswith(_HUGEPAGES_PREFIX)
+    return name in (CPU, MEMORY) or name.startswith(HUGEPAGES_PREFIX)
 
 
 def _pod_level_requests(spec: PodSpecLike, containers: ResourceList) -> ResourceList:
@@ -211,7 +212,7 @@ def _pod_level_requests(spec: PodSpecLike, containers: ResourceList) -> Resource
     out = {k: v for k, v in parse_resource_list(res.requests).items() if is_pod_level_resource(k)}
     for k, v in parse_resource_list(res.limits).items():
         # hugepages cannot be overcommitted: their pod-level request always defaults to the limit
-        overcommit = not k.startswith(_HUGEPAGES_PREFIX)
+        overcommit = not k.startswith(HUGEPAGES_PREFIX)
         if is_pod_level_resource(k) and k not in out and not (overcommit and k in containers):
             out[k] = v
     return out

@@ -181,10 +181,6 @@ def known_regions() -> list[str]:
     return sorted(out)
 
 
-def is_known_region(region: str) -> bool:
-    return region in known_regions()
-
-
 def check_region(region: str) -> None:
     """Raise :class:`InputError` naming the closest region when ``region`` is not an EC2 region."""
     regions = known_regions()

@@ -273,10 +273,6 @@ def _instance_type(c: Collector, where: str, raw: Any, seen: dict[str, str]) -> 
     )
 
 
-def is_catalog_document(doc: Document) -> bool:
-    return doc.kind == KIND
-
-
 def catalog_from_documents(docs: list[Document], *, file: str) -> Catalog:
     """Every ``InstanceTypeCatalog`` in ``docs`` as one catalog; other kinds are warned and ignored."""
     c = Collector(file)

@@ -17,19 +17,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from nodewright import labels
-from nodewright.algebra.resources import ResourceList, add, format_resource_list, subtract
+from nodewright.algebra.requirements import Requirement, Requirements
+from nodewright.algebra.resources import (
+    HUGEPAGES_PREFIX,
+    MEMORY,
+    PODS,
+    ResourceList,
+    add,
+    format_resource_list,
+    subtract,
+)
 
 if TYPE_CHECKING:
-    from nodewright.algebra.requirements import Requirements
     from nodewright.catalog.overhead import NodeClassOptions
-
-MEMORY: Final = "memory"
-HUGEPAGES_PREFIX: Final = "hugepages-"
-PODS: Final = "pods"
-CPU: Final = "cpu"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +51,6 @@ class RequirementSpec:
 
 
 def _build_requirements(specs: Iterable[RequirementSpec]) -> Requirements:
-    from nodewright.algebra.requirements import Requirement, Requirements
-
     return Requirements(Requirement.new(s.key, s.operator, s.values) for s in specs)
 
 

@@ -36,8 +36,6 @@ AWS_NEURON: Final = "aws.amazon.com/neuron"
 AWS_NEURON_CORE: Final = "aws.amazon.com/neuroncore"
 HABANA_GAUDI: Final = "habana.ai/gaudi"
 EFA: Final = "vpc.amazonaws.com/efa"
-AWS_POD_ENI: Final = "vpc.amazonaws.com/pod-eni"
-HUGEPAGES_PREFIX: Final = "hugepages-"
 
 # The family a catalog is computed for when no EC2NodeClass says otherwise.
 DEFAULT_AMI_FAMILY: Final = AL2023

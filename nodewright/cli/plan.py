@@ -24,8 +24,10 @@ from nodewright.cli._common import (
     output_option,
 )
 from nodewright.cluster import load_cluster
+from nodewright.costplan.oversize import advise
+from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, CostOptions, plan_cost
 from nodewright.drift.nodepoolhash import nodepool_hash
-from nodewright.scheduling.claimsfile import claims_document, write_claims
+from nodewright.scheduling.claimsfile import STRATEGIES, claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import nodeclass_catalog
@@ -53,6 +55,12 @@ def _claim_rows(doc: dict[str, Any]) -> list[list[Any]]:
 _CLAIM_HEADERS = ["NODECLAIM", "NODEPOOL", "INSTANCE TYPE", "ZONE", "CAPACITY", "PRICE/H", "OPTIONS", "PODS"]
 
 
+def _versus(s: dict[str, Any]) -> str:
+    if "karpenterHourlyCost" not in s:
+        return ""
+    return f" (strategy {s['strategy']}; karpenter strategy: {s['karpenterHourlyCost']:.4f})"
+
+
 def render_table(doc: dict[str, Any]) -> str:
     s = doc["summary"]
     out = [format_table(_CLAIM_HEADERS, _claim_rows(doc)) if doc["nodeClaims"] else "No new NodeClaims."]
@@ -68,7 +76,7 @@ def render_table(doc: dict[str, Any]) -> str:
     out += [
         "",
         f"pending pods: {s['pendingPods']}, scheduled: {s['scheduled']}, new NodeClaims: {s['newNodeClaims']}, "
-        f"hourly cost: {s['hourlyCost']:.4f}",
+        f"hourly cost: {s['hourlyCost']:.4f}" + _versus(s),
     ]
     return "\n".join(out)
 
@@ -78,7 +86,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     out = ["### nodewright plan", ""]
     out.append(
         f"**{s['newNodeClaims']}** new NodeClaim(s), **{s['scheduled']}/{s['pendingPods']}** pending pods "
-        f"scheduled, hourly cost **{s['hourlyCost']:.4f}**"
+        f"scheduled, hourly cost **{s['hourlyCost']:.4f}**" + _versus(s)
     )
     if doc["nodeClaims"]:
         out += ["", format_markdown_table(_CLAIM_HEADERS, _claim_rows(doc))]
@@ -174,6 +182,20 @@ def _encode(value: Any, indent: str, out: list[str]) -> None:
     help="Let pods that only fit exhausted reserved capacity fall back to on-demand/spot in this "
     "round (Karpenter's provisioner never does: such pods wait for the next round).",
 )
+@click.option(
+    "--strategy",
+    type=click.Choice(STRATEGIES),
+    default="karpenter",
+    show_default=True,
+    help="karpenter: Karpenter's own decisions (the forecast); cost: the cheapest NodeClaims for the same pods.",
+)
+@click.option(
+    "--time-budget",
+    type=click.FloatRange(min=0.1),
+    default=DEFAULT_TIME_BUDGET,
+    show_default=True,
+    help="Seconds the cost strategy may spend optimising (it stays deterministic).",
+)
 @output_option(("table", "json", "yaml", "markdown"))
 @karpenter_version_option()
 @handle_errors
@@ -186,6 +208,8 @@ def command(
     preference_policy: str,
     min_values_policy: str,
     reserved_fallback: bool,
+    strategy: str,
+    time_budget: float,
     output: str,
 ) -> None:
     """Simulate one Karpenter provisioning round: which NodeClaims the NodePools would launch."""
@@ -201,21 +225,30 @@ def command(
             cache[key] = list(nodeclass_catalog(catalog_spec, nodeclass))
         return cache[key]
 
-    doc = plan(
-        nodepools=objs.nodepools,
-        cluster=cluster,
-        catalog_for=catalog_for,
-        options=PlanOptions(
-            max_instance_types=max_instance_types,
-            preference_policy=preference_policy,
-            min_values_policy=min_values_policy,
-            reserved_fallback=reserved_fallback,
-        ),
+    options = PlanOptions(
+        max_instance_types=max_instance_types,
+        preference_policy=preference_policy,
+        min_values_policy=min_values_policy,
+        reserved_fallback=reserved_fallback,
     )
+    if strategy == "cost":
+        doc = plan_cost(
+            nodepools=objs.nodepools,
+            cluster=cluster,
+            catalog_for=catalog_for,
+            options=options,
+            cost=CostOptions(time_budget=time_budget),
+        )
+    else:
+        doc = plan(nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
+        for line in advise(
+            nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options, doc=doc
+        ):
+            click.echo(f"warning: {line}", err=True)
     if write_path:
         # the hash an in-cluster Karpenter stamps (CRD defaults applied), as the stack plan does
         hashes = {np.name: nodepool_hash(np, crd_defaults=True) for np in objs.nodepools}
-        write_claims(write_path, claims_document(doc, catalog=catalog_spec, hashes=hashes))
+        write_claims(write_path, claims_document(doc, catalog=catalog_spec, hashes=hashes, strategy=strategy))
     if output == "json":
         click.echo(fast_json(doc))
         return

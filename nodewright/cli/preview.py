@@ -80,6 +80,8 @@ def command(
     """Run the Pulumi program offline (mock runtime) with the policy pack; exit 1 on a mandatory violation."""
     if stack and stack_file:
         raise click.UsageError("give --stack or --stack-file, not both")
+    # imported on use, not to hide a layer (lint-imports sees these too): pulumi is slow to import
+    # and no other command should pay for it
     from nodewright.policy import load_config_file
     from nodewright.preview import preview
     from nodewright.preview.report import render_markdown, render_table

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -68,6 +69,13 @@ def _client(kubeconfig: str | None, context: str | None) -> Any:
     try:
         config.load_kube_config(config_file=kubeconfig, context=context)
     except Exception as exc:
+        # In a pod (the Pulumi Kubernetes Operator's workspace) without a kubeconfig: its ServiceAccount.
+        if kubeconfig is None and context is None and os.environ.get("KUBERNETES_SERVICE_HOST"):
+            try:
+                config.load_incluster_config()
+                return client.ApiClient()
+            except Exception:
+                pass
         raise InputError(f"cannot load kubeconfig: {exc}", file=kubeconfig or "~/.kube/config") from exc
     return client.ApiClient()
 

@@ -117,7 +117,6 @@ METADATA_OPTIONS: Final = GoStruct(
 
 # resource.Quantity hashed through its String() (the field carries `hash:"string"`); the value
 # is the canonical string, so only its presence matters for IsZero.
-QUANTITY: Final = GoStruct("Quantity", (GoField("Format", STRING),))
 
 
 def _quantity_string(value: Any) -> str:

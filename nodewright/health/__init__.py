@@ -3,7 +3,7 @@
 Public API:
 
 * :func:`nodepool_health` - per NodePool of a cluster state: the condition, the ring buffer, the
-  replayed results, ``verifiedNodeClasses`` (seed RFC option 4), the Degraded reading, pending pods;
+  replayed results, ``verifiedNodeClasses`` (the Degraded NodePool RFC, kubernetes-sigs/karpenter pull request #1885), the Degraded reading, pending pods;
 * :func:`flag_pools` - the pools a preview/policy should warn about (Unhealthy or never verified);
 * :class:`Tracker` - the upstream ring-buffer tracker (buffer 4, threshold 0.5);
 * :func:`render_prometheus` - the Prometheus text exposition of a report.

@@ -15,7 +15,7 @@ Per NodePool it reconstructs what Karpenter's controllers hold at ``now``:
   launch failure, else ``RegistrationFailed`` / ``Failed to register node``). The condition flips
   exactly as Karpenter flips it (True on a success whose dry run is Healthy, False on a failure
   whose dry run is Unhealthy).
-* the seed RFC's option 4: ``verifiedNodeClasses``, NodeClass name+UID -> True once a NodeClaim of
+* the Degraded NodePool RFC's (kubernetes-sigs/karpenter pull request #1885) record: ``verifiedNodeClasses``, NodeClass name+UID -> True once a NodeClaim of
   the pool with that NodeClass is ``Initialized=True``; the current pair is verified when the
   NodePool's nodeClassRef is in it; and the RFC's ``Degraded`` reading of it.
 * the pending pods (Karpenter's ``IsProvisionable``) each NodePool would take (first pool by
@@ -32,8 +32,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from nodewright import labels
+from nodewright.cluster import load_cluster
 from nodewright.drift.detect import parse_time
 from nodewright.drift.nodepoolhash import as_mapping
+from nodewright.health.pending import assign_pending
 from nodewright.health.tracker import HEALTHY, UNHEALTHY, UNKNOWN, Status, Tracker
 
 CONDITION_TYPE: Final = "NodeRegistrationHealthy"
@@ -378,8 +380,6 @@ def degraded_reading(
 
 def _load(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
     if isinstance(cluster, str | Path):
-        from nodewright.cluster import load_cluster
-
         objs = load_cluster(cluster)
         return list(objs.nodepools), list(objs.nodeclaims), list(objs.nodeclasses), list(objs.pods)
     return (
@@ -403,8 +403,6 @@ def nodepool_health(
     ``uid`` drive resets and the verified map). Pass the same ``tracker`` across a series of
     states (oldest first) to carry buffers from one to the next.
     """
-    from nodewright.health.pending import assign_pending
-
     now = now or datetime.now(UTC)
     pools_raw, claims_raw, classes_raw, pods = _load(cluster)
     classes: dict[str, Mapping[str, Any]] = {}

@@ -9,7 +9,7 @@ Which Karpenter metric each one mirrors is in docs/health.md:
   1 for the current condition;
 * ``nodewright_nodepool_registration_results{nodepool,result="success"|"failure"}``: the tracker buffer;
 * ``nodewright_nodepool_verified{nodepool,nodeclass}``: 1 when the current NodePool/NodeClass pair has
-  launched an initialized node (seed RFC option 4), else 0;
+  launched an initialized node (the Degraded NodePool RFC, kubernetes-sigs/karpenter pull request #1885), else 0;
 * ``nodewright_nodepool_degraded{nodepool,reason}``: 1 when the RFC's Degraded reading is True;
 * ``nodewright_nodepool_pending_pods{nodepool,nodepool_verified}``: pending pods waiting on the pool;
 * ``nodewright_pods_provisioning_unbound_time_seconds{name,namespace,nodepool,nodepool_verified}``:

@@ -15,14 +15,11 @@ from datetime import datetime
 from typing import Any
 
 from nodewright import labels
+from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
+from nodewright.algebra.taints import is_tolerated
+from nodewright.api.core import Taint
 from nodewright.drift.detect import parse_time
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Taint:
-    key: str
-    value: str | None
-    effect: str
+from nodewright.scheduling.podutil import is_provisionable
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,8 +29,7 @@ class _Req:
     values: tuple[str, ...] = ()
 
 
-def _pool_view(body: Mapping[str, Any]) -> tuple[str, int, Any, list[_Taint]]:
-    from nodewright.algebra.requirements import Requirement, Requirements
+def _pool_view(body: Mapping[str, Any]) -> tuple[str, int, Any, list[Taint]]:
 
     meta = body.get("metadata") or {}
     name = str(meta.get("name", ""))
@@ -54,7 +50,7 @@ def _pool_view(body: Mapping[str, Any]) -> tuple[str, int, Any, list[_Taint]]:
     reqs.add(*Requirements.from_labels({str(k): str(v) for k, v in tlabels.items()}).values())
     reqs.add(Requirement.new(labels.NODEPOOL, "In", (name,)))
     taints = [
-        _Taint(key=str(t.get("key", "")), value=t.get("value"), effect=str(t.get("effect", "")))
+        Taint(key=str(t.get("key", "")), value=t.get("value"), effect=str(t.get("effect", "")))
         for t in tspec.get("taints") or []
         if isinstance(t, Mapping)
     ]
@@ -63,7 +59,6 @@ def _pool_view(body: Mapping[str, Any]) -> tuple[str, int, Any, list[_Taint]]:
 
 def pod_terms(pod: Any) -> list[Any]:
     """The pod's alternatives: node selector AND each required node-affinity term (OR of terms)."""
-    from nodewright.algebra.requirements import Requirements
 
     base = Requirements.from_labels(dict(pod.spec.node_selector or {}))
     aff = pod.spec.affinity.node_affinity if pod.spec.affinity and pod.spec.affinity.node_affinity else None
@@ -92,10 +87,6 @@ def assign_pending(
     pools: Sequence[tuple[Any, Mapping[str, Any]]], pods: Iterable[Any]
 ) -> tuple[dict[str, list[str]], list[str], dict[str, datetime]]:
     """(pool name -> pending pod keys, pods no pool takes, pod key -> pending since)."""
-    from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN
-    from nodewright.algebra.taints import is_tolerated
-    from nodewright.scheduling.podutil import is_provisionable
-
     by_name = sorted((_pool_view(body) for _, body in pools), key=lambda v: v[0], reverse=True)
     views = sorted(by_name, key=lambda v: -v[1])  # stable: weight desc, then name desc
     out: dict[str, list[str]] = {}

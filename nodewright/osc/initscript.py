@@ -1,7 +1,7 @@
 """Gardener's small-init pattern for OSCs whose user data would exceed 16384 bytes.
 
-Gardener keeps provision user data tiny (reference section 3: gardener-node-init fetches the
-rest). nodewright does the same when a rendered provision OSC is too large: the user data becomes
+Gardener keeps provision user data tiny (gardener/gardener
+``pkg/component/extensions/operatingsystemconfig/nodeinit/``: gardener-node-init fetches the rest). nodewright does the same when a rendered provision OSC is too large: the user data becomes
 a *small* plan -- the bootstrap token and machine name as placeholders, the cluster CA, an init
 script and a oneshot ``nodewright-osc-init.service`` -- rendered in the requested format. On the
 node the script reads Secret ``<namespace>/osc-result-<name>`` key ``full_config`` from the API

@@ -79,7 +79,7 @@ def _message(err: Mapping[str, Any]) -> str:
     kind = err.get("type", "")
     msg = str(err.get("msg", "invalid value"))
     if kind == "extra_forbidden":
-        return "unknown field; check the spelling against the OperatingSystemConfig API (reference section 1)"
+        return "unknown field; check the spelling against the OperatingSystemConfig API (extensions.gardener.cloud/v1alpha1, docs/osc.md)"
     if kind == "missing":
         return "required field is missing"
     if kind == "literal_error":

@@ -227,11 +227,6 @@ class OperatingSystemConfig(_Strict):
         extra = self.status.extension_units if self.status else ()
         return merge_units(self.spec.units, extra)
 
-    def all_files(self) -> tuple[File, ...]:
-        """Spec files followed by status extension files."""
-        extra = self.status.extension_files if self.status else ()
-        return self.spec.files + extra
-
 
 def merge_units(base: tuple[Unit, ...], extra: tuple[Unit, ...]) -> tuple[Unit, ...]:
     """node-agent ``mergeUnits``: same-name units merge; non-nil overrides win; lists append."""

@@ -1,6 +1,6 @@
 """What a reconcile would do: gardener-node-agent's diff of the previous and the new OSC.
 
-Reference section 3 "Reconcile" (``pkg/nodeagent/controller/operatingsystemconfig/changes.go``):
+gardener/gardener ``pkg/nodeagent/controller/operatingsystemconfig/changes.go``:
 a file changed when it is new or its bytes/mode differ; a unit gets a command when it is new, its
 spec changed (name/command/enable/content/dropIns/filePaths), or any file in its ``filePaths``
 changed. The command is ``stop`` if ``enable: false`` or ``command: stop``, else ``restart``.

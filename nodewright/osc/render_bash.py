@@ -1,6 +1,6 @@
 """Render a :class:`~nodewright.osc.nodeplan.NodePlan` as a bash script (Gardener's oneshot shape).
 
-Shape (reference section 2a, made safe): ``#!/bin/bash``, errexit/nounset/pipefail, the run-once
+Shape (gardener/gardener ``extensions/pkg/controller/operatingsystemconfig/bash.go``, made safe): ``#!/bin/bash``, errexit/nounset/pipefail, the run-once
 marker (Gardener's ``/var/lib/osc/provision-osc-applied`` for purpose ``provision``), then every file and unit
 written atomically (temp file in the target directory, chmod, ``mv -f``), ``systemctl
 daemon-reload``, then per unit ``enable``/``disable`` and ``restart --no-block``/``stop``.

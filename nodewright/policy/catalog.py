@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from nodewright.api.amifamily import USER_DATA_MAX_BYTES
+from nodewright.policy.cost_rules import check_oversized_types
 from nodewright.policy.crd_rules import check_crd_valid
 from nodewright.policy.drift_rules import check_instances_hash, check_nodepool_hash, check_pair_health
 from nodewright.policy.labels_rules import (
@@ -143,6 +144,25 @@ POLICIES: Final[tuple[PolicySpec, ...]] = (
         description="A change to a NodePool whose NodePool/NodeClass pair is Unhealthy or never verified gets a second look.",
         enforcement="advisory",
         resource_check=check_pair_health,
+    ),
+    PolicySpec(
+        name="nodepool-oversized-types",
+        description="A NodePool does not let NodeClaims grow into instance types far dearer per vCPU or GiB than its best offering (issue 15).",
+        enforcement="advisory",
+        resource_check=check_oversized_types,
+        config_properties={
+            "catalog": {
+                "type": "string",
+                "default": "aws:us-east-1",
+                "description": "Instance-type catalog: a file or aws:<region>.",
+            },
+            "maxPriceRatio": {
+                "type": "number",
+                "minimum": 1,
+                "default": 2.0,
+                "description": "Oversized: $/vCPU or $/GiB above this multiple of the pool's best (10th percentile).",
+            },
+        },
     ),
 )
 

@@ -78,11 +78,11 @@ def findings(
     sources: Mapping[str, Mapping[str, str]],
 ) -> list[dict[str, Any]]:
     """One entry per (policy, source object, field, message), with the generated resources it affects."""
-    by_name = {r["name"]: r for r in resources}
+    by_key = {(r["type"], r["name"]): r for r in resources}  # a NodePool and a NodeClass may share a name
     grouped: dict[tuple[str, ...], dict[str, Any]] = {}
     for v in violations:
         kind, field = POLICY_SOURCE.get(v["policy"], ("", ""))
-        resource = by_name.get(v["resource"])
+        resource = by_key.get((v["type"], v["resource"]))
         name = _source_name(kind, resource) if resource is not None and kind else ""
         message = _message(v["message"], v["resource"])
         for pattern, template in _FIELD_PATTERNS:

@@ -26,10 +26,14 @@ GENERATED_BY: Final = "nodewright plan"
 REQUIRED_LAUNCH_KEYS: Final = ("instanceType", "zone", "capacityType")
 
 
+STRATEGIES: Final = ("karpenter", "cost")  # ``plan --strategy``; absent from a file: karpenter
+
+
 def claims_document(
-    plan_doc: Mapping[str, Any], *, catalog: str, hashes: Mapping[str, str]
+    plan_doc: Mapping[str, Any], *, catalog: str, hashes: Mapping[str, str], strategy: str = "karpenter"
 ) -> dict[str, Any]:
-    """The claims file of a ``plan`` document: its NodeClaims, each with its pool's hash if known."""
+    """The claims file of a ``plan`` document: its NodeClaims, each with its pool's hash if known,
+    and the strategy that planned them (``metadata.strategy``)."""
     claims = []
     for c in plan_doc["nodeClaims"]:
         item = dict(c)
@@ -39,7 +43,7 @@ def claims_document(
     return {
         "apiVersion": CLAIMS_API_VERSION,
         "kind": CLAIMS_KIND,
-        "metadata": {"generatedBy": GENERATED_BY, "catalog": catalog},
+        "metadata": {"generatedBy": GENERATED_BY, "catalog": catalog, "strategy": strategy},
         "nodeClaims": claims,
     }
 
@@ -53,8 +57,11 @@ def write_claims(path: str | Path, document: Mapping[str, Any]) -> None:
     Path(path).write_text(dump_claims(document), encoding="utf-8")
 
 
-def load_claims(path: Path) -> list[dict[str, Any]]:
-    """The ``nodeClaims`` of a claims file, validated (name, nodePool, launch.{instanceType,zone,capacityType})."""
+def load_claims(path: Path, *, strategy: str | None = None) -> list[dict[str, Any]]:
+    """The ``nodeClaims`` of a claims file, validated (name, nodePool, launch.{instanceType,zone,capacityType}).
+
+    ``strategy``: the stack's ``planStrategy``; the file's ``metadata.strategy`` (absent:
+    ``karpenter``) must equal it, so a reviewed plan is never silently of the other kind."""
     if not path.is_file():
         raise InputError(
             "fleet mode needs the reviewed claims file; run `nodewright plan ... --write` and commit it",
@@ -67,6 +74,14 @@ def load_claims(path: Path) -> list[dict[str, Any]]:
         if d.kind != CLAIMS_KIND:
             c.add(d.path or "kind", f"expected kind {CLAIMS_KIND} ({CLAIMS_API_VERSION}), got {d.kind!r}")
             continue
+        meta = d.body.get("metadata")
+        planned = str((meta if isinstance(meta, Mapping) else {}).get("strategy") or "karpenter")
+        if strategy is not None and planned != strategy:
+            c.add(
+                d.at("metadata.strategy"),
+                f"planned with strategy {planned!r} but config nodewright:planStrategy is {strategy!r}; "
+                f"re-run `nodewright plan --strategy {strategy} ... --write {path.name}`",
+            )
         for i, raw in enumerate(d.body.get("nodeClaims") or []):
             where = d.at(f"nodeClaims[{i}]")
             if not isinstance(raw, Mapping):

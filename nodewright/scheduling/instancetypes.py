@@ -32,7 +32,6 @@ from nodewright.algebra.resources import (
     resource_list_str,
 )
 from nodewright.catalog.model import InstanceType, Offering
-from nodewright.errors import SchedulingError
 
 _OFFERING_KEYS: Final = (labels.ZONE, labels.CAPACITY_TYPE, labels.CAPACITY_RESERVATION_ID)
 _ONE_MILLION_CPU_MILLI: Final = 1_000_000_000
@@ -55,8 +54,22 @@ class ResourceSpace:
             out[idx[k]] = v
         return tuple(out)
 
-    def to_list(self, vec: Sequence[int]) -> ResourceList:
-        return {n: v for n, v in zip(self.names, vec, strict=True) if v}
+
+_FEW: Final = 48  # masks this small: a direct max beats walking the sorted thresholds
+
+
+def _max_of(vecs: Sequence[tuple[int, ...]], dims: int) -> list[int]:
+    return [max((v[d] for v in vecs), default=0) for d in range(dims)]
+
+
+def _few_bits(mask: int) -> list[int]:
+    """Indices of the set bits of a sparse mask (lowest-bit loop: O(set bits), not O(width))."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def vec_add(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
@@ -181,11 +194,16 @@ class TypeIndex:
 
     def max_capacity(self, mask: int) -> ResourceList:
         """Per resource, the largest capacity among the types of ``mask`` (subtract-max)."""
-        vals = self._max_over(mask, self._cap_sorted, self._cap_order)
+        if mask.bit_count() <= _FEW:
+            vals = _max_of([self.capacity[i] for i in _few_bits(mask)], len(self.space.names))
+        else:
+            vals = self._max_over(mask, self._cap_sorted, self._cap_order)
         return dict(zip(self.space.names, vals, strict=True))
 
     def max_alloc(self, mask: int) -> tuple[int, ...]:
         """Per resource, the largest allocatable among the types of ``mask`` (a fit upper bound)."""
+        if mask.bit_count() <= _FEW:
+            return tuple(_max_of([self.alloc[i] for i in _few_bits(mask)], len(self.space.names)))
         return tuple(self._max_over(mask, self._alloc_sorted, self._alloc_order))
 
     # -- requirements ----------------------------------------------------------------------------
@@ -352,14 +370,3 @@ class InstanceTypeFilterError:
         else:
             msg = "no instance type met the requirements/resources/offering tuple"
         return msg + suffix
-
-
-class PlacementError(SchedulingError):
-    """One candidate rejected the pod; ``str()`` is Karpenter's text."""
-
-    def __init__(self, message: object) -> None:
-        self.detail = message
-        super().__init__("")
-
-    def __str__(self) -> str:
-        return str(self.detail)

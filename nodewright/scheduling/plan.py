@@ -33,7 +33,7 @@ from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType, Offering
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
-from nodewright.scheduling.existingnode import build_state_nodes
+from nodewright.scheduling.existingnode import StateNode, build_state_nodes
 from nodewright.scheduling.instancetypes import ResourceSpace, satisfies_min_values
 from nodewright.scheduling.nodeclaim import NodeClaim
 from nodewright.scheduling.poddata import PodData
@@ -232,14 +232,65 @@ def _volume_index(cluster: ClusterState, pending: Sequence[Pod]) -> VolumeIndex 
     return VolumeIndex.build(cluster.pvcs, cluster.pvs, cluster.storageclasses, cluster.csinodes)
 
 
-def plan(
+@dataclass(kw_only=True)
+class Round:
+    """The inputs of one provisioning round, prepared once; :meth:`scheduler` builds a fresh
+    :class:`~.scheduler.Scheduler` (and topology) over them, so several solves can share them."""
+
+    cluster: ClusterState
+    pools: list[NodePool]
+    types_by_pool: dict[str, Sequence[InstanceType]]
+    active: list[StateNode]
+    ds_pods: list[Pod]
+    space: ResourceSpace
+    volumes: VolumeIndex | None
+    datas: list[PodData]
+    errors: dict[str, str]
+    pending: int
+    options: PlanOptions
+
+    def topology(self) -> Topology:
+        return Topology(
+            domain_sources=[
+                DomainSource.from_nodepool(np, [it.requirements for it in self.types_by_pool[np.name]])
+                for np in self.pools
+            ],
+            nodes=[s.node for s in self.active if s.node is not None],
+            all_nodes=self.cluster.nodes,
+            cluster_pods=self.cluster.pods,
+            batch_pods=[d.pod for d in self.datas],
+            preference_policy=self.options.preference_policy,
+        )
+
+    def scheduler(self, cls: type[Scheduler] = Scheduler) -> Scheduler:
+        options = self.options
+        return cls(
+            nodepools=self.pools,
+            instance_types=self.types_by_pool,
+            state_nodes=self.active,
+            daemonset_pods=self.ds_pods,
+            topology=self.topology(),
+            space=self.space,
+            volumes=self.volumes,
+            options=SchedulerOptions(
+                preference_policy=options.preference_policy,
+                min_values_policy=options.min_values_policy,
+                reserved_fallback=options.reserved_fallback,
+            ),
+        )
+
+    def render(self, result: SolveResult) -> dict[str, Any]:
+        return render(result, errors=self.errors, pending=self.pending, options=self.options)
+
+
+def prepare_round(
     *,
     nodepools: Sequence[NodePool],
     cluster: ClusterState,
     catalog_for: CatalogFor,
     options: PlanOptions = PlanOptions(),
-) -> dict[str, Any]:
-    """Simulate one provisioning round; returns the ``plan -o json`` document."""
+) -> Round:
+    """Everything :func:`plan` computes before the Solve (pod selection, validation, pools, types)."""
     state_nodes = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
     deleting = [s for s in state_nodes if s.marked_for_deletion()]
     active = [s for s in state_nodes if not s.marked_for_deletion()]
@@ -306,32 +357,31 @@ def plan(
         except VolumeTopologyError as exc:
             errors[p.key] = "ignoring pod, failed getting volume topology requirements, " + str(exc)
 
-    topology = Topology(
-        domain_sources=[
-            DomainSource.from_nodepool(np, [it.requirements for it in types_by_pool[np.name]]) for np in pools
-        ],
-        nodes=[s.node for s in active if s.node is not None],
-        all_nodes=cluster.nodes,
-        cluster_pods=cluster.pods,
-        batch_pods=[d.pod for d in datas],
-        preference_policy=options.preference_policy,
-    )
-    scheduler = Scheduler(
-        nodepools=pools,
-        instance_types=types_by_pool,
-        state_nodes=active,
-        daemonset_pods=ds_pods,
-        topology=topology,
+    return Round(
+        cluster=cluster,
+        pools=pools,
+        types_by_pool=types_by_pool,
+        active=active,
+        ds_pods=ds_pods,
         space=space,
         volumes=volumes,
-        options=SchedulerOptions(
-            preference_policy=options.preference_policy,
-            min_values_policy=options.min_values_policy,
-            reserved_fallback=options.reserved_fallback,
-        ),
+        datas=datas,
+        errors=errors,
+        pending=len(pending) + len(rescheduled),
+        options=options,
     )
-    result = scheduler.solve(datas)
-    return render(result, errors=errors, pending=len(pending) + len(rescheduled), options=options)
+
+
+def plan(
+    *,
+    nodepools: Sequence[NodePool],
+    cluster: ClusterState,
+    catalog_for: CatalogFor,
+    options: PlanOptions = PlanOptions(),
+) -> dict[str, Any]:
+    """Simulate one provisioning round; returns the ``plan -o json`` document."""
+    rnd = prepare_round(nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
+    return rnd.render(rnd.scheduler().solve(rnd.datas))
 
 
 def _launch_views(result: SolveResult, options: PlanOptions) -> dict[int, _ClaimView | str]:

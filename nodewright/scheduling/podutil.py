@@ -75,7 +75,3 @@ def is_reschedulable(pod: Pod) -> bool:
         and not is_owned_by_daemonset(pod)
         and not is_owned_by_node(pod)
     )
-
-
-def ignored_for_topology(pod: Pod) -> bool:
-    return not is_scheduled(pod) or is_terminal(pod) or is_terminating(pod)

@@ -111,20 +111,3 @@ class Preferences:
         if self.tolerate_prefer_no_schedule:
             return tolerate_prefer_no_schedule_taints(pod)
         return None
-
-
-def has_preferences(pod: Pod) -> bool:
-    """True when relaxation could change this pod (cheap pre-check for the hot path)."""
-    aff = pod.spec.affinity
-    if aff is not None:
-        na = aff.node_affinity
-        if na is not None:
-            req = na.required_during_scheduling_ignored_during_execution
-            if req is not None and len(req.node_selector_terms) > 1:
-                return True
-            if na.preferred_during_scheduling_ignored_during_execution:
-                return True
-        for pa in (aff.pod_affinity, aff.pod_anti_affinity):
-            if pa is not None and pa.preferred_during_scheduling_ignored_during_execution:
-                return True
-    return any(t.when_unsatisfiable == "ScheduleAnyway" for t in pod.spec.topology_spread_constraints)

@@ -245,6 +245,10 @@ class Scheduler:
 
     # -- solve -------------------------------------------------------------------------------------
     def solve(self, pods: Sequence[PodData]) -> SolveResult:
+        return self.finish(self.drain(pods))
+
+    def drain(self, pods: Sequence[PodData]) -> dict[str, str]:
+        """The queue loop over ``pods``; returns the errors of those that never fit."""
         errors: dict[str, str] = {}
         queue: Queue[PodData] = Queue(pods)
         while (pod := queue.pop()) is not None:
@@ -256,6 +260,10 @@ class Scheduler:
             pod.reset()
             self.topology.update(pod.pod)
             queue.push(pod)
+        return errors
+
+    def finish(self, errors: dict[str, str]) -> SolveResult:
+        """Finalize every NodeClaim and collect the result."""
         for claim in self.claims:
             claim.finalize()
         return SolveResult(
@@ -360,18 +368,22 @@ class Scheduler:
         self._order.moved(claim, old)
         self._track(claim, before)
 
-    def _add_new(self, pod: PodData, has_topology: bool) -> Failure | None:
+    def _add_new(
+        self, pod: PodData, has_topology: bool, *, restrict: tuple[Template, int] | None = None
+    ) -> Failure | None:
+        """A new NodeClaim for ``pod`` from the first template that accepts it; ``restrict`` (a
+        template and a mask of its instance types) opens one from that template and types only."""
         errs: list[Failure] = []
         reserved = False
-        for tmpl in self.templates:
-            options = tmpl.types.all
+        for tmpl in self.templates if restrict is None else (restrict[0],):
+            options = tmpl.types.all if restrict is None else restrict[1]
             remaining = self.remaining.get(tmpl.name)
             if remaining is not None:
                 nodes = remaining.get(NODES)
                 if nodes is not None and nodes == 0:
                     errs.append(Failure(NODES_EXHAUSTED + _nodepool_ref(tmpl.name)))
                     continue
-                options = tmpl.types.within_limits_mask(remaining)
+                options &= tmpl.types.within_limits_mask(remaining)
                 if not options:
                     errs.append(Failure(LIMITS_EXCEEDED + _nodepool_ref(tmpl.name)))
                     continue

@@ -51,8 +51,8 @@ from nodewright.scheduling.topologygroup import (
 from nodewright.scheduling.topologyselector import EVERYTHING, Expression, RawSelector, selector_for_matching
 
 if TYPE_CHECKING:
+    from nodewright.algebra.taints import TaintLike
     from nodewright.api.core import LabelSelector, Node, Pod, PodAffinityTerm
-    from nodewright.scheduling.topologyfilter import Taint
 
 __all__ = ["DomainSource", "Topology", "TopologyError", "TopologyGroup", "TopologyType", "pretty_map"]
 
@@ -116,7 +116,7 @@ class _PodInfo:
 class _Node:
     name: str
     labels: Mapping[str, str]
-    taints: Sequence[Taint]
+    taints: Sequence[TaintLike]
     _requirements: Requirements | None = None
 
     @property
@@ -250,7 +250,7 @@ class Topology:
         self,
         pod: Pod,
         *,
-        taints: Sequence[Taint],
+        taints: Sequence[TaintLike],
         strict_requirements: Requirements,
         nodeclaim_requirements: Requirements,
         allow_undefined: frozenset[str] = frozenset(),
@@ -312,7 +312,7 @@ class Topology:
         self,
         pod: Pod,
         *,
-        taints: Sequence[Taint],
+        taints: Sequence[TaintLike],
         requirements: Requirements,
         allow_undefined: frozenset[str] = frozenset(),
     ) -> None:

@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from nodewright.algebra.requirements import Requirements
-from nodewright.algebra.taints import is_tolerated
-from nodewright.scheduling.topologyfilter import Taint
+from nodewright.algebra.taints import TaintLike, is_tolerated
 
 if TYPE_CHECKING:
     from nodewright.api.core import Toleration
@@ -38,7 +37,7 @@ class DomainSource:
     """
 
     nodepool_requirements: Requirements
-    taints: tuple[Taint, ...] = ()
+    taints: tuple[TaintLike, ...] = ()
     instance_type_requirements: Sequence[Requirements] = ()
 
     @staticmethod
@@ -58,9 +57,9 @@ class DomainSource:
 class _Domain:
     """Taint sets of the NodePools that can create a domain; ``()`` first means open to all pods."""
 
-    taint_sets: list[tuple[Taint, ...]] = field(default_factory=list)
+    taint_sets: list[tuple[TaintLike, ...]] = field(default_factory=list)
 
-    def insert(self, taints: tuple[Taint, ...]) -> None:
+    def insert(self, taints: tuple[TaintLike, ...]) -> None:
         if not self.taint_sets or not taints:
             self.taint_sets = [taints]
         elif self.taint_sets[0]:
@@ -79,7 +78,7 @@ class DomainUniverse:
         for source in sources:
             self._add_source(source)
 
-    def _insert(self, key: str, values: Iterable[str], taints: tuple[Taint, ...]) -> None:
+    def _insert(self, key: str, values: Iterable[str], taints: tuple[TaintLike, ...]) -> None:
         domains = self._domains.setdefault(key, {})
         for value in values:
             entry = domains.get(value)
@@ -119,7 +118,7 @@ class DomainUniverse:
             return []
         if not honor_taints:
             return list(domains)
-        verdicts: dict[tuple[Taint, ...], bool] = {}
+        verdicts: dict[tuple[TaintLike, ...], bool] = {}
         result: list[str] = []
         for value, entry in domains.items():
             if entry.untainted:

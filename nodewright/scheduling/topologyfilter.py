@@ -18,24 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Final
 
 from nodewright.algebra.requirements import Requirements
-from nodewright.algebra.taints import is_tolerated
+from nodewright.algebra.taints import TaintLike, is_tolerated
 
 if TYPE_CHECKING:
     from nodewright.api.core import Pod, Toleration
-
-
-class Taint(Protocol):
-    """A node or NodePool taint (``core.Taint`` or Karpenter's ``TemplateTaint``)."""
-
-    @property
-    def key(self) -> str: ...
-    @property
-    def value(self) -> str | None: ...
-    @property
-    def effect(self) -> str: ...
 
 
 HONOR: Final = "Honor"
@@ -101,7 +90,7 @@ class TopologyNodeFilter:
             return True
         return any(requirements.compatible(term) is None for term in self.requirements)
 
-    def matches(self, taints: Sequence[Taint], requirements: Requirements) -> bool:
+    def matches(self, taints: Sequence[TaintLike], requirements: Requirements) -> bool:
         """``Matches``: the node (its taints and label requirements) takes part in the topology."""
         if self.affinity_policy == HONOR and not self.matches_requirements(requirements):
             return False

@@ -191,18 +191,6 @@ class TopologyGroup:
             return self._next_affinity(selects, pod_domains, node_domains)
         return self._next_anti_affinity(pod_domains, node_domains)
 
-    def valid_spread_domains(
-        self, selects: bool, pod_domains: Requirement, node_domains: Requirement
-    ) -> set[str]:
-        """Every domain within maxSkew (Karpenter's second result of ``nextDomainTopologySpread``)."""
-        minimum = 0 if self._is_hostname else self._min_count(pod_domains)
-        add = 1 if selects else 0
-        return {
-            domain
-            for domain, count in self.counts.items()
-            if node_domains.has(domain) and count + add - minimum <= self.max_skew
-        }
-
     def _min_count(self, pod_domains: Requirement) -> int:
         counts = self.counts
         if pod_domains.operator == _EXISTS:

@@ -1,7 +1,7 @@
 """The stack plan: what the Pulumi program declares, computed by pure core functions.
 
 * :func:`read_settings` (stack config ``nodewright:<key>``) -> :class:`Settings`;
-* :func:`build_plan` (settings + the stack's files) -> :class:`StackPlan`: NodeClasses with their
+* :func:`build_stack_plan` (settings + the stack's files) -> :class:`StackPlan`: NodeClasses with their
   launch templates (one per distinct user data), NodePools stamped with drift hashes, fleet-mode
   claims from the reviewed claims file, OperatingSystemConfig result Secrets, per-pool health;
 * each launch template's :class:`LaunchTemplateSpec` (re-exported from
@@ -11,7 +11,7 @@
 Boundary: no ``pulumi`` import; ``components/`` adapt a plan into ComponentResources.
 """
 
-from nodewright.stack.build import build_plan
+from nodewright.stack.build import build_stack_plan
 from nodewright.stack.model import (
     ClaimPlan,
     ClusterSettings,
@@ -39,6 +39,6 @@ __all__ = [
     "PoolHealth",
     "Settings",
     "StackPlan",
-    "build_plan",
+    "build_stack_plan",
     "read_settings",
 ]

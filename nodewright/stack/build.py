@@ -92,7 +92,7 @@ def _shown(file: str, base_dir: Path) -> str:
         return file
 
 
-def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
+def build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     """Everything the program declares, from the stack's files (paths relative to ``base_dir``).
 
     Every NodePool/EC2NodeClass goes through the one loading path (the CRDs of the release
@@ -100,10 +100,10 @@ def build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     with its file and field. CRs are declared as written; hashes are of the defaulted objects.
     """
     with crd.selecting(settings.karpenter_version, source="config.nodewright:karpenterVersion"):
-        return _build_plan(settings, base_dir=base_dir)
+        return _build_stack_plan(settings, base_dir=base_dir)
 
 
-def _build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
+def _build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     docs = load_documents([base_dir / f for f in settings.files])
     objs = objects_from_documents(docs)
     c = Collector(f"Pulumi.{settings.stack}.yaml")
@@ -117,7 +117,7 @@ def _build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     claims_raw: list[dict[str, Any]] = []
     claims_file = settings.claims or f"stacks/claims-{settings.stack}.yaml"
     if settings.mode == "fleet":
-        claims_raw = load_claims(base_dir / claims_file)
+        claims_raw = load_claims(base_dir / claims_file, strategy=settings.plan_strategy)
         if not claims_raw:
             notes.append(
                 f"{claims_file}: no NodeClaims: fleet mode declares no instance; "
@@ -158,7 +158,7 @@ def _build_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     c.raise_if_any()
 
     # the launches each pool's launch templates must cover: the claims' (fleet) or
-    # none (karpenter: the catalog's compatible types, see nodewright/stack/launchtemplates.py).
+    # none (karpenter: the catalog's compatible types, see nodewright.stack.launchtemplates).
     claims_by_pool: dict[str, set[ClaimLaunch]] = {}
     for cl in claims_raw:
         claims_by_pool.setdefault(str(cl["nodePool"]), set()).add(ClaimLaunch.of_claim(cl))

@@ -1,7 +1,7 @@
 """The stack plan's data: the stack config nodewright reads and what each component declares.
 
 :func:`read_settings` reads ``nodewright:<key>`` stack config (docs/pulumi.md); the frozen
-dataclasses are the output of :func:`nodewright.stack.build.build_plan`, one per Pulumi component
+dataclasses are the output of :func:`nodewright.stack.build.build_stack_plan`, one per Pulumi component
 (NodeClass, NodePool, Capacity, OperatingSystemConfig). Pure data; no ``pulumi`` import.
 """
 
@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from nodewright import crd
 from nodewright.errors import Collector, InputError
+from nodewright.scheduling.claimsfile import STRATEGIES
 from nodewright.stack.ami import AmiSource
 from nodewright.userdata.launch_template import LaunchTemplateSpec
 
@@ -63,6 +64,7 @@ class Settings:
     tags: Mapping[str, str] = field(default_factory=dict)
     catalog: str = "aws:us-east-1"
     karpenter_version: str = crd.DEFAULT_VERSION
+    plan_strategy: str = "karpenter"  # fleet mode: the strategy the claims file must be planned with
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -168,6 +170,9 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
     mode = get.get("mode") or "karpenter"
     if mode not in MODES:
         c.add("config.nodewright:mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
+    strategy = get.get("planStrategy") or "karpenter"
+    if strategy not in STRATEGIES:
+        c.add("config.nodewright:planStrategy", f"must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
     files = _json(get.get("files"), key="files", default=[])
     if isinstance(files, str):
         files = [files]
@@ -220,4 +225,5 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         tags={str(k): str(v) for k, v in tags.items()} if isinstance(tags, Mapping) else {},
         catalog=get.get("catalog") or "aws:us-east-1",
         karpenter_version=karpenter_version,
+        plan_strategy=strategy,
     )

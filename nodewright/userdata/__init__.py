@@ -2,7 +2,7 @@
 
 Public API (pure functions; no pulumi, no click):
 
-* :class:`Options`, :class:`KubeletConfig`, :class:`Taint`, :class:`ClusterInfo` and
+* :class:`Options`, :class:`KubeletConfig`, :class:`BootstrapTaint`, :class:`ClusterInfo` and
   :func:`resolve_options` (Karpenter's launch-template pipeline);
 * :func:`render` (dispatch by AMI family, size check, CA redaction) and the per-family renderers
   :func:`render_al2`, :func:`render_al2023`, :func:`render_bottlerocket`, :func:`render_custom`,
@@ -29,10 +29,10 @@ from nodewright.userdata.facts import KubeletFacts, effective_kubelet
 from nodewright.userdata.launch import cluster_info_from_mapping, launch_options, render_user_data
 from nodewright.userdata.nodeclass import effective_kubelet_options, nodeclass_catalog, nodeclass_options
 from nodewright.userdata.options import (
+    BootstrapTaint,
     ClusterInfo,
     KubeletConfig,
     Options,
-    Taint,
     UserDataError,
     resolve_options,
 )
@@ -40,12 +40,12 @@ from nodewright.userdata.options import (
 __all__ = [
     "MAX_BYTES",
     "WARN_BYTES",
+    "BootstrapTaint",
     "ClusterInfo",
     "KubeletConfig",
     "KubeletFacts",
     "Options",
     "Rendered",
-    "Taint",
     "UserDataError",
     "check_size",
     "cluster_info_from_mapping",

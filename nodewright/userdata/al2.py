@@ -1,7 +1,7 @@
 """AL2 (EKS bootstrap.sh) user data: the user's MIME parts first, Karpenter's bootstrap part last.
 
 Port of the AWS provider's ``bootstrap/eksbootstrap.go`` and ``bootstrap.go``
-(reference/karpenter-userdata.md section 1): boundary ``//``, part headers sorted, CRs removed;
+(aws/karpenter-provider-aws v1.14.1 ``pkg/providers/amifamily/bootstrap/eksbootstrap.go``): boundary ``//``, part headers sorted, CRs removed;
 bootstrap flags in upstream order; ``kubeletExtraArgs`` shared with Windows. Map-valued kubelet
 arguments are sorted by key (Go iterates maps randomly; the result is semantically identical).
 """

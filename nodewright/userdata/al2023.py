@@ -1,7 +1,7 @@
 """AL2023 (nodeadm) user data: the user's entries first, Karpenter's NodeConfig last so it wins.
 
-Port of ``bootstrap/nodeadm.go`` and ``bootstrap/mime/mime.go`` (reference/karpenter-userdata.md
-section 2). User MIME parts keep only their Content-Type; a bare YAML mapping becomes an
+Port of ``bootstrap/nodeadm.go`` and ``bootstrap/mime/mime.go`` (aws/karpenter-provider-aws v1.14.1
+``pkg/providers/amifamily/bootstrap/``). User MIME parts keep only their Content-Type; a bare YAML mapping becomes an
 ``application/node.eks.aws`` part, anything else a shell script. Karpenter's NodeConfig is the
 JSON of nodeadm's types written as sorted-key YAML (sigs.k8s.io/yaml), prefixed with
 ``# Karpenter Generated NodeConfig``. Beyond upstream, a NodeConfig part that nodeadm could not

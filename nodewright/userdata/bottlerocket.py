@@ -1,7 +1,7 @@
 """Bottlerocket user data: the user's TOML settings, with Karpenter's overrides, as go-toml writes them.
 
-Port of ``bootstrap/bottlerocket.go`` + ``bottlerocketsettings.go`` (reference/karpenter-userdata.md
-section 3). The user's TOML is parsed with tomlkit (errors name the line); every ``settings.*``
+Port of ``bootstrap/bottlerocket.go`` + ``bottlerocketsettings.go`` (aws/karpenter-provider-aws v1.14.1
+``pkg/providers/amifamily/bootstrap/``). The user's TOML is parsed with tomlkit (errors name the line); every ``settings.*``
 table other than ``kubernetes`` and ``bootstrap-commands`` is kept as-is; ``settings.kubernetes``
 is decoded into Karpenter's fixed schema, so unknown keys are dropped (with a warning on the
 ``nodewright`` logger, naming keys, never values); cluster name/endpoint/certificate and max-pods

@@ -21,10 +21,10 @@ from nodewright.errors import Collector, InputError
 from nodewright.userdata.dispatch import render
 from nodewright.userdata.nodeclass import nodeclass_catalog
 from nodewright.userdata.options import (
+    BootstrapTaint,
     ClusterInfo,
     KubeletConfig,
     Options,
-    Taint,
     resolve_options,
 )
 
@@ -153,8 +153,8 @@ def options_for(
         info=info,
         labels=nodeclaim_labels(nodepool, nodeclass.name),
         capacity_type=capacity_type or capacity_type_for(nodepool),
-        taints=[Taint(t.key, t.effect, t.value or "") for t in template.taints],
-        startup_taints=[Taint(t.key, t.effect, t.value or "") for t in template.startup_taints],
+        taints=[BootstrapTaint(t.key, t.effect, t.value or "") for t in template.taints],
+        startup_taints=[BootstrapTaint(t.key, t.effect, t.value or "") for t in template.startup_taints],
         kubelet=kubelet,
         instance_type_pods=instance_type_pods,
         instance_store_policy=spec.instance_store_policy,

@@ -3,7 +3,8 @@
 :class:`Options` mirrors the AWS provider's ``bootstrap.Options`` (cluster name, endpoint, CIDR,
 CA bundle, kubelet configuration, labels, taints, instance-store policy, custom user data).
 :func:`resolve_options` is the part of ``launchtemplate.go``/``resolver.go`` that fills it
-(reference/karpenter-userdata.md section 0): capacity-type label, ``do-not-sync-taints`` (every
+(aws/karpenter-provider-aws v1.14.1 ``pkg/providers/launchtemplate/launchtemplate.go``,
+``pkg/providers/amifamily/resolver.go``): capacity-type label, ``do-not-sync-taints`` (every
 family but Custom), ``RejectForbiddenLabels``, the unregistered taint appended, ``maxPods`` always
 set and ``clusterDNS`` defaulted to the kube-dns IP. Pure data; no I/O, no pydantic, no click.
 """
@@ -129,8 +130,9 @@ class KubeletConfig:
 
 
 @dataclass(frozen=True)
-class Taint:
-    """A ``corev1.Taint``."""
+class BootstrapTaint:
+    """A ``corev1.Taint`` as the bootstrap flags take it (``--register-with-taints``); the API model is
+    :class:`nodewright.api.core.Taint`."""
 
     key: str
     effect: str
@@ -141,11 +143,11 @@ class Taint:
         return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
 
     @classmethod
-    def from_mapping(cls, raw: Mapping[str, Any]) -> Taint:
+    def from_mapping(cls, raw: Mapping[str, Any]) -> BootstrapTaint:
         return cls(key=str(raw["key"]), effect=str(raw["effect"]), value=str(raw.get("value") or ""))
 
 
-UNREGISTERED_TAINT: Final = Taint(L.UNREGISTERED_TAINT_KEY, "NoExecute")
+UNREGISTERED_TAINT: Final = BootstrapTaint(L.UNREGISTERED_TAINT_KEY, "NoExecute")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,7 +164,7 @@ class Options:
     cluster_cidr: str | None = None
     ca_bundle: str | None = field(default=None, repr=False)
     kubelet: KubeletConfig | None = None
-    taints: tuple[Taint, ...] = ()
+    taints: tuple[BootstrapTaint, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
     instance_store_policy: str | None = None
     custom_user_data: str | None = None
@@ -213,8 +215,8 @@ def resolve_options(
     info: ClusterInfo,
     labels: Mapping[str, str],
     capacity_type: str,
-    taints: Sequence[Taint] = (),
-    startup_taints: Sequence[Taint] = (),
+    taints: Sequence[BootstrapTaint] = (),
+    startup_taints: Sequence[BootstrapTaint] = (),
     kubelet: KubeletConfig | None = None,
     instance_type_pods: int | None = None,
     instance_store_policy: str | None = None,
@@ -258,5 +260,5 @@ def resolve_options(
     )
 
 
-def taints_from(raw: Iterable[Mapping[str, Any]] | None) -> list[Taint]:
-    return [Taint.from_mapping(t) for t in raw or ()]
+def taints_from(raw: Iterable[Mapping[str, Any]] | None) -> list[BootstrapTaint]:
+    return [BootstrapTaint.from_mapping(t) for t in raw or ()]

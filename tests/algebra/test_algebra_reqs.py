@@ -225,7 +225,7 @@ def test_algebra_from_node_selector_requirements_min_values() -> None:
     ]
 
 
-# -- compatible / intersects: Karpenter's texts and the reference scenarios -------------------
+# -- compatible / intersects: Karpenter's texts and scenarios (pkg/scheduling/requirements_test.go)
 NODEPOOL = reqs(R("test-key", "In", ["test-value"]), R(wk.ZONE, "In", ["test-zone-1", "test-zone-2"]))
 
 

@@ -1,4 +1,4 @@
-"""Kubelet facts back into scheduling (issue 4): the catalog's allocatable follows what the node's
+"""Kubelet facts back into scheduling: the catalog's allocatable follows what the node's
 kubelet really gets, including reservations set in the EC2NodeClass's user data
 (``nodewright.userdata.effective_kubelet``), through ``nodeclass_catalog(spec, nodeclass)``,
 ``apply_kubelet(..., effective_kubelet_options(...))`` and ``nodewright catalog list --nodeclass``."""

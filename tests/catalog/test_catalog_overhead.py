@@ -1,4 +1,4 @@
-"""Karpenter's AWS overhead math (reference/karpenter-userdata.md section 6), number by number."""
+"""Karpenter's AWS overhead math (aws/karpenter-provider-aws v1.14.1 ``pkg/providers/instancetype/types.go``), number by number."""
 
 from __future__ import annotations
 

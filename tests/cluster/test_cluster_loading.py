@@ -235,3 +235,18 @@ def test_snapshot_keeps_no_env_values_or_last_applied(api_server: str, tmp_path:
     leaky = next(i for i in doc["items"] if i["metadata"]["name"] == "leaky")
     assert leaky["spec"]["containers"][0]["env"] == [{"name": "DB_PASSWORD"}]
     assert leaky["metadata"]["annotations"] == {"a": "b"}
+
+
+def test_snapshot_without_kubeconfig_is_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from nodewright.cli import main
+
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    missing = tmp_path / "nope"
+    res = CliRunner().invoke(main, ["cluster", "snapshot", "--kubeconfig", str(missing), "-q"])
+    assert res.exit_code == 1
+    lines = [x for x in res.stderr.splitlines() if x]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {missing}: cannot load kubeconfig"), lines

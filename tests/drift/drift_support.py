@@ -7,31 +7,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import builders
 import pytest
 
 from nodewright.drift import nodepool_hash
 
-AWS_REF = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}
+AWS_REF = builders.AWS_NODECLASS_REF
 ZONE = "topology.kubernetes.io/zone"
 
 
 def make_nodepool(name: str = "default", **template_spec: Any) -> dict[str, Any]:
-    labels = template_spec.pop("labels", None)
-    spec: dict[str, Any] = {
-        "nodeClassRef": dict(AWS_REF),
-        "expireAfter": "720h",
-        "requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}],
-    }
-    spec.update(template_spec)
-    template: dict[str, Any] = {"spec": spec}
-    if labels is not None:
-        template["metadata"] = {"labels": labels}
-    return {
-        "apiVersion": "karpenter.sh/v1",
-        "kind": "NodePool",
-        "metadata": {"name": name},
-        "spec": {"template": template},
-    }
+    """:func:`builders.nodepool` on the AWS NodeClass with ``expireAfter: 720h`` and an amd64 requirement."""
+    template_spec.setdefault("expire_after", template_spec.pop("expireAfter", "720h"))
+    template_spec.setdefault(
+        "requirements", [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]
+    )
+    return builders.nodepool(name, node_class_ref=AWS_REF, **template_spec)
 
 
 def live(nodepool: dict[str, Any], *, version: str = "v3", hash_: str | None = None) -> dict[str, Any]:
@@ -58,32 +49,29 @@ def make_claim(
     capacity_type: str = "on-demand",
     created: str = "2024-01-01T00:00:00Z",
 ) -> dict[str, Any]:
+    """:func:`builders.nodeclaim` of ``pool``, stamped with its hash, launched (and maybe drifted)."""
     labels = {
-        "karpenter.sh/nodepool": pool["metadata"]["name"],
         ZONE: zone,
         "kubernetes.io/arch": "amd64",
         "node.kubernetes.io/instance-type": instance_type,
         "karpenter.sh/capacity-type": capacity_type,
+        **(extra_labels or {}),
     }
-    labels.update(extra_labels or {})
     conditions = [{"type": "Launched", "status": "True" if launched else "False"}]
     if drifted:
         conditions.append({"type": "Drifted", "status": "True", "reason": "NodePoolDrifted"})
-    return {
-        "apiVersion": "karpenter.sh/v1",
-        "kind": "NodeClaim",
-        "metadata": {
-            "name": name,
-            "labels": labels,
-            "creationTimestamp": created,
-            "annotations": {
-                "karpenter.sh/nodepool-hash": hash_ or nodepool_hash(pool),
-                "karpenter.sh/nodepool-hash-version": version,
-            },
+    return builders.nodeclaim(
+        name,
+        nodepool_name=pool["metadata"]["name"],
+        labels=labels,
+        annotations={
+            "karpenter.sh/nodepool-hash": hash_ or nodepool_hash(pool),
+            "karpenter.sh/nodepool-hash-version": version,
         },
-        "spec": {"nodeClassRef": dict(AWS_REF), "requirements": []},
-        "status": {"conditions": conditions},
-    }
+        conditions=conditions,
+        node_class_ref=AWS_REF,
+        created=created,
+    )
 
 
 def make_nodeclass(name: str = "default", **spec: Any) -> dict[str, Any]:
@@ -104,8 +92,7 @@ def make_nodeclass(name: str = "default", **spec: Any) -> dict[str, Any]:
 
 
 def write_cluster(path: Path, items: list[dict[str, Any]]) -> Path:
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    return path
+    return builders.write_cluster(path, items)
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Golden vectors: every NodePool vector of tests/data/drift and the primitive vectors of the reference."""
+"""Golden vectors: every NodePool vector of tests/data/drift, and primitive vectors computed with
+``github.com/mitchellh/hashstructure/v2`` v2.0.2 (the library Karpenter's ``NodePool.Hash()`` uses)."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import builders
 import pytest
 from click.testing import CliRunner
 from prometheus_client.parser import text_string_to_metric_families
@@ -15,7 +16,7 @@ from nodewright.cli import main
 from nodewright.health import Tracker, flag_pools, nodepool_health
 
 NOW = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
-REF = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}
+REF = builders.AWS_NODECLASS_REF
 
 
 def _ts(minutes_ago: float) -> str:
@@ -39,26 +40,17 @@ def nodepool(
         ]
     if nc_observed is not None:
         status["nodeClassObservedGeneration"] = nc_observed
-    spec: dict[str, Any] = {
-        "template": {
-            "spec": {
-                "nodeClassRef": REF,
-                "requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}],
-                "taints": taints or [],
-            }
-        }
-    }
-    if labels:
-        spec["template"]["metadata"] = {"labels": labels}
-    if weight is not None:
-        spec["weight"] = weight
-    return {
-        "apiVersion": "karpenter.sh/v1",
-        "kind": "NodePool",
-        "metadata": {"name": name, "uid": f"uid-{name}", "generation": generation},
-        "spec": spec,
-        "status": status,
-    }
+    return builders.nodepool(
+        name,
+        node_class_ref=REF,
+        requirements=[{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}],
+        taints=taints or [],
+        labels=labels or None,
+        weight=weight,
+        uid=f"uid-{name}",
+        generation=generation,
+        status=status,
+    )
 
 
 def claim(
@@ -78,20 +70,14 @@ def claim(
                 c["reason"] = launch_reason
                 c["message"] = "insufficient capacity"
             conds.append(c)
-    return {
-        "apiVersion": "karpenter.sh/v1",
-        "kind": "NodeClaim",
-        "metadata": {
-            "name": name,
-            "creationTimestamp": _ts(60),
-            "labels": {"karpenter.sh/nodepool": pool},
-            "ownerReferences": [
-                {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "name": pool, "uid": f"uid-{pool}"}
-            ],
-        },
-        "spec": {"nodeClassRef": REF, "requirements": []},
-        "status": {"conditions": conds},
-    }
+    return builders.nodeclaim(
+        name,
+        nodepool_name=pool,
+        conditions=conds,
+        node_class_ref=REF,
+        owner_uid=f"uid-{pool}",
+        created=_ts(60),
+    )
 
 
 def stuck(name: str, minutes: float, pool: str = "default") -> dict[str, Any]:
@@ -106,46 +92,17 @@ def stuck(name: str, minutes: float, pool: str = "default") -> dict[str, Any]:
 
 
 def nodeclass(generation: int = 1) -> dict[str, Any]:
-    return {
-        "apiVersion": "karpenter.k8s.aws/v1",
-        "kind": "EC2NodeClass",
-        "metadata": {"name": "default", "uid": "uid-nc", "generation": generation},
-        "spec": {
-            "role": "R",
-            "amiSelectorTerms": [{"alias": "al2023@latest"}],
-            "subnetSelectorTerms": [{"id": "subnet-1"}],
-            "securityGroupSelectorTerms": [{"id": "sg-1"}],
-        },
-    }
+    return builders.ec2nodeclass(role="R", uid="uid-nc", generation=generation)
 
 
 def pending_pod(name: str, **spec: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default", "creationTimestamp": _ts(10)},
-        "spec": {
-            "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}],
-            **spec,
-        },
-        "status": {
-            "phase": "Pending",
-            "conditions": [
-                {
-                    "type": "PodScheduled",
-                    "status": "False",
-                    "reason": "Unschedulable",
-                    "lastTransitionTime": _ts(5),
-                }
-            ],
-        },
-    }
+    doc = builders.pod(name, cpu="1", image="i", created=_ts(10), pending_since=_ts(5))
+    doc["spec"].update(spec)
+    return doc
 
 
 def write(tmp_path: Path, items: list[dict[str, Any]]) -> Path:
-    p = tmp_path / "cluster.json"
-    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    return p
+    return builders.write_cluster(tmp_path / "cluster.json", items)
 
 
 def test_four_registration_timeouts_are_unhealthy(tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ spec:
     assert lines == [
         "osc.yaml:spec.purpose: must be 'provision' or 'reconcile', got 'provison'",
         "osc.yaml:spec.units[0].commnd: unknown field; check the spelling against the OperatingSystemConfig API "
-        "(reference section 1)",
+        "(extensions.gardener.cloud/v1alpha1, docs/osc.md)",
         "osc.yaml:spec.files[0].permissions: permissions must be an integer (YAML 0644 or JSON 420), got str "
         "'0644'; write it unquoted",
         "osc.yaml:spec.files[0].content.inline.encoding: must be '' or 'b64', got 'b65'",

@@ -199,3 +199,23 @@ def test_fleet_instances_count_in_their_pool_row() -> None:
     row = next(line for line in md.splitlines() if line.startswith("| `default` |"))
     assert "1 instance replace" in row and "1 instance update" in row, row
     assert "subnetId (replace: subnetId)" in md
+
+
+def test_findings_tell_same_named_resources_apart() -> None:
+    resources = [
+        {"type": "nodewright:index:NodePool", "name": "default", "inputs": {"nodePool": "default"}},
+        {"type": "nodewright:index:NodeClass", "name": "default", "inputs": {"nodeClass": "shared"}},
+    ]
+    violations = [
+        {
+            "policy": "nodepool-pair-health",
+            "enforcement": "advisory",
+            "resource": "default",
+            "type": "nodewright:index:NodePool",
+            "message": "default: this change targets NodePool 'default' whose NodeClass 'shared' is Unhealthy",
+        }
+    ]
+    sources = {"NodePool/default": {"file": "stacks/nodepools.yaml", "path": "documents[0]"}}
+    (f,) = findings(violations, resources, sources)
+    assert (f["kind"], f["name"], f["file"]) == ("NodePool", "default", "stacks/nodepools.yaml")
+    assert f["path"] == "documents[0].spec.template.spec.nodeClassRef"

@@ -1,4 +1,5 @@
-"""Karpenter scheduling suite scenarios (reference §2.1, non-topology), through ``plan``.
+"""Karpenter scheduling suite scenarios (kubernetes-sigs/karpenter v1.14.1
+``pkg/controllers/provisioning/scheduling/suite_test.go``, non-topology), through ``plan``.
 
 Fixture: Karpenter's fake provider types (tests/data/catalogs/fake.yaml); the scheduling suite's
 NodePool requires ``karpenter.sh/capacity-type In [spot, on-demand, reserved]``; test pods have

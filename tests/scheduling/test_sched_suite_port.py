@@ -302,3 +302,23 @@ def test_pod_level_requests_replace_smaller_container_requests() -> None:
     env.round(p)
     n = env.node_of(p)
     assert n is not None and n.metadata.labels[IT] == "example-10"
+
+
+def test_preference_policy_ignore_drops_node_preferences() -> None:
+    """provisioning/suite_test.go Context "Ignore Preferences", It "should ignore node affinity
+    preferences": the preferring pod joins the emptier zone-1 node, not the zone-2 one it prefers."""
+    from nodewright.scheduling.plan import PlanOptions
+
+    env = Rounds(
+        [nodepool(requirements=[])], options=PlanOptions(max_instance_types=60, preference_policy="Ignore")
+    )
+    zone1 = pod("zone1", labels={"app": "foo"}, node_selector={ZONE: "test-zone-1"}, cpu="2")
+    zone2 = [
+        pod(f"zone2-{i}", labels={"app": "bar"}, node_selector={ZONE: "test-zone-2"}, cpu="3")
+        for i in range(2)
+    ]
+    prefers = pod("prefers", labels={"app": "baz"}, cpu="1", preferred=[(1, [r(ZONE, "In", "test-zone-2")])])
+    env.round(zone1, *zone2, prefers)
+    n1, n2, got = env.node_of(zone1), env.node_of(zone2[0]), env.node_of(prefers)
+    assert n1 is not None and n2 is not None and got is not None
+    assert got.metadata.name == n1.metadata.name != n2.metadata.name

@@ -1,4 +1,4 @@
-"""Builders for the scheduler scenario tests: NodePools, pods, nodes, catalogs, and ``run``.
+"""Scheduler scenario helpers: typed wrappers over :mod:`builders`, catalogs, and ``run``.
 
 ``run`` goes through :func:`nodewright.scheduling.plan.plan` (the core of ``nodewright plan``);
 ``materialize`` turns a round's NodeClaims into initialized Nodes with their pods bound, for the
@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import builders
 from test_topo_plan_support import Cluster, req
 
 from nodewright.algebra.resources import format_resource_list
@@ -24,7 +25,6 @@ from nodewright.scheduling.plan import PlanOptions, plan
 DATA = Path(__file__).resolve().parent.parent / "data"
 FAKE = DATA / "catalogs" / "fake.yaml"
 FAKE5 = DATA / "catalogs" / "fake-5.yaml"
-UNSCHEDULABLE = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]
 ZONE = "topology.kubernetes.io/zone"
 HOSTNAME = "kubernetes.io/hostname"
 CT = "karpenter.sh/capacity-type"
@@ -63,144 +63,35 @@ def nodepool(
     limits: Mapping[str, str] | None = None,
     weight: int | None = None,
 ) -> NodePool:
+    """:func:`builders.nodepool` with the scheduling suite's default requirement (capacity type In
+    spot, on-demand, reserved), as a model."""
     reqs = (
         list(requirements)
         if requirements is not None
         else [{"key": CT, "operator": "In", "values": ["spot", "on-demand", "reserved"]}]
     )
-    spec: dict[str, Any] = {
-        "template": {
-            "metadata": {"labels": dict(labels or {})},
-            "spec": {
-                "requirements": reqs,
-                "taints": list(taints),
-                "startupTaints": list(startup_taints),
-                "nodeClassRef": {"group": "karpenter.test.sh", "kind": "TestNodeClass", "name": "default"},
-            },
-        }
-    }
-    if limits is not None:
-        spec["limits"] = dict(limits)
-    if weight is not None:
-        spec["weight"] = weight
     return NodePool.model_validate(
-        {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": spec}
+        builders.nodepool(
+            name,
+            requirements=reqs,
+            labels=labels or {},
+            taints=taints,
+            startup_taints=startup_taints,
+            limits=limits,
+            weight=weight,
+        )
     )
 
 
-def pod(
-    name: str,
-    *,
-    cpu: str | None = None,
-    memory: str | None = None,
-    requests: Mapping[str, str] | None = None,
-    limits: Mapping[str, str] | None = None,
-    labels: Mapping[str, str] | None = None,
-    node_selector: Mapping[str, str] | None = None,
-    required: Sequence[Sequence[Mapping[str, Any]]] | None = None,
-    preferred: Sequence[tuple[int, Sequence[Mapping[str, Any]]]] = (),
-    affinity: Mapping[str, Any] | None = None,
-    tolerations: Sequence[Mapping[str, Any]] = (),
-    tsc: Sequence[Mapping[str, Any]] = (),
-    init: Sequence[Mapping[str, str]] = (),
-    overhead: Mapping[str, str] | None = None,
-    ports: Sequence[Mapping[str, Any]] = (),
-    node_name: str | None = None,
-    owner: Mapping[str, str] | None = None,
-    claims: Sequence[str] = (),
-    ephemeral: Sequence[str] = (),
-    pod_resources: Mapping[str, Mapping[str, str]] | None = None,
-    deleting: bool = False,
-    pending: bool = True,
-    namespace: str = "default",
-    created: str = "2024-01-01T00:00:00Z",
-) -> Pod:
-    reqs: dict[str, str] = dict(requests or {})
-    if cpu is not None:
-        reqs["cpu"] = cpu
-    if memory is not None:
-        reqs["memory"] = memory
-    container: dict[str, Any] = {"name": "app", "resources": {"requests": reqs, "limits": dict(limits or {})}}
-    if ports:
-        container["ports"] = list(ports)
-    spec: dict[str, Any] = {"containers": [container], "tolerations": list(tolerations)}
-    if init:
-        spec["initContainers"] = [
-            {"name": f"init-{i}", "resources": {"requests": dict(r)}} for i, r in enumerate(init)
-        ]
-    if overhead:
-        spec["overhead"] = dict(overhead)
-    if node_selector:
-        spec["nodeSelector"] = dict(node_selector)
-    if tsc:
-        spec["topologySpreadConstraints"] = list(tsc)
-    aff: dict[str, Any] = dict(affinity or {})
-    if required is not None or preferred:
-        na: dict[str, Any] = {}
-        if required is not None:
-            na["requiredDuringSchedulingIgnoredDuringExecution"] = {
-                "nodeSelectorTerms": [{"matchExpressions": list(t)} for t in required]
-            }
-        if preferred:
-            na["preferredDuringSchedulingIgnoredDuringExecution"] = [
-                {"weight": w, "preference": {"matchExpressions": list(t)}} for w, t in preferred
-            ]
-        aff["nodeAffinity"] = na
-    if aff:
-        spec["affinity"] = aff
-    if node_name:
-        spec["nodeName"] = node_name
-    if claims or ephemeral:
-        # an ephemeral volume's claim is named <pod>-<volume> (storage class names are not needed)
-        spec["volumes"] = [
-            {"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(claims)
-        ] + [
-            {"name": f"e{i}", "ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": sc}}}}
-            for i, sc in enumerate(ephemeral)
-        ]
-    if pod_resources is not None:
-        spec["resources"] = {k: dict(v) for k, v in pod_resources.items()}
-    meta: dict[str, Any] = {
-        "name": name,
-        "namespace": namespace,
-        "uid": f"uid-{name}",
-        "labels": dict(labels or {}),
-        "creationTimestamp": created,
-    }
-    if owner:
-        meta["ownerReferences"] = [dict(owner)]
-    if deleting:
-        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
-    status: dict[str, Any] = {"phase": "Running" if node_name else "Pending"}
-    if pending and not node_name:
-        status["conditions"] = UNSCHEDULABLE
-    return Pod.model_validate(
-        {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
-    )
+def pod(name: str, **kw: Any) -> Pod:
+    """:func:`builders.pod` (uid ``uid-<name>``) as a model."""
+    kw.setdefault("uid", f"uid-{name}")
+    kw.setdefault("tolerations", ())
+    return Pod.model_validate(builders.pod(name, **kw))
 
 
-def node(
-    name: str,
-    *,
-    labels: Mapping[str, str],
-    capacity: Mapping[str, str],
-    allocatable: Mapping[str, str] | None = None,
-    taints: Sequence[Mapping[str, Any]] = (),
-    deleting: bool = False,
-    provider_id: str | None = None,
-) -> Node:
-    meta: dict[str, Any] = {"name": name, "labels": {HOSTNAME: name, **labels}}
-    if deleting:
-        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
-    return Node.model_validate(
-        {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": meta,
-            "spec": {"taints": list(taints), "providerID": provider_id or f"fake://{name}"},
-            "status": {"capacity": dict(capacity), "allocatable": dict(allocatable or capacity)},
-        }
-    )
+def node(name: str, **kw: Any) -> Node:
+    return Node.model_validate(builders.node(name, **kw))
 
 
 def nodeclaim(
@@ -214,31 +105,20 @@ def nodeclaim(
     provider_id: str | None = None,
 ) -> NodeClaim:
     return NodeClaim.model_validate(
-        {
-            "apiVersion": "karpenter.sh/v1",
-            "kind": "NodeClaim",
-            "metadata": {"name": name, "labels": {"karpenter.sh/nodepool": nodepool_name, **labels}},
-            "spec": {"requirements": []},
-            "status": {
-                "capacity": dict(capacity),
-                "allocatable": dict(allocatable or capacity),
-                **({"nodeName": node_name} if node_name else {}),
-                **({"providerID": provider_id} if provider_id else {}),
-            },
-        }
+        builders.nodeclaim(
+            name,
+            nodepool_name=nodepool_name,
+            labels=labels,
+            capacity=capacity,
+            allocatable=allocatable,
+            node_name=node_name,
+            provider_id=provider_id,
+        )
     )
 
 
 def daemonset(name: str, *, cpu: str | None = None, memory: str | None = None, **pod_kw: Any) -> DaemonSet:
-    template = pod(name, cpu=cpu, memory=memory, pending=False, **pod_kw)
-    return DaemonSet.model_validate(
-        {
-            "apiVersion": "apps/v1",
-            "kind": "DaemonSet",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"template": {"metadata": {"labels": {}}, "spec": template.spec.to_k8s()}},
-        }
-    )
+    return DaemonSet.model_validate(builders.daemonset(name, cpu=cpu, memory=memory, **pod_kw))
 
 
 def run(

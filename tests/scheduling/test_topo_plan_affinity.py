@@ -1,5 +1,6 @@
 """Pod affinity and anti-affinity scenarios of Karpenter's ``topology_test.go`` through ``plan``
-(reference §2.1, 56-61): self affinity, affinity to targets in and out of the batch, namespaces,
+(kubernetes-sigs/karpenter v1.14.1
+``pkg/controllers/provisioning/scheduling/topology_test.go``, its pod affinity contexts): self affinity, affinity to targets in and out of the batch, namespaces,
 anti-affinity on hostname / zone / arch, inverse anti-affinity of batch and bound pods, the
 "Schrödinger" zone that an unlaunched NodeClaim may take, and preferred terms being relaxed.
 """
@@ -294,3 +295,19 @@ def test_preferred_affinity_conflicting_with_required_spread() -> None:
     c.provision([nodepool()], [*spreaders, target])
     assert c.scheduled([*spreaders, target])
     assert c.skew(HOSTNAME, namespace=None) == [1, 1, 1]
+
+
+def test_matching_affinities_with_incompatible_selectors_make_two_nodes() -> None:
+    """topology_test.go It "should allow two nodes to be created when two pods with matching
+    affinities have incompatible selectors"."""
+    s1 = {"security": "s1"}
+    c = Cluster()
+    (a,) = c.new_pods(
+        1, labels=s1, affinity=[term(ZONE, s1)], node_requirements=[req(ZONE, "In", "test-zone-2")]
+    )
+    (b,) = c.new_pods(
+        1, labels=s1, affinity=[term(ZONE, s1)], node_requirements=[req(ZONE, "In", "test-zone-3")]
+    )
+    c.provision([nodepool()], [a, b])
+    assert (zone_of(c, a), zone_of(c, b)) == ("test-zone-2", "test-zone-3")
+    assert c.node_count() == 2

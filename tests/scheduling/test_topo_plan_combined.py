@@ -1,4 +1,5 @@
-"""Combined constraints of Karpenter's ``topology_test.go`` through ``plan`` (reference §2.1, 52, 55).
+"""Combined constraints of Karpenter's ``topology_test.go`` through ``plan`` (kubernetes-sigs/karpenter
+v1.14.1 ``pkg/controllers/provisioning/scheduling/topology_test.go``, its combined-constraint contexts).
 
 Several spread constraints at once (hostname, zone, capacity type, a custom key across NodePools)
 over several rounds, and spread interacting with node selectors / node affinity. Assertions are

@@ -1,5 +1,5 @@
 """Spread policies through ``plan``: ``nodeTaintsPolicy`` and ``matchLabelKeys`` (newer upstream
-``topology_test.go`` contexts, reasoned from the algorithm in reference §1.8 / docs/topology.md).
+``topology_test.go`` contexts, reasoned from the algorithm in upstream ``topologygroup.go`` / docs/topology.md).
 """
 
 from __future__ import annotations

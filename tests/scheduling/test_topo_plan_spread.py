@@ -1,4 +1,5 @@
-"""Topology spread scenarios of Karpenter's ``topology_test.go``, through ``plan`` (reference §2.1, 43-55).
+"""Topology spread scenarios of Karpenter's ``topology_test.go``, through ``plan``
+(kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/topology_test.go``).
 
 Each test is one upstream ``It``: same NodePools, pods and rounds, the same ``ExpectSkew`` /
 ``ExpectMaxSkew`` assertions (multisets, compared sorted). Fixture: the fake provider catalog and
@@ -308,3 +309,12 @@ def test_arch_balance_no_constraints() -> None:
     arm = nodepool(requirements=[req(ARCH, "In", "arm64")])
     c.provision([arm], c.new_pods(5, cpu="2", tsc=[spread(ARCH)]))
     assert c.skew(ARCH) == [1, 2]
+
+
+def test_capacity_type_spread_respects_nodepool_constraints() -> None:
+    """topology_test.go Context "CapacityType", It "should respect NodePool capacity type constraints"."""
+    c = Cluster()
+    c.provision(
+        [nodepool(requirements=[req(CAPACITY_TYPE, "In", "spot", "on-demand")])], c.new_pods(4, tsc=[CT_TSC])
+    )
+    assert c.skew(CAPACITY_TYPE) == [2, 2]

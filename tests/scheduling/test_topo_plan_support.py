@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+import builders
+
 from nodewright.algebra.resources import format_resource_list
 from nodewright.api.core import Node, Pod
 from nodewright.api.karpenter import NodeClaim, NodePool
@@ -62,24 +64,13 @@ def nodepool(
     limits: Mapping[str, str] | None = None,
     weight: int | None = None,
 ) -> NodePool:
-    """The topology suite's NodePool: ``capacity-type Exists`` unless requirements are given."""
+    """The topology suite's NodePool (:func:`builders.nodepool`): ``capacity-type Exists`` unless
+    requirements are given."""
     reqs = list(requirements) if requirements is not None else [{"key": CAPACITY_TYPE, "operator": "Exists"}]
-    spec: dict[str, Any] = {
-        "template": {
-            "metadata": {"labels": dict(labels or {})},
-            "spec": {
-                "requirements": reqs,
-                "taints": list(taints),
-                "nodeClassRef": {"group": "karpenter.test.sh", "kind": "TestNodeClass", "name": "default"},
-            },
-        }
-    }
-    if limits is not None:
-        spec["limits"] = dict(limits)
-    if weight is not None:
-        spec["weight"] = weight
     return NodePool.model_validate(
-        {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": spec}
+        builders.nodepool(
+            name, requirements=reqs, labels=labels or {}, taints=taints, limits=limits, weight=weight
+        )
     )
 
 
@@ -182,16 +173,10 @@ def node(
     allocatable: Mapping[str, str] | None = None,
     taints: Sequence[Mapping[str, Any]] = (),
 ) -> Node:
-    """A ready Node; the hostname label defaults to the name (upstream's ``test.Node``: 10 cpu...)."""
+    """A ready Node (:func:`builders.node`); upstream's ``test.Node`` capacity: 10 cpu, 100Gi, 110 pods."""
     cap = dict(capacity or {"cpu": "10", "memory": "100Gi", "pods": "110"})
     return Node.model_validate(
-        {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {"name": name, "labels": {HOSTNAME: name, **labels}},
-            "spec": {"taints": list(taints), "providerID": f"fake://{name}"},
-            "status": {"capacity": cap, "allocatable": dict(allocatable or cap)},
-        }
+        builders.node(name, labels=labels, capacity=cap, allocatable=allocatable, taints=taints)
     )
 
 

@@ -1,6 +1,7 @@
 """Golden files: tests/data/userdata/<family>/<case>.input.yaml -> <case>.expected, byte for byte.
 
-The ``upstream_*`` cases are Karpenter's own fixtures (reference/karpenter-userdata.md); they are also
+The ``upstream_*`` cases are Karpenter's own fixtures (aws/karpenter-provider-aws v1.14.1
+``pkg/providers/launchtemplate/testdata/*.golden``, each named in its input file); they are also
 checked the way upstream compares them (newlines removed). Every MIME output goes through the
 shared cloud-init validator and every shell part through ``bash -n``.
 """

@@ -1,4 +1,4 @@
-"""Karpenter's launch-template pipeline (reference section 0) and Go helpers."""
+"""Karpenter's launch-template pipeline (aws/karpenter-provider-aws ``pkg/providers/launchtemplate/launchtemplate.go``) and Go helpers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from nodewright import labels as L
 from nodewright.api.amifamily import renderer_family
-from nodewright.userdata import ClusterInfo, KubeletConfig, Taint, resolve_options
+from nodewright.userdata import BootstrapTaint, ClusterInfo, KubeletConfig, resolve_options
 from nodewright.userdata.options import format_go_duration, parse_go_duration
 
 INFO = ClusterInfo(name="c", endpoint="https://c", ca_bundle="Y2E=", cidr="10.0.0.0/16", dns=("10.0.0.10",))
@@ -38,8 +38,8 @@ def test_forbidden_labels_dropped_and_unregistered_appended_once() -> None:
             "node-restriction.kubernetes.io/y": "1",
         },
         capacity_type="on-demand",
-        taints=[Taint("a", "NoSchedule")],
-        startup_taints=[Taint(L.UNREGISTERED_TAINT_KEY, "NoExecute")],
+        taints=[BootstrapTaint("a", "NoSchedule")],
+        startup_taints=[BootstrapTaint(L.UNREGISTERED_TAINT_KEY, "NoExecute")],
         instance_type_pods=10,
     )
     assert set(o.labels) == {"team", L.CAPACITY_TYPE, L.DO_NOT_SYNC_TAINTS}

@@ -1,4 +1,7 @@
-"""Regenerates stacks/examples/cluster.json: a FICTIONAL example cluster state (for the docs and tests, never a stack's default).
+"""Developer tool: regenerates stacks/examples/cluster.json, a FICTIONAL example cluster state
+(kubectl get ... -A -o json; for the docs and tests, never a stack's default).
+
+Run from the repository root: ``PYTHONPATH=. .venv/bin/python tools/generate_cluster.py``.
 
 Deterministic: running it again gives the same file. A realistic mid-size picture: two Karpenter
 nodes already running, three daemonsets, and ~50 pending pods of varied shapes (spread, anti-
@@ -9,13 +12,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import yaml
 
 from nodewright.drift import nodepool_hash
 
 T0 = "2026-11-20T09:00:00Z"
+STACKS = Path(__file__).resolve().parents[1] / "stacks"
+EXAMPLE = STACKS / "examples" / "cluster.json"
 
 
 def meta(
@@ -78,7 +83,7 @@ def pod(
 def live_nodepool() -> dict[str, Any]:
     """The ``default`` NodePool as it runs in the cluster today: the branch in stacks/ adds the
     ``workload-class: general`` label, so a preview shows its NodeClaims drifting."""
-    path = Path(__file__).resolve().parent.parent / "nodepools.yaml"
+    path = STACKS / "nodepools.yaml"
     pool = next(d for d in yaml.safe_load_all(path.read_text()) if d["metadata"]["name"] == "default")
     del pool["spec"]["template"]["metadata"]["labels"]["workload-class"]
     pool["metadata"].update(uid="uid-nodepool-default", generation=3, creationTimestamp=T0)
@@ -97,16 +102,16 @@ def live_nodepool() -> dict[str, Any]:
     return pool
 
 
-def main() -> None:
+NODES: list[tuple[str, str, str, str]] = [
+    ("ip-10-0-1-17.ec2.internal", "us-east-1a", "m5.xlarge", "default-x7k2p"),
+    ("ip-10-0-2-41.ec2.internal", "us-east-1b", "c5.2xlarge", "default-q9m4t"),
+]
+
+
+def existing_nodes(live_hash: str) -> list[dict[str, Any]]:
+    """Two Karpenter nodes of the default pool, each with its NodeClaim."""
     items: list[dict[str, Any]] = []
-    pool = live_nodepool()
-    items.append(pool)
-    live_hash = pool["metadata"]["annotations"]["karpenter.sh/nodepool-hash"]
-    nodes = [
-        ("ip-10-0-1-17.ec2.internal", "us-east-1a", "m5.xlarge", "default-x7k2p"),
-        ("ip-10-0-2-41.ec2.internal", "us-east-1b", "c5.2xlarge", "default-q9m4t"),
-    ]
-    for name, zone, itype, claim in nodes:
+    for name, zone, itype, claim in NODES:
         cpu, mem = ("4", "15896Mi") if itype == "m5.xlarge" else ("8", "15384Mi")
         labels = {
             "kubernetes.io/hostname": name,
@@ -201,8 +206,13 @@ def main() -> None:
                 },
             }
         )
-    # running pods on the existing nodes
-    for i, (node, *_rest) in enumerate(nodes):
+    return items
+
+
+def running_pods() -> list[dict[str, Any]]:
+    """Pods already bound to the existing nodes."""
+    items: list[dict[str, Any]] = []
+    for i, (node, *_rest) in enumerate(NODES):
         for j in range(3):
             items.append(
                 {
@@ -216,7 +226,11 @@ def main() -> None:
                     },
                 }
             )
-    # daemonsets
+    return items
+
+
+def daemonsets() -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
     for name, cpu, mem, tol in (
         ("aws-node", "25m", "64Mi", True),
         ("kube-proxy", "100m", "128Mi", True),
@@ -242,128 +256,103 @@ def main() -> None:
                 },
             }
         )
-    # pending pods
-    for i in range(12):
-        items.append(
-            pod(
-                f"web-{i:02d}",
-                {"app": "web"},
-                {
-                    "containers": [container("500m", "512Mi")],
-                    "topologySpreadConstraints": [
-                        {
-                            "maxSkew": 1,
-                            "topologyKey": "topology.kubernetes.io/zone",
-                            "whenUnsatisfiable": "DoNotSchedule",
-                            "labelSelector": {"matchLabels": {"app": "web"}},
-                        }
-                    ],
-                },
-                owner="web-7d9f",
-            )
-        )
-    for i in range(8):
-        items.append(
-            pod(
-                f"checkout-{i}",
-                {"app": "checkout"},
-                {
-                    "containers": [container("1", "2Gi")],
-                    "affinity": {
-                        "podAntiAffinity": {
-                            "requiredDuringSchedulingIgnoredDuringExecution": [
-                                {
-                                    "labelSelector": {"matchLabels": {"app": "checkout"}},
-                                    "topologyKey": "kubernetes.io/hostname",
-                                }
-                            ]
-                        }
-                    },
-                },
-                ns="shop",
-                owner="checkout-5c8b",
-            )
-        )
-    for i in range(15):
-        items.append(
-            pod(
-                f"batch-{i:02d}",
-                {"app": "batch"},
-                {
-                    "containers": [container("250m", "256Mi")],
-                    "nodeSelector": {"karpenter.sh/capacity-type": "spot"},
-                },
-                ns="jobs",
-                owner="batch-6f2a",
-            )
-        )
-    for i in range(3):
-        items.append(
-            pod(
-                f"cache-{i}",
-                {"app": "cache"},
-                {
-                    "containers": [container("2", "8Gi")],
-                    "affinity": {
-                        "nodeAffinity": {
-                            "preferredDuringSchedulingIgnoredDuringExecution": [
-                                {
-                                    "weight": 50,
-                                    "preference": {
-                                        "matchExpressions": [
-                                            {
-                                                "key": "topology.kubernetes.io/zone",
-                                                "operator": "In",
-                                                "values": ["us-east-1a"],
-                                            }
-                                        ]
-                                    },
-                                }
-                            ]
-                        }
-                    },
-                },
-                owner="cache-1a2b",
-            )
-        )
-    for i in range(4):
-        items.append(
-            pod(
-                f"train-{i}",
-                {"app": "train"},
-                {
-                    "containers": [container("4", "16Gi", gpu=1, name="trainer")],
-                    "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
-                    "nodeSelector": {"workload-class": "gpu"},
-                },
-                ns="ml",
-                owner="train-9e8d",
-            )
-        )
-    for i in range(4):
-        items.append(
-            pod(
-                f"ingress-{i}",
-                {"app": "ingress"},
-                {"containers": [container("200m", "256Mi", port=8443)]},
-                ns="ingress",
-                owner="ingress-3c4d",
-            )
-        )
-    items.append(
-        pod("sql-export-huge", {"app": "export"}, {"containers": [container("600", "64Gi")]}, ns="data")
-    )
-    items.append(
-        pod(
-            "legacy-arm",
-            {"app": "legacy"},
-            {"containers": [container("1", "1Gi")], "nodeSelector": {"kubernetes.io/arch": "arm64"}},
-            ns="data",
-        )
-    )
+    return items
+
+
+def _spread(app: str) -> dict[str, Any]:
+    return {
+        "topologySpreadConstraints": [
+            {
+                "maxSkew": 1,
+                "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": app}},
+            }
+        ]
+    }
+
+
+def _anti_affinity(app: str) -> dict[str, Any]:
+    term = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}
+    return {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+
+
+def _prefer_zone(zone: str, weight: int) -> dict[str, Any]:
+    expr = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]}
+    preferred = [{"weight": weight, "preference": {"matchExpressions": [expr]}}]
+    return {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": preferred}}}
+
+
+GPU_TOLERATION: Final = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+# (name pattern, count, app, namespace, owner ReplicaSet, container, extra pod spec)
+WORKLOADS: Final[list[tuple[str, int, str, str, str | None, dict[str, Any], dict[str, Any]]]] = [
+    ("web-{i:02d}", 12, "web", "default", "web-7d9f", container("500m", "512Mi"), _spread("web")),
+    (
+        "checkout-{i}",
+        8,
+        "checkout",
+        "shop",
+        "checkout-5c8b",
+        container("1", "2Gi"),
+        _anti_affinity("checkout"),
+    ),
+    (
+        "batch-{i:02d}",
+        15,
+        "batch",
+        "jobs",
+        "batch-6f2a",
+        container("250m", "256Mi"),
+        {"nodeSelector": {"karpenter.sh/capacity-type": "spot"}},
+    ),
+    ("cache-{i}", 3, "cache", "default", "cache-1a2b", container("2", "8Gi"), _prefer_zone("us-east-1a", 50)),
+    (
+        "train-{i}",
+        4,
+        "train",
+        "ml",
+        "train-9e8d",
+        container("4", "16Gi", gpu=1, name="trainer"),
+        {"tolerations": [GPU_TOLERATION], "nodeSelector": {"workload-class": "gpu"}},
+    ),
+    ("ingress-{i}", 4, "ingress", "ingress", "ingress-3c4d", container("200m", "256Mi", port=8443), {}),
+    # two that cannot schedule, to show the reasons: too big for any type, and arm64 nowhere allowed
+    ("sql-export-huge", 1, "export", "data", None, container("600", "64Gi"), {}),
+    (
+        "legacy-arm",
+        1,
+        "legacy",
+        "data",
+        None,
+        container("1", "1Gi"),
+        {"nodeSelector": {"kubernetes.io/arch": "arm64"}},
+    ),
+]
+
+
+def pending_pods() -> list[dict[str, Any]]:
+    """Pending pods of varied shapes (:data:`WORKLOADS`), two of which cannot schedule."""
+    return [
+        pod(pattern.format(i=i), {"app": app}, {"containers": [c], **extra}, ns=ns, owner=owner)
+        for pattern, count, app, ns, owner, c, extra in WORKLOADS
+        for i in range(count)
+    ]
+
+
+def build() -> str:
+    """The text of stacks/examples/cluster.json."""
+    pool = live_nodepool()
+    live_hash = pool["metadata"]["annotations"]["karpenter.sh/nodepool-hash"]
+    items = [pool, *existing_nodes(live_hash), *running_pods(), *daemonsets(), *pending_pods()]
     doc = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
-    out = Path(__file__).resolve().parent / "cluster.json"
-    out.write_text(json.dumps(doc, indent=2) + "\n")
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def main() -> None:
+    out = EXAMPLE
+    out.write_text(build())
+    items = json.loads(out.read_text())["items"]
     print(
         f"wrote {out} ({sum(1 for i in items if i['kind'] == 'Pod' and 'nodeName' not in i['spec'])} pending pods)"
     )

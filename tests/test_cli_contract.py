@@ -1,0 +1,56 @@
+"""docs/cli.md is the contract of the program as it is: every command and every option the click
+tree declares appears in the command's section, so an option cannot be added undocumented."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+import pytest
+
+from nodewright.cli import main
+
+CONTRACT = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
+
+
+def _commands(cmd: click.Command, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], click.Command]]:
+    if isinstance(cmd, click.Group):
+        return [c for name, sub in sorted(cmd.commands.items()) for c in _commands(sub, (*path, name))]
+    return [(path, cmd)]
+
+
+COMMANDS = _commands(main)
+
+
+def _section(path: tuple[str, ...]) -> str:
+    text = CONTRACT.read_text()
+    for n in range(len(path), 0, -1):
+        heading = "## `nodewright " + " ".join(path[:n]) + "`"
+        if heading in text:
+            body = text.split(heading, 1)[1]
+            return re.split(r"^## ", body, flags=re.M)[0]
+    raise AssertionError(f"docs/cli.md has no section for nodewright {' '.join(path)}")
+
+
+@pytest.mark.parametrize(("path", "cmd"), COMMANDS, ids=lambda v: " ".join(v) if isinstance(v, tuple) else "")
+def test_every_option_is_in_the_contract(path: tuple[str, ...], cmd: click.Command) -> None:
+    section = _section(path)
+    assert "nodewright " + " ".join(path) in section
+    for param in cmd.params:
+        if not isinstance(param, click.Option) or param.hidden:
+            continue
+        # -f or --filename: either spelling documents an option; a --x/--no-x pair needs both
+        for spellings in (param.opts, *([o] for o in param.secondary_opts)):
+            assert any(re.search(r"(?<![\w-])" + re.escape(o) + r"\b", section) for o in spellings), (
+                f"docs/cli.md: nodewright {' '.join(path)} lacks {'/'.join(spellings)}"
+            )
+        if isinstance(param.type, click.Choice):
+            for choice in param.type.choices:
+                assert str(choice) in section, (
+                    f"docs/cli.md: {param.opts[0]} of {' '.join(path)} lacks {choice!r}"
+                )
+
+
+def test_the_readme_points_to_the_contract() -> None:
+    assert "docs/cli.md" in (CONTRACT.parents[1] / "README.md").read_text()
