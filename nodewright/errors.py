@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Final
 
 
 class NodewrightError(Exception):
@@ -19,6 +20,16 @@ class NodewrightError(Exception):
     def lines(self) -> list[str]:
         """The error as the one or more lines the CLI prints (without the ``error: `` prefix)."""
         return [str(self)]
+
+
+MAX_MESSAGE: Final = 400
+
+
+def clip(value: str, limit: int = 80) -> str:
+    """``value`` cut to ``limit`` characters (with how much was cut), for echoing input in errors."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:limit]}…({len(value) - limit} more characters)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,8 +41,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.path}" if self.path else self.file
-        return f"{where}: {self.message}"
+        where = f"{clip(self.file, 200)}:{clip(self.path, 200)}" if self.path else clip(self.file, 200)
+        return f"{where}: {clip(self.message, MAX_MESSAGE)}"
 
 
 class InputError(NodewrightError):

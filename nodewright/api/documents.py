@@ -11,15 +11,14 @@ can name the exact place: ``error: <file>:<path>: <what is wrong>``.
 
 from __future__ import annotations
 
-import json
+import hashlib
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import yaml
-
+from nodewright import reader
 from nodewright.errors import InputError
 
 
@@ -53,66 +52,10 @@ class Document:
         return f"{self.path}.{sub}" if not sub.startswith("[") else f"{self.path}{sub}"
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that rejects duplicate mapping keys instead of silently keeping the last."""
-
-
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
-        seen.add(key)
-    loader.flatten_mapping(node)
-    return dict(loader.construct_pairs(node, deep=deep))
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 def parse_text(text: str, *, file: str) -> list[Any]:
-    """Parse JSON or (multi-document) YAML text into raw documents; None documents dropped."""
-    stripped = text.lstrip()
-    if stripped.startswith(("{", "[")):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            several = _concatenated_json(text) if exc.msg == "Extra data" else None
-            if several is not None:
-                return several
-            # YAML is a superset of JSON; a flow-style YAML file may still parse.
-            try:
-                return [d for d in yaml.load_all(text, Loader=_UniqueKeyLoader) if d is not None]
-            except yaml.YAMLError:
-                raise InputError(
-                    f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=file
-                ) from exc
-        return [data]
-    try:
-        return [d for d in yaml.load_all(text, Loader=_UniqueKeyLoader) if d is not None]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(f"invalid YAML{where}: {what}", file=file) from exc
-
-
-def _concatenated_json(text: str) -> list[Any] | None:
-    """Several JSON values one after another (``kubectl cluster-info dump``), or None."""
-    decoder = json.JSONDecoder()
-    out: list[Any] = []
-    pos = 0
-    while True:
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos >= len(text):
-            return out
-        try:
-            value, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
-            return None
-        out.append(value)
+    """Parse JSON (one value, or several one after another) or (multi-document) YAML text into raw
+    documents, within :mod:`nodewright.reader`'s limits; None documents dropped."""
+    return reader.parse_text(text, file=file)
 
 
 STDIN: Final = "-"
@@ -142,19 +85,15 @@ def expand_paths(paths: Iterable[str | Path]) -> list[str | Path]:
 
 
 def read_text(path: str | Path) -> str:
+    """The UTF-8 text of a user file (``-``: standard input), within :mod:`nodewright.reader`'s limits."""
     if str(path) == STDIN:
-        return read_stdin()
-    p = Path(path)
-    try:
-        return p.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError("no such file; check the path", file=str(path)) from exc
-    except IsADirectoryError as exc:
-        raise InputError("is a directory; give a YAML or JSON file", file=str(path)) from exc
-    except UnicodeDecodeError as exc:
-        raise InputError("not UTF-8 text; give a YAML or JSON file", file=str(path)) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from exc
+        text = read_stdin()
+        if len(text) > reader.MAX_BYTES:
+            raise InputError(
+                f"input larger than {reader.MAX_BYTES // (1024 * 1024)} MiB; refusing to read it", file=STDIN
+            )
+        return text
+    return reader.read_text(path)
 
 
 def _unpack(raw: Any, *, file: str, path: str) -> Iterator[Document]:
@@ -194,6 +133,26 @@ def documents_from_text(text: str, *, file: str) -> list[Document]:
     return docs
 
 
+_PARSED: dict[tuple[str, bytes], list[Document]] = {}
+_PARSED_MAX = 4
+
+
+def _documents_of_file(path: str | Path) -> list[Document]:
+    """The documents of one file, parsed once per process for the same bytes (a preview reads the
+    cluster state for health, drift and the program: a big file is decoded once). Bodies are shared:
+    readers never mutate them (copies are made where a body is changed)."""
+    text = read_text(path)
+    key = (str(path), hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+    cached = _PARSED.get(key)
+    if cached is None:
+        cached = documents_from_text(text, file=str(path))
+        if len(text) > 1 << 20:  # only big files are worth keeping
+            while len(_PARSED) >= _PARSED_MAX:
+                _PARSED.pop(next(iter(_PARSED)))
+            _PARSED[key] = cached
+    return list(cached)
+
+
 def load_documents(paths: Iterable[str | Path]) -> list[Document]:
     """Read every file in order; documents keep file order then document order.
 
@@ -201,5 +160,5 @@ def load_documents(paths: Iterable[str | Path]) -> list[Document]:
     """
     docs: list[Document] = []
     for p in expand_paths(paths):
-        docs.extend(documents_from_text(read_text(p), file=str(p)))
+        docs.extend(_documents_of_file(p))
     return docs

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -38,7 +38,7 @@ from nodewright.api.core import (
 from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
-from nodewright.errors import Collector, InputError, InputErrors, Problem, typo_hint
+from nodewright.errors import Collector, InputError, InputErrors, Problem, clip, typo_hint
 
 log = logging.getLogger("nodewright")
 
@@ -83,6 +83,7 @@ class Objects:
     csinodes: list[CSINode] = field(default_factory=list)
     secrets: list[Secret] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
+    raw: dict[str, list[Document]] = field(default_factory=dict)  # kinds read unbuilt (``raw_kinds``)
 
     def nodeclass(self, name: str) -> EC2NodeClass | None:
         for nc in self.nodeclasses:
@@ -161,7 +162,11 @@ def _problems_from(exc: ValidationError, *, model: type[BaseModel], doc: Documen
         elif kind == "literal_error":
             msg = f"unsupported value {err.get('input')!r}: {err['msg']}"
         else:
-            msg = f"{err['msg']} (got {err.get('input')!r})" if "input" in err else str(err["msg"])
+            msg = (
+                f"{err['msg']} (got {clip(repr(err.get('input')), 80)})"
+                if "input" in err
+                else str(err["msg"])
+            )
         problems.append(Problem(file=doc.file, path=_json_path(doc.path, loc), message=msg))
     return problems
 
@@ -222,8 +227,26 @@ def _build_lenient(doc: Document, model: type[T]) -> tuple[T | None, list[Proble
     return obj, []
 
 
-def objects_from_documents(docs: Iterable[Document]) -> Objects:
-    """Build and validate every known object; collect every problem before raising."""
+def unbound_pods(body: Mapping[str, Any]) -> bool:
+    """A cheap test on a raw Pod: not bound to a node (only those can be pending)."""
+    spec = body.get("spec")
+    return not (isinstance(spec, Mapping) and spec.get("nodeName"))
+
+
+def objects_from_documents(
+    docs: Iterable[Document],
+    *,
+    kinds: Collection[str] | None = None,
+    pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
+    raw_kinds: Collection[str] = (),
+) -> Objects:
+    """Build and validate every known object; collect every problem before raising.
+
+    ``kinds`` limits the work to the kinds a caller reads (others are skipped unbuilt, quietly);
+    ``pods_where`` keeps only the Pods whose raw body passes it (the rest are never built), so a
+    command reading a few fields of a big cluster pays for what it reads. ``raw_kinds`` (with the
+    right apiVersion) are kept as documents in ``Objects.raw`` for readers robust to any shape.
+    """
     out = Objects()
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], Document] = {}
@@ -238,6 +261,13 @@ def objects_from_documents(docs: Iterable[Document]) -> Objects:
                     message="missing kind; every object needs apiVersion and kind",
                 )
             )
+            continue
+        if kind in raw_kinds and doc.api_version in KINDS[kind][0]:
+            out.raw.setdefault(kind, []).append(doc)
+            continue
+        if kinds is not None and kind in KINDS and kind not in kinds:
+            continue
+        if pods_where is not None and kind == "Pod" and not pods_where(doc.body):
             continue
         if kind not in KINDS:
             if kind not in QUIET_KINDS:
@@ -302,9 +332,18 @@ def objects_from_documents(docs: Iterable[Document]) -> Objects:
     return out
 
 
-def load_objects(paths: Iterable[str | Path]) -> Objects:
-    """Read, build and validate every object in ``paths`` (see module docstring)."""
-    return objects_from_documents(load_documents(paths))
+def load_objects(
+    paths: Iterable[str | Path],
+    *,
+    kinds: Collection[str] | None = None,
+    pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
+    raw_kinds: Collection[str] = (),
+) -> Objects:
+    """Read, build and validate every object in ``paths`` (see module docstring and
+    :func:`objects_from_documents` for ``kinds``, ``pods_where`` and ``raw_kinds``)."""
+    return objects_from_documents(
+        load_documents(paths), kinds=kinds, pods_where=pods_where, raw_kinds=raw_kinds
+    )
 
 
 def load_nodepools(paths: Iterable[str | Path]) -> Objects:

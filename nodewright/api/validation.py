@@ -21,6 +21,17 @@ def hint(value: str, choices: Iterable[str]) -> str:
     return typo_hint(value, choices)
 
 
+def is_quantity(value: Any) -> bool:
+    """Whether ``value`` parses as a quantity (what :func:`check_quantity` accepts)."""
+    from nodewright.algebra.quantity import parse_quantity
+
+    try:
+        parse_quantity(value)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
 def check_quantity(c: Collector, path: str, value: Any) -> None:
     from nodewright.algebra.quantity import parse_quantity
 
@@ -42,7 +53,8 @@ def validate_pod(pod: Pod, c: Collector) -> None:
         for i, ctr in enumerate(containers):
             for part, mapping in (("requests", ctr.resources.requests), ("limits", ctr.resources.limits)):
                 for key, value in sorted(mapping.items()):
-                    check_quantity(c, at(f"spec.{group}[{i}].resources.{part}.{key}"), value)
+                    if not is_quantity(value):  # the path is built only for a bad value
+                        check_quantity(c, at(f"spec.{group}[{i}].resources.{part}.{key}"), value)
     for key, value in sorted(pod.spec.overhead.items()):
         check_quantity(c, at(f"spec.overhead.{key}"), value)
 

@@ -7,13 +7,44 @@ never a traceback) live in :mod:`nodewright.cli._common`.
 
 from __future__ import annotations
 
+import gc
+import os
+import sys
+from typing import Any
+
 import click
 
 from nodewright import __version__
 from nodewright.cli import catalog, cluster, drift, hashes, health, plan, preview, render, validate
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """The top-level group. Run as a process (arguments from ``sys.argv``) it skips the cyclic GC
+    and the interpreter's teardown, which cost a third to a half of the CPU on large inputs: the
+    process ends with ``os._exit`` once stdout and stderr are flushed, with click's exit code.
+    In-process callers (``CliRunner``, which passes ``args``) get click's ordinary behaviour."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs.get("args") is not None or not kwargs.get("standalone_mode", True):
+            return super().main(*args, **kwargs)
+        gc.disable()
+        code: Any = 0
+        try:
+            super().main(*args, **kwargs)
+        except SystemExit as exc:
+            code = exc.code
+        if code is not None and not isinstance(code, int):
+            print(code, file=sys.stderr)
+            code = 1
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (BrokenPipeError, OSError):
+            pass
+        os._exit(code or 0)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="nodewright")
 def main() -> None:
     """Karpenter NodePools, EC2NodeClasses and node bootstrap from Git, as real infrastructure."""

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import json
+import gc
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, ParamSpec, TypeVar
 
 import click
-import yaml
 
-from nodewright.errors import InputError, NodewrightError
+from nodewright import reader, redact
+from nodewright.errors import InputError, NodewrightError, clip
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -111,43 +112,89 @@ def karpenter_version_option() -> Callable[[Callable[P, R]], Callable[P, R]]:
     )
 
 
+class _RedactingStream:
+    """stdout/stderr of a command: every write goes through :func:`nodewright.redact.redact`."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(redact.redact(text) if isinstance(text, str) else text)
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def echo_secret(text: str, *, nl: bool = True) -> None:
+    """Print ``text`` unredacted (only for output the user asked for in clear, e.g. --show-secrets)."""
+    out = sys.stdout
+    click.echo(text, file=out.stream if isinstance(out, _RedactingStream) else out, nl=nl)
+
+
+@contextlib.contextmanager
+def redacted_output() -> Iterator[None]:
+    """The output boundary: while a command runs, nothing reaches stdout/stderr unredacted."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = _RedactingStream(out)
+    sys.stderr = _RedactingStream(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """Turn nodewright errors into ``error:`` lines and exit 1; never print a traceback."""
+    """Turn nodewright errors into ``error:`` lines and exit 1; never print a traceback.
+
+    Everything the command prints, results, warnings and errors alike, is redacted of secrets.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         _setup_logging()
+        gc_was_on = gc.isenabled()
+        gc.disable()  # large inputs are acyclic trees: the cyclic GC only burns CPU scanning them
         try:
-            return fn(*args, **kwargs)
-        except NodewrightError as exc:
-            for line in exc.lines():
-                click.echo(f"error: {line}", err=True)
-            sys.exit(1)
-        except click.exceptions.Exit:
-            raise
-        except click.ClickException:
-            raise
-        except KeyboardInterrupt:
-            click.echo("error: interrupted", err=True)
-            sys.exit(130)
-        except BrokenPipeError:
-            sys.exit(0)
-        except Exception as exc:  # a bug: still one line, with a pointer to report it
-            click.echo(
-                f"error: internal error ({type(exc).__name__}: {exc}); please report it with the input that caused it",
-                err=True,
-            )
-            sys.exit(1)
+            with redacted_output():
+                return _run(fn, *args, **kwargs)
+        finally:
+            if gc_was_on:
+                gc.enable()
 
     return wrapper
 
 
+def _run(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    try:
+        return fn(*args, **kwargs)
+    except NodewrightError as exc:
+        for line in exc.lines():
+            click.echo(f"error: {line}", err=True)
+        sys.exit(1)
+    except click.exceptions.Exit:
+        raise
+    except click.ClickException:
+        raise
+    except KeyboardInterrupt:
+        click.echo("error: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as exc:  # a bug: still one line, with a pointer to report it
+        click.echo(
+            f"error: internal error ({type(exc).__name__}: {clip(str(exc), 200)}); please report it with the input that caused it",
+            err=True,
+        )
+        sys.exit(1)
+
+
 def dump_json(data: Any) -> str:
-    return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False)
+    return reader.dump_json(data)
 
 
 def dump_yaml(data: Any) -> str:
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return reader.dump_yaml(data)
 
 
 def emit(

@@ -12,10 +12,10 @@ from typing import Any
 import click
 
 from nodewright.algebra.resources import format_resource_list
+from nodewright.api.loading import load_objects
 from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.catalog.model import InstanceType
 from nodewright.cli._common import emit, handle_errors, karpenter_version_option, output_option
-from nodewright.drift.inputs import read_kind
 from nodewright.errors import InputError
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import nodeclass_catalog
@@ -41,10 +41,10 @@ def _row(it: InstanceType) -> list[Any]:
 def _nodeclass(path: str | None) -> Any:
     if path is None:
         return None
-    docs = read_kind([path], "EC2NodeClass")
-    if len(docs) != 1:
-        raise InputError(f"expected exactly one EC2NodeClass, found {len(docs)}", file=path)
-    return docs[0].body
+    classes = load_objects([path]).nodeclasses  # validated: a bad kubelet map is a located error
+    if len(classes) != 1:
+        raise InputError(f"expected exactly one EC2NodeClass, found {len(classes)}", file=path)
+    return classes[0]
 
 
 @click.group("catalog")

@@ -6,28 +6,23 @@ pull-request markdown, exit 1 on a mandatory policy violation (see docs/cli.md).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
+from nodewright import reader
 from nodewright.cli._common import emit, handle_errors, karpenter_version_option, output_option, time_option
 from nodewright.errors import InputError
 
 
 def _read_base(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
+    if not path.is_file():
         raise InputError(
             "no such base preview file; produce it with `nodewright preview -o json`", file=str(path)
-        ) from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"not a preview JSON document ({exc.msg} at line {exc.lineno})", file=str(path)
-        ) from exc
+        )
+    data = reader.load_json(reader.read_text(path), file=str(path))
     if not isinstance(data, dict) or "resources" not in data:
         raise InputError("not a `nodewright preview -o json` document (no resources)", file=str(path))
     return data

@@ -16,6 +16,7 @@ import click
 from nodewright import labels as L
 from nodewright.api import load_objects
 from nodewright.cli._common import (
+    echo_secret,
     emit,
     handle_errors,
     karpenter_version_option,
@@ -59,7 +60,17 @@ def _pick(kind: str, option: str, *, items: list[Any], file: str, name: str | No
     help="clusterName, clusterEndpoint, caBundle, clusterCIDR, clusterDNS.",
 )
 @click.option(
-    "--instance-type", default=None, help="Instance type whose pod capacity sets max-pods (e.g. m5.large)."
+    "--instance-type",
+    "instance_types",
+    multiple=True,
+    help="Instance type whose pod capacity sets max-pods (e.g. m5.large); repeat it, or `all` for every "
+    "type of the catalog, to render several in one run.",
+)
+@click.option(
+    "--show-secrets",
+    is_flag=True,
+    default=False,
+    help="-o raw: print the user data byte for byte, CA bundle included (default: secrets print as [secret]).",
 )
 @click.option(
     "--catalog",
@@ -81,7 +92,8 @@ def command(
     nodeclass_file: str,
     nodepool_file: str,
     info_file: str,
-    instance_type: str | None,
+    instance_types: tuple[str, ...],
+    show_secrets: bool,
     catalog: str,
     capacity_type: str | None,
     nodeclass_name: str | None,
@@ -104,6 +116,46 @@ def command(
     )
     info = load_cluster_info(info_file)
 
+    names = _instance_types(instance_types, catalog=catalog, nodeclass=nodeclass)
+    if len(names) <= 1:
+        instance_type = names[0] if names else None
+        text, data = _one(nodeclass, nodepool, info, info_file, instance_type, catalog, capacity_type)
+        if output == "raw":
+            (echo_secret if show_secrets else click.echo)(text, nl=False)
+        else:
+            emit(data, output)
+        return
+    rendered: dict[str, tuple[str, dict[str, Any]]] = {
+        name: _one(nodeclass, nodepool, info, info_file, name, catalog, capacity_type) for name in names
+    }
+    if output == "raw":
+        for name, (text, _) in rendered.items():
+            click.echo(f"==> {name} <==")
+            (echo_secret if show_secrets else click.echo)(text, nl=not text.endswith("\n"))
+        return
+    emit({name: data for name, (_, data) in rendered.items()}, output)
+
+
+def _instance_types(requested: tuple[str, ...], *, catalog: str, nodeclass: Any) -> list[str]:
+    """The requested instance types in order, ``all`` expanded to the catalog's, duplicates dropped."""
+    if "all" not in requested:
+        return list(dict.fromkeys(requested))
+    from nodewright.userdata import nodeclass_catalog
+
+    names = nodeclass_catalog(catalog, nodeclass).names()
+    return list(dict.fromkeys([*(r for r in requested if r != "all"), *sorted(names)]))
+
+
+def _one(
+    nodeclass: Any,
+    nodepool: Any,
+    info: Any,
+    info_file: str,
+    instance_type: str | None,
+    catalog: str,
+    capacity_type: str | None,
+) -> tuple[str, dict[str, Any]]:
+    """The user data for one instance type (raw text) and its ``-o json`` description."""
     try:
         family, options = launch_options(
             nodeclass,
@@ -113,7 +165,7 @@ def command(
             catalog=catalog,
             capacity_type=capacity_type,
         )
-        rendered = render(family, options)
+        rendered = _render_cached(family, options)
         facts = effective_kubelet(family=family, kubelet=options.kubelet, user_data=options.custom_user_data)
         template = launch_template_spec(
             nodeclass,
@@ -130,10 +182,6 @@ def command(
             file=nodeclass.origin_file if on_nodeclass else info_file,
             path=nodeclass.origin_path(exc.path) if on_nodeclass else exc.path,
         ) from None
-
-    if output == "raw":
-        click.echo(rendered.text, nl=False)
-        return
     k = options.kubelet
     data = {
         "nodeClass": nodeclass.name,
@@ -155,4 +203,15 @@ def command(
         },
         "launchTemplate": {k: v for k, v in template.as_dict().items() if k != "userData"},
     }
-    emit(data, output)
+    return rendered.text, data
+
+
+_RENDERED: dict[tuple[str, str, Any], Any] = {}
+
+
+def _render_cached(family: str, options: Any) -> Any:
+    """:func:`render`, once per distinct options (instance types differ mostly by max-pods only)."""
+    key = (family, repr(options), options.ca_bundle)
+    if key not in _RENDERED:
+        _RENDERED[key] = render(family, options)
+    return _RENDERED[key]

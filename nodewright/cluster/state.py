@@ -8,9 +8,10 @@ directory such as ``kubectl cluster-info dump --output-directory``, ``-`` for st
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from nodewright.api.core import (
     CSINode,
@@ -21,6 +22,7 @@ from nodewright.api.core import (
     Pod,
     StorageClass,
 )
+from nodewright.api.documents import Document
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.api.loading import Objects, load_objects
@@ -43,6 +45,10 @@ class ClusterState:
     pvs: tuple[PersistentVolume, ...] = ()
     storageclasses: tuple[StorageClass, ...] = ()
     csinodes: tuple[CSINode, ...] = ()
+    # NodeClaims kept as raw documents (``load_cluster(..., raw_nodeclaims=True)``): readers robust
+    # to any shape (drift, health) skip building 10,000 models they would dump back to mappings
+    raw_nodeclaims: tuple[Document, ...] = ()
+    raw_nodes: tuple[Document, ...] = ()  # likewise Nodes (``raw_nodes=True``)
     _node_index: dict[str, Node] = field(default_factory=dict, compare=False, repr=False)
 
     def node(self, name: str) -> Node | None:
@@ -56,7 +62,7 @@ class ClusterState:
     @property
     def empty(self) -> bool:
         """No node and no pod: almost certainly the wrong file, context or namespace."""
-        return not self.nodes and not self.pods
+        return not self.nodes and not self.pods and not self.raw_nodes
 
     def empty_note(self) -> str:
         return (
@@ -78,19 +84,39 @@ def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> Cluster
         pvs=tuple(objs.pvs),
         storageclasses=tuple(objs.storageclasses),
         csinodes=tuple(objs.csinodes),
+        raw_nodeclaims=tuple(objs.raw.get("NodeClaim", ())),
+        raw_nodes=tuple(objs.raw.get("Node", ())),
     )
 
 
-def load_cluster(path: str | Path | Iterable[str | Path], *, source: str | None = None) -> ClusterState:
+def load_cluster(
+    path: str | Path | Iterable[str | Path],
+    *,
+    source: str | None = None,
+    kinds: Collection[str] | None = None,
+    pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
+    raw_nodeclaims: bool = False,
+    raw_nodes: bool = False,
+) -> ClusterState:
     """Read cluster state files: a ``List`` or typed lists (``NodeList``...), a directory, ``-``.
 
     Items of kind Pod, Node, DaemonSet, NodeClaim, NodePool, EC2NodeClass, PVC, PV, StorageClass
     and CSINode are used; other kinds are ignored with a warning. Malformed objects are errors
     naming file and path. A state without nodes and pods is a warning naming the file.
+
+    For large states a reader may build only what it uses: ``kinds`` (the kinds to build),
+    ``pods_where`` (a test on a raw Pod: others are never built) and ``raw_nodeclaims`` (NodeClaims
+    kept as documents in ``raw_nodeclaims``) go to :func:`~nodewright.api.loading.load_objects`.
     """
     paths = [path] if isinstance(path, str | Path) else list(path)
-    state = cluster_from_objects(load_objects(paths), source=source or ", ".join(str(p) for p in paths))
-    if state.empty:
+    objs = load_objects(
+        paths,
+        kinds=kinds,
+        pods_where=pods_where,
+        raw_kinds=(*(["NodeClaim"] if raw_nodeclaims else []), *(["Node"] if raw_nodes else [])),
+    )
+    state = cluster_from_objects(objs, source=source or ", ".join(str(p) for p in paths))
+    if not any(d.kind in ("Node", "Pod") for d in objs.documents):
         log.warning("%s", state.empty_note())
     return state
 

@@ -380,7 +380,16 @@ def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[A
     if isinstance(cluster, str | Path):
         from nodewright.cluster import load_cluster
 
-        cluster = load_cluster(cluster)
+        # claims stay raw mappings (drift reads them robustly), pods are not read at all
+        cluster = load_cluster(
+            cluster, kinds=("NodePool", "EC2NodeClass"), raw_nodeclaims=True, raw_nodes=True
+        )
+        return (
+            list(cluster.raw_nodeclaims),
+            list(cluster.nodepools),
+            list(cluster.nodeclasses),
+            list(cluster.raw_nodes),
+        )
     return (
         list(getattr(cluster, "nodeclaims", ()) or ()),
         list(getattr(cluster, "nodepools", ()) or ()),
@@ -472,9 +481,12 @@ def drift_impact(
         if isinstance(b, Mapping)
     }
     impacts = []
+    drifted_by_pool: dict[str, list[DriftedNodeClaim]] = {}
+    for d in drifted:
+        drifted_by_pool.setdefault(d.node_pool, []).append(d)
     for name in sorted(pools):
         p = pools[name]
-        mine = [d for d in drifted if d.node_pool == name]
+        mine = drifted_by_pool.get(name, [])
         reasons: dict[str, int] = {}
         for d in mine:
             reasons[d.reason] = reasons.get(d.reason, 0) + 1

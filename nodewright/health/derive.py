@@ -173,6 +173,39 @@ def _owned_by(claim: Mapping[str, Any], pool_uid: str, pool_name: str) -> bool:
     return not pool_uid and labels_.get(labels.NODEPOOL) == pool_name
 
 
+class _ClaimIndex:
+    """NodeClaims by owning NodePool uid, by owning NodePool name, and (for claims without a NodePool
+    owner reference) by their ``karpenter.sh/nodepool`` label: :func:`_owned_by` for every pool in
+    one pass over the claims instead of one pass per pool."""
+
+    def __init__(self, claims: Sequence[Mapping[str, Any]]) -> None:
+        self.claims = claims
+        self.by_uid: dict[str, list[int]] = {}
+        self.by_name: dict[str, list[int]] = {}
+        self.by_label: dict[str, list[int]] = {}
+        for i, claim in enumerate(claims):
+            meta = _meta(claim)
+            refs = [r for r in meta.get("ownerReferences") or [] if isinstance(r, Mapping)]
+            pool_refs = [r for r in refs if r.get("kind") == "NodePool"]
+            if pool_refs:
+                for key, index in (("uid", self.by_uid), ("name", self.by_name)):
+                    for value in dict.fromkeys(r.get(key) for r in pool_refs):
+                        if isinstance(value, str):
+                            index.setdefault(value, []).append(i)
+            else:
+                label = (meta.get("labels") or {}).get(labels.NODEPOOL)
+                if isinstance(label, str):
+                    self.by_label.setdefault(label, []).append(i)
+
+    def owned_by(self, pool_uid: str, pool_name: str) -> list[Mapping[str, Any]]:
+        """The claims :func:`_owned_by` matches, in their original order."""
+        if pool_uid:
+            found = self.by_uid.get(pool_uid, [])
+        else:
+            found = sorted({*self.by_name.get(pool_name, []), *self.by_label.get(pool_name, [])})
+        return [self.claims[i] for i in found]
+
+
 def claim_results(claim: Mapping[str, Any], now: datetime) -> list[Result]:
     """The launch/registration result of one NodeClaim at ``now`` (none while still in flight)."""
     name = str(_meta(claim).get("name", ""))
@@ -380,8 +413,13 @@ def degraded_reading(
 
 def _load(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
     if isinstance(cluster, str | Path):
-        objs = load_cluster(cluster)
-        return list(objs.nodepools), list(objs.nodeclaims), list(objs.nodeclasses), list(objs.pods)
+        from nodewright.api.loading import unbound_pods
+
+        # claims stay raw mappings; pods matter only while pending: bound ones are never built
+        objs = load_cluster(
+            cluster, kinds=("NodePool", "EC2NodeClass", "Pod"), pods_where=unbound_pods, raw_nodeclaims=True
+        )
+        return list(objs.nodepools), list(objs.raw_nodeclaims), list(objs.nodeclasses), list(objs.pods)
     return (
         list(getattr(cluster, "nodepools", ()) or ()),
         list(getattr(cluster, "nodeclaims", ()) or ()),
@@ -411,6 +449,7 @@ def nodepool_health(
         classes[str(_meta(body).get("name", ""))] = body
     claims = [as_mapping(c)[0] for c in claims_raw]
     pools = [(obj, as_mapping(obj)[0]) for obj in pools_raw]
+    index = _ClaimIndex(claims)
     verified_by_pool: dict[str, bool] = {}
     out: list[PoolHealth] = []
     staged: list[tuple[Mapping[str, Any], list[Mapping[str, Any]]]] = []
@@ -418,7 +457,7 @@ def nodepool_health(
         meta = _meta(body)
         name = str(meta.get("name", ""))
         uid = str(meta.get("uid") or "")
-        mine = [c for c in claims if _owned_by(c, uid, name)]
+        mine = index.owned_by(uid, name)
         staged.append((body, mine))
         ref = _nodeclass_ref(body)
         vmap = verified_nodeclasses(body, mine, classes)

@@ -20,6 +20,7 @@ from typing import Any, Final
 
 import yaml
 
+from nodewright import reader
 from nodewright.osc.nodeplan import BOOTSTRAP_TOKEN, MACHINE_NAME, NodePlan, PlannedFile, PlannedUnit
 
 INIT_DIR: Final = "/var/lib/nodewright-osc"
@@ -54,7 +55,7 @@ def options_from_plan(plan: NodePlan, *, namespace: str = RESULT_NAMESPACE) -> I
     cfg = files.get(NODE_AGENT_CONFIG)
     if cfg is not None:
         try:
-            doc: Any = yaml.safe_load(cfg.data.decode("utf-8"))
+            doc: Any = reader.safe_load(cfg.data.decode("utf-8"))
         except (yaml.YAMLError, UnicodeDecodeError):
             doc = None
         api = doc.get("apiServer") if isinstance(doc, Mapping) else None

@@ -8,12 +8,12 @@ in-process preview configures the pack exactly as ``pulumi preview --policy-pack
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nodewright import reader
 from nodewright.errors import Collector, InputError
 from nodewright.policy.catalog import ENFORCEMENT_LEVELS, POLICIES, PolicySpec
 
@@ -106,12 +106,7 @@ def resolve_config(
 
 def load_config_file(path: Path) -> dict[str, Any]:
     """Read a ``--policy-pack-config`` JSON file."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError("no such policy config file", file=str(path)) from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON at line {exc.lineno}: {exc.msg}", file=str(path)) from exc
+    data = reader.load_json(reader.read_text(path), file=str(path))
     if not isinstance(data, dict):
         raise InputError("expected a JSON object of policy name -> config", file=str(path))
     return data

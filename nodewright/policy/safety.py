@@ -6,10 +6,10 @@ violation messages (empty = compliant). Messages say what is wrong and how to fi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from nodewright import redact
 from nodewright.api.amifamily import USER_DATA_MAX_BYTES
 from nodewright.policy.resources import (
     EC2NODECLASS_CR,
@@ -23,15 +23,9 @@ from nodewright.policy.userdata_read import without_cluster_ca
 
 DEFAULT_MAX_HOP_LIMIT: Final = 2
 
-# (name, pattern) of credentials that must never sit in user data in clear text.
-CREDENTIAL_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
-    ("AWS access key id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    ("AWS secret access key", r"(?i)aws_secret_access_key\s*[=:]\s*['\"]?[A-Za-z0-9/+=]{40}"),
-    ("private key", r"-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED )?PRIVATE KEY-----"),
-    ("Kubernetes bootstrap token", r"\b[a-z0-9]{6}\.[a-z0-9]{16}\b"),
-    ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,}\b"),
-    ("password assignment", r"(?i)\b(?:password|passwd)\s*[=:]\s*['\"]?[^\s'\"<>]{6,}"),
-)
+# The credential kinds that must never sit in user data in clear text: the redactor's detectors,
+# so whatever this policy detects is also what every output hides.
+CREDENTIAL_KINDS: Final = tuple(d.name for d in redact.CREDENTIAL_DETECTORS)
 
 
 def _number(value: Any) -> float | None:
@@ -115,12 +109,7 @@ def check_ebs_encrypted(resource: ResourceView, config: Mapping[str, Any]) -> li
 
 def find_credentials(text: str, *, extra_patterns: tuple[str, ...] = ()) -> list[str]:
     """Names of the credential kinds found in ``text`` (never the values)."""
-    found: list[str] = []
-    patterns = list(CREDENTIAL_PATTERNS) + [(f"pattern {p!r}", p) for p in extra_patterns]
-    for name, pattern in patterns:
-        if re.search(pattern, text):
-            found.append(name)
-    return found
+    return redact.find_credentials(text, extra_patterns=extra_patterns)
 
 
 def check_user_data_safe(resource: ResourceView, config: Mapping[str, Any]) -> list[str]:

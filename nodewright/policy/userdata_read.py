@@ -37,15 +37,11 @@ from typing import Any, Final
 
 import yaml
 
+from nodewright import reader, redact
+
 NODECONFIG_CONTENT_TYPE: Final = "application/node.eks.aws"
 _LABELS_FLAG: Final = re.compile(r"""--node-labels(?:=|\s+)\\?["']?([^\s"'\\]+)""")
 _TAINTS_FLAG: Final = re.compile(r"""--register-with-taints(?:=|\s+)\\?["']?([^\s"'\\]+)""")
-_CA_VALUES: Final = (
-    re.compile(r"""(certificateAuthority:\s*)["']?[A-Za-z0-9+/=]+["']?"""),
-    re.compile(r"""(cluster-certificate\s*=\s*)["']?[A-Za-z0-9+/=]+["']?"""),
-    re.compile(r"""(--b64-cluster-ca\s+)["']?[A-Za-z0-9+/=]+["']?"""),
-    re.compile(r"""(-Base64ClusterCA\s+)["']?[A-Za-z0-9+/=]+["']?"""),
-)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,7 +128,7 @@ def _mime_parts(text: str) -> Iterator[tuple[str, str]] | None:
 
 def _nodeconfig(acc: _Acc, text: str) -> bool:
     try:
-        docs = [d for d in yaml.safe_load_all(text) if isinstance(d, Mapping)]
+        docs = [d for d in reader.safe_load_all(text) if isinstance(d, Mapping)]
     except yaml.YAMLError:
         return False
     if not docs or not any(d.get("kind") == "NodeConfig" for d in docs):
@@ -200,7 +196,6 @@ def read_registration(text: str) -> Registration:
 
 def without_cluster_ca(text: str, *, replacement: str = "<cluster-ca>") -> str:
     """``text`` with every cluster CA value replaced (it is public, not a credential; previews print
-    ``[secret]`` for it even when the renderer re-encoded it differently from the stack config)."""
-    for pattern in _CA_VALUES:
-        text = pattern.sub(lambda m: m.group(1) + replacement, text)
-    return text
+    ``[secret]`` for it even when the renderer re-encoded or line-wrapped it): the CA detectors of
+    :mod:`nodewright.redact`."""
+    return redact.without_public_ca(text, replacement=replacement)

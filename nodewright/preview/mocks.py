@@ -16,7 +16,6 @@ imports ``pulumi``. It answers what a cloud provider would during ``pulumi previ
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,6 +25,9 @@ from typing import Any, Final
 import pulumi
 from google.protobuf import json_format, struct_pb2  # type: ignore[import-untyped]
 from pulumi.runtime.mocks import MockMonitor
+
+from nodewright import reader
+from nodewright.errors import InputError
 
 SECRET_SIG: Final = "1b47061264138c4ac30d75fd1eb44270"
 RESOURCE_SIG: Final = "5cf8f73096256a8f31e491e813e4eb8e"
@@ -43,10 +45,14 @@ def _digest(*parts: str, length: int = 17) -> str:
 def load_ssm_fixture(path: Path | None) -> dict[str, str]:
     """The recorded SSM parameters (name -> value); the default fixture when ``path`` is None."""
     p = path or DEFAULT_SSM_FIXTURE
-    if not p.exists():
+    if path is None and not p.exists():
         return {}
-    data = json.loads(p.read_text(encoding="utf-8"))
-    params = data.get("parameters", data)
+    data = reader.load_json(reader.read_text(p), file=str(p))
+    params = data.get("parameters", data) if isinstance(data, dict) else None
+    if not isinstance(params, dict):
+        raise InputError(
+            'expected a JSON object {"parameters": {name: value}} of SSM parameters', file=str(p)
+        )
     return {str(k): str(v) for k, v in params.items()}
 
 

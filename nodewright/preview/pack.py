@@ -54,27 +54,43 @@ def _config(args: ResourceValidationArgs | StackValidationArgs) -> Mapping[str, 
     return plain(cfg) if cfg else {}
 
 
-def _resource_validator(spec: PolicySpec) -> Any:
+_PropsCache = dict[tuple[str, str, str], Any]
+
+
+def _props(cache: _PropsCache, resource_type: str, name: str, urn: str | None, props: Any) -> Any:
+    """``plain(props)`` once per resource of a run: pulumi_policy hands every policy its own copy
+    of the same properties, and copying them is most of a large preview's policy time."""
+    key = (resource_type, name, urn or "")
+    if not urn or key not in cache:
+        cache[key] = plain(props)
+    return cache[key]
+
+
+def _resource_validator(spec: PolicySpec, cache: _PropsCache) -> Any:
     check = spec.resource_check
     assert check is not None
 
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-        view = ResourceView(
-            type=args.resource_type, name=args.name, urn=args.urn or "", props=plain(args.props)
-        )
+        props = _props(cache, args.resource_type, args.name, args.urn, args.props)
+        view = ResourceView(type=args.resource_type, name=args.name, urn=args.urn or "", props=props)
         for message in check(view, _config(args)):
             report_violation(message, None)
 
     return validate
 
 
-def _stack_validator(spec: PolicySpec) -> Any:
+def _stack_validator(spec: PolicySpec, cache: _PropsCache) -> Any:
     check = spec.stack_check
     assert check is not None
 
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         views = [
-            ResourceView(type=r.resource_type, name=r.name, urn=r.urn or "", props=plain(r.props))
+            ResourceView(
+                type=r.resource_type,
+                name=r.name,
+                urn=r.urn or "",
+                props=_props(cache, r.resource_type, r.name, r.urn, r.props),
+            )
             for r in args.resources
         ]
         for urn, message in check(views, _config(args)):
@@ -84,8 +100,10 @@ def _stack_validator(spec: PolicySpec) -> Any:
 
 
 def build_policies() -> list[Policy]:
-    """Every nodewright policy, in catalogue order."""
+    """Every nodewright policy, in catalogue order (one properties cache per pack and phase)."""
     out: list[Policy] = []
+    resource_props: _PropsCache = {}
+    stack_props: _PropsCache = {}
     for spec in POLICIES:
         schema = (
             PolicyConfigSchema(properties=dict(spec.config_properties)) if spec.config_properties else None
@@ -95,7 +113,7 @@ def build_policies() -> list[Policy]:
                 ResourceValidationPolicy(
                     name=spec.name,
                     description=spec.description,
-                    validate=_resource_validator(spec),
+                    validate=_resource_validator(spec, resource_props),
                     enforcement_level=LEVELS[spec.enforcement],
                     config_schema=schema,
                 )
@@ -105,7 +123,7 @@ def build_policies() -> list[Policy]:
                 StackValidationPolicy(
                     name=spec.name,
                     description=spec.description,
-                    validate=_stack_validator(spec),
+                    validate=_stack_validator(spec, stack_props),
                     enforcement_level=LEVELS[spec.enforcement],
                     config_schema=schema,
                 )

@@ -17,9 +17,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from nodewright import labels
+from nodewright import labels, redact
 from nodewright.policy.resources import LAUNCH_TEMPLATE, decode_user_data
-from nodewright.policy.userdata_read import without_cluster_ca
 from nodewright.preview.analyzer import Violation
 from nodewright.preview.comment import GITHUB_COMMENT_LIMIT, markdown_sections, render_markdown
 from nodewright.preview.findings import findings
@@ -39,10 +38,8 @@ def _parent_ref(parent_urn: str) -> str:
 
 
 def _redact(text: str, secrets: Sequence[str]) -> str:
-    for s in sorted({s for s in secrets if s and len(s) >= 4}, key=lambda s: (-len(s), s)):
-        text = text.replace(s, REDACTED)
-    # The CA field itself, whatever its spelling (a renderer may re-encode the configured bundle).
-    return without_cluster_ca(text, replacement=REDACTED)
+    """Known secret values, CA fields whatever their spelling or wrapping, detected credentials."""
+    return redact.redact(text, extra=secrets)
 
 
 def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:

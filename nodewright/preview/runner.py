@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
-import yaml
 from pulumi.runtime import settings as pulumi_settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
+from nodewright import reader, redact
 from nodewright.errors import InputError
 from nodewright.preview.mocks import (
     CapturingMonitor,
@@ -111,7 +111,10 @@ def load_stack(
         project_dir = find_project_dir(cwd or Path.cwd())
         stack_name = stack or "dev"
         path = None
-    project_doc = yaml.safe_load((project_dir / "Pulumi.yaml").read_text(encoding="utf-8")) or {}
+    project_file = project_dir / "Pulumi.yaml"
+    project_doc = reader.load_yaml(reader.read_text(project_file), file=str(project_file)) or {}
+    if not isinstance(project_doc, Mapping):
+        raise InputError("expected a mapping (name, runtime, ...)", file=str(project_file))
     project = str(project_doc.get("name", "project"))
     if path is None:
         config_dir = project_dir / str(project_doc.get("stackConfigDir", "."))
@@ -123,10 +126,9 @@ def load_stack(
             )
     if not path.is_file():
         raise InputError("no such stack config file", file=str(path))
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise InputError(f"invalid YAML: {exc}", file=str(path)) from exc
+    doc = reader.load_yaml(reader.read_text(path), file=str(path)) or {}
+    if not isinstance(doc, Mapping):
+        raise InputError("expected a mapping with a config: section", file=str(path))
     raw = doc.get("config") or {}
     if not isinstance(raw, Mapping):
         raise InputError(
@@ -139,6 +141,7 @@ def load_stack(
         if isinstance(value, Mapping) and set(value) == {"secure"}:
             config[full] = SECURE_PLACEHOLDER.format(key=full)
             secret.add(full)
+            redact.mark_secret(str(value["secure"]))
         else:
             config[full] = _flatten_value(value)
     return StackConfig(

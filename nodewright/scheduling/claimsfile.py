@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-import yaml
-
+from nodewright import reader
 from nodewright.api.documents import load_documents
 from nodewright.errors import Collector, InputError
 
@@ -50,7 +49,7 @@ def claims_document(
 
 def dump_claims(document: Mapping[str, Any]) -> str:
     """The YAML text of a claims document (key order kept, as written to Git)."""
-    return yaml.safe_dump(dict(document), sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return reader.dump_yaml(dict(document))  # libyaml's emitter: a 20,000-claim file in seconds
 
 
 def write_claims(path: str | Path, document: Mapping[str, Any]) -> None:

@@ -9,9 +9,10 @@ labels plus hostname, host ports and volume usage, and the pods placed on it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from operator import le
+from typing import TYPE_CHECKING, Any
 
 from nodewright import labels
 from nodewright.algebra.requirements import Requirement, Requirements
@@ -23,7 +24,7 @@ from nodewright.algebra.resources import (
     requests_for_pod,
     subtract,
 )
-from nodewright.algebra.taints import tolerates
+from nodewright.algebra.taints import is_tolerated, tolerates
 from nodewright.api.core import Node, Pod, Taint
 from nodewright.api.karpenter import NodeClaim as NodeClaimModel
 from nodewright.scheduling import podutil
@@ -164,6 +165,17 @@ def build_state_nodes(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class _Untolerated:
+    """A taint rejection whose text (Karpenter's ``Tolerates`` error) is built on ``str()``."""
+
+    taints: Sequence[Taint]
+    tolerations: Sequence[Any]
+
+    def __str__(self) -> str:
+        return tolerates(self.taints, self.tolerations) or ""
+
+
 class ExistingNode:
     """A state node during one scheduling round."""
 
@@ -193,10 +205,9 @@ class ExistingNode:
     def can_add(self, pod: PodData, topology: Topology) -> Requirements | Failure:
         from nodewright.scheduling.topology import TopologyError
 
-        if self.taints:
-            err = tolerates(self.taints, pod.current.spec.tolerations)
-            if err is not None:
-                return Failure(err)
+        if self.taints and not is_tolerated(self.taints, pod.current.spec.tolerations):
+            # the common rejection beside many nodes: the text is only built if someone reads it
+            return Failure(_Untolerated(self.taints, pod.current.spec.tolerations))
         vol_err = self.volumes.exceeds_limits(pod.pod)
         if vol_err is not None:
             return Failure("checking volume usage, " + vol_err)
@@ -257,3 +268,70 @@ def daemon_compatible_with_node(pod: Pod, taints: Sequence[Taint], node_labels: 
         Requirements.from_labels(node_labels).compatible(pod_requirements(pod, include_preferred=False))
         is None
     )
+
+
+class FitIndex:
+    """Which existing nodes still have room for a request, leftmost first, in O(log n) per answer.
+
+    A segment tree over the nodes (in the scheduler's order) of the per-resource maximum of their
+    remaining resources. ``candidates(requests)`` yields, in order, only the nodes whose remaining
+    resources cover ``requests`` (a node with any negative remainder covers nothing, as ``fits``
+    says): a necessary condition of :meth:`ExistingNode.can_add`, so trying just these nodes gives
+    the same decisions as trying every node, without rescanning the full ones for every pod.
+    Call :meth:`update` after a node's ``remaining`` shrinks.
+    """
+
+    def __init__(self, nodes: Sequence[ExistingNode]) -> None:
+        self.nodes = nodes
+        self.count = len(nodes)
+        self.dims = tuple(sorted({k for n in nodes for k in n.remaining}))
+        self._dimset = frozenset(self.dims)
+        self._none = (-(1 << 62),) * len(self.dims)  # below any request: matches nothing
+        size = 1
+        while size < len(nodes):
+            size *= 2
+        self.size = size
+        self.tree: list[tuple[int, ...]] = [self._none] * (2 * size)
+        for i, n in enumerate(nodes):
+            self.tree[size + i] = self._vec(n)
+        for i in range(size - 1, 0, -1):
+            self.tree[i] = tuple(map(max, self.tree[2 * i], self.tree[2 * i + 1]))
+
+    def _vec(self, node: ExistingNode) -> tuple[int, ...]:
+        rem = node.remaining
+        if any(v < 0 for v in rem.values()):
+            return self._none
+        return tuple(rem.get(d, 0) for d in self.dims)
+
+    def update(self, i: int) -> None:
+        j = self.size + i
+        self.tree[j] = self._vec(self.nodes[i])
+        j //= 2
+        while j:
+            self.tree[j] = tuple(map(max, self.tree[2 * j], self.tree[2 * j + 1]))
+            j //= 2
+
+    def candidates(self, requests: ResourceList) -> Iterator[int]:
+        """Indexes of the nodes whose remaining resources cover ``requests``, in order."""
+        if any(v > 0 for k, v in requests.items() if k not in self._dimset):
+            return  # a resource no node has: nothing fits
+        req = tuple(requests.get(d, 0) for d in self.dims)
+        i = self._first(req, 0)
+        while i >= 0:
+            yield i
+            i = self._first(req, i + 1)
+
+    def _first(self, req: tuple[int, ...], lo: int) -> int:
+        """The leftmost node index >= ``lo`` whose vector covers ``req``, else -1."""
+        tree, size = self.tree, self.size
+        stack = [(1, 0, size)]
+        while stack:
+            node, nlo, nhi = stack.pop()
+            if nhi <= lo or nlo >= self.count or not all(map(le, req, tree[node])):
+                continue
+            if node >= size:
+                return node - size
+            mid = (nlo + nhi) // 2
+            stack.append((2 * node + 1, mid, nhi))
+            stack.append((2 * node, nlo, mid))
+        return -1

@@ -25,7 +25,7 @@ from nodewright.algebra.taints import tolerates
 from nodewright.api.core import Pod
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
-from nodewright.scheduling.existingnode import ExistingNode, StateNode, daemon_compatible_with_node
+from nodewright.scheduling.existingnode import ExistingNode, FitIndex, StateNode, daemon_compatible_with_node
 from nodewright.scheduling.hostports import HostPortUsage, host_ports
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, iter_bits
 from nodewright.scheduling.nodeclaim import (
@@ -190,6 +190,7 @@ class Scheduler:
             if pool is not None and pool in self.remaining:
                 self.remaining[pool] = subtract(self.remaining[pool], {**sn.capacity(), NODES: 1000})
         self.existing.sort(key=lambda n: (not n.initialized, n.name))
+        self._fit = FitIndex(self.existing)
         for n in self.existing:
             topology.register(labels.HOSTNAME, n.hostname)
         self.claims: list[NodeClaim] = []
@@ -290,10 +291,13 @@ class Scheduler:
     def _add(self, pod: PodData) -> Failure | None:
         topo = self.topology
         has_topology = topo.has_groups_for(pod.current)
-        for node in self.existing:
+        existing = self.existing
+        for i in self._fit.candidates(pod.requests):  # only nodes with room: same decisions, no rescans
+            node = existing[i]
             got = node.can_add(pod, topo)
             if not isinstance(got, Failure):
                 node.add(pod, got, topo)
+                self._fit.update(i)
                 return None
         sig = pod.topology_signature() if has_topology else ""
         skip = self._hostname_blocked.get(sig, 0) if has_topology else 0

@@ -154,7 +154,7 @@ def render_groups(
     """
     nc = build(nodeclass_doc, EC2NodeClass)
     np = build(nodepool_doc, NodePool)
-    info = cluster_info_from_mapping(dict(cluster), file=cluster_file)
+    info = cluster_info_from_mapping(dict(cluster), file=cluster_file, at="config.nodewright:cluster")
     fixed = nc.spec.kubelet.max_pods if nc.spec.kubelet is not None else None
     default_ct = capacity_type_for(np)
 

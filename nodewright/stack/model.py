@@ -199,6 +199,10 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
     except InputError as exc:
         c.add("config.nodewright:karpenterVersion", exc.message)
     c.raise_if_any()
+    # the values end up in shell lines and TOML of user data: validated as EKS/Karpenter would
+    from nodewright.userdata.launch import cluster_info_from_mapping
+
+    cluster_info_from_mapping(dict(cl), file=c.file, at="config.nodewright:cluster")
     lt = get.get("launchTemplates")
     return Settings(
         stack=stack,

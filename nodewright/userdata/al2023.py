@@ -17,6 +17,7 @@ from typing import Any, Final
 
 import yaml
 
+from nodewright import reader
 from nodewright.userdata.al2 import node_label_arg
 from nodewright.userdata.gomime import (
     SHELL_SCRIPT,
@@ -37,8 +38,9 @@ HEADER: Final = "# Karpenter Generated NodeConfig\n"
 NODEADM_API_VERSION: Final = "node.eks.aws/v1alpha1"
 
 
-class _GoYAMLDumper(yaml.SafeDumper):
-    """Block style, sorted keys, sequences not indented under their key: what go-yaml v2 writes."""
+class _GoYAMLDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Block style, sorted keys, sequences not indented under their key: what go-yaml v2 writes
+    (libyaml's emitter when PyYAML has it: the same text, several times faster)."""
 
 
 def _dump(data: Any) -> str:
@@ -109,7 +111,7 @@ def node_config_yaml(options: Options) -> str:
 def is_yaml_mapping(text: str) -> bool:
     """sigs.k8s.io/yaml ``Unmarshal`` into ``map[string]any`` succeeds: a mapping or null."""
     try:
-        data = yaml.safe_load(text)
+        data = reader.safe_load(text)
     except yaml.YAMLError:
         return False
     return data is None or isinstance(data, dict)
@@ -137,7 +139,7 @@ def check_node_config_part(body: str, *, where: str) -> None:
     """Raise when nodeadm could not read a NodeConfig part (not YAML, or not a mapping)."""
     text = body if is_yaml_mapping(body) else _decode_part(body)
     try:
-        data = yaml.safe_load(text)
+        data = reader.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from nodewright import reader
 from nodewright.api.amifamily import AL2023, BOTTLEROCKET, CUSTOM, renderer_family
 from nodewright.userdata.options import KubeletConfig
 
@@ -140,7 +141,7 @@ def _al2023_user(user_data: str) -> dict[str, dict[str, str]]:
         if entry.get("Content-Type").split(";")[0].strip().lower() != NODE_CONFIG:
             continue
         try:
-            doc = yaml.safe_load(entry.body)
+            doc = reader.safe_load(entry.body)
         except yaml.YAMLError:
             continue
         config = (

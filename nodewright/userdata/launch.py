@@ -8,6 +8,7 @@ the cluster facts file (``INFO.yaml``) validated with every problem collected. R
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import logging
 import re
@@ -15,9 +16,10 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nodewright import labels as L
+from nodewright import redact
 from nodewright.api import EC2NodeClass, NodePool
 from nodewright.api.amifamily import renderer_family
-from nodewright.errors import Collector, InputError
+from nodewright.errors import Collector, InputError, clip
 from nodewright.userdata.dispatch import render
 from nodewright.userdata.nodeclass import nodeclass_catalog
 from nodewright.userdata.options import (
@@ -62,9 +64,51 @@ def capacity_type_for(nodepool: NodePool) -> str:
     return L.CAPACITY_TYPE_ON_DEMAND
 
 
-def cluster_info_from_mapping(raw: Any, *, file: str) -> ClusterInfo:
-    """``INFO.yaml`` (``clusterName, clusterEndpoint, caBundle, clusterCIDR, clusterDNS``, ``ipFamily``)."""
-    c = Collector(file)
+class _Prefixed(Collector):
+    """A collector whose paths sit below ``at`` (cluster info nested in a stack config)."""
+
+    def __init__(self, file: str, at: str) -> None:
+        super().__init__(file)
+        self.at = at
+
+    def add(self, path: str, message: str) -> None:
+        super().add(f"{self.at}.{path}" if self.at and path else self.at or path, message)
+
+
+# EKS CreateCluster's name rule (what Karpenter's --cluster-name must match to find the cluster).
+_CLUSTER_NAME = re.compile(r"[0-9A-Za-z][A-Za-z0-9\-_]*")
+_ENDPOINT = re.compile(
+    r"https://(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?)*"
+    r"|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~\-/]*)?"
+)
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+
+
+def _valid_cluster_name(name: str) -> bool:
+    return len(name) <= 100 and _CLUSTER_NAME.fullmatch(name) is not None
+
+
+def _ca_problem(ca: str) -> str | None:
+    """Why ``ca`` is not base64 of a PEM certificate (line-wrapped base64 accepted), else None."""
+    compact = "".join(ca.split())
+    if not compact or len(compact) % 4 or not _BASE64.fullmatch(compact):
+        return "caBundle is not base64"
+    try:
+        pem = base64.b64decode(compact, validate=True)
+    except ValueError:
+        return "caBundle is not base64"
+    if b"-----BEGIN CERTIFICATE-----" not in pem:
+        return "caBundle does not decode to a PEM certificate (-----BEGIN CERTIFICATE-----)"
+    return None
+
+
+def cluster_info_from_mapping(raw: Any, *, file: str, at: str = "") -> ClusterInfo:
+    """``INFO.yaml`` (``clusterName, clusterEndpoint, caBundle, clusterCIDR, clusterDNS``, ``ipFamily``).
+
+    Validated as EKS and Karpenter would have it (every value ends up in a shell line or a TOML/YAML
+    document of the user data); ``at`` prefixes error paths (``config.nodewright:cluster``).
+    """
+    c = _Prefixed(file, at)
     if not isinstance(raw, Mapping):
         c.add("", "expected a mapping with clusterName, clusterEndpoint, caBundle, clusterCIDR, clusterDNS")
         c.raise_if_any()
@@ -75,6 +119,25 @@ def cluster_info_from_mapping(raw: Any, *, file: str) -> ClusterInfo:
     for key in ("caBundle", "clusterCIDR", "ipFamily"):
         if raw.get(key) is not None and not isinstance(raw.get(key), str):
             c.add(key, f"{key} must be a string")
+    name, endpoint, ca = raw.get("clusterName"), raw.get("clusterEndpoint"), raw.get("caBundle")
+    if isinstance(name, str) and name and not _valid_cluster_name(name):
+        c.add(
+            "clusterName",
+            f"invalid cluster name {clip(repr(name), 60)}: EKS names are 1-100 characters, letters, digits, "
+            "'-' and '_', starting with a letter or digit",
+        )
+    if isinstance(endpoint, str) and endpoint and not _ENDPOINT.fullmatch(endpoint):
+        c.add(
+            "clusterEndpoint",
+            f"invalid endpoint {clip(repr(endpoint), 60)}: expected an https URL such as "
+            "https://ABCDEF.gr7.us-east-1.eks.amazonaws.com",
+        )
+    if isinstance(ca, str):
+        problem = _ca_problem(ca)
+        if problem:
+            c.add(
+                "caBundle", f"{problem}; give the cluster's certificateAuthority.data (base64 of the PEM CA)"
+            )
     dns_raw = raw.get("clusterDNS")
     dns: list[str] = []
     if isinstance(dns_raw, str):
@@ -109,6 +172,7 @@ def cluster_info_from_mapping(raw: Any, *, file: str) -> ClusterInfo:
                 "%s:%s: unknown cluster-info key ignored (known: %s)", file, key, ", ".join(INFO_KEYS)
             )
     c.raise_if_any()
+    redact.mark_secret(raw.get("caBundle"))
     info = ClusterInfo(
         name=str(raw["clusterName"]),
         endpoint=str(raw["clusterEndpoint"]),

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from nodewright import labels as L
+from nodewright import redact
 from nodewright.api.amifamily import CUSTOM, renderer_family
 from nodewright.errors import RenderError
 from nodewright.goduration import format_duration as format_go_duration
@@ -181,10 +182,8 @@ class Options:
             return True  # net.ParseIP returns nil, and nil.To4() == nil
 
     def redact(self, text: str) -> str:
-        """``text`` with the CA bundle replaced by ``[secret]`` (for logs, errors and JSON)."""
-        if self.ca_bundle and len(self.ca_bundle) >= 4:
-            text = text.replace(self.ca_bundle, "[secret]")
-        return text
+        """``text`` with the CA bundle and every other secret replaced by ``[secret]``."""
+        return redact.redact(text, extra=(self.ca_bundle,) if self.ca_bundle else ())
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -133,7 +133,7 @@ def test_stack_setting_karpenter_version() -> None:
 
     base = {
         "files": '["stacks/nodepools.yaml"]',
-        "cluster": '{"clusterName": "c", "clusterEndpoint": "https://x", "caBundle": "Y2E="}',
+        "cluster": '{"clusterName": "c", "clusterEndpoint": "https://x", "caBundle": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tClkyRXRZblZ1Wkd4bAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="}',
     }
     assert read_settings({**base, "karpenterVersion": "v1.14.1"}, stack="t").karpenter_version == "1.14.1"
     with pytest.raises(InputError) as info:

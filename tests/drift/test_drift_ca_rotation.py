@@ -17,8 +17,8 @@ from drift_support import live, make_claim, make_nodeclass, make_nodepool, write
 from nodewright.cli import main
 from nodewright.drift import drift_impact, nodeclass_hash
 
-OLD_CA = "b2xkLWNh"  # base64("old-ca")
-NEW_CA = "bmV3LWNh"  # base64("new-ca")
+OLD_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCmIyeGsKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="  # base64 of a PEM block
+NEW_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCmJtVjMKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="  # base64 of another PEM block
 
 
 def nodeclass() -> dict[str, Any]:

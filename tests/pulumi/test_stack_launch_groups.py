@@ -14,7 +14,7 @@ from nodewright.stack.launchtemplates import ClaimLaunch, render_groups
 CLUSTER = {
     "clusterName": "demo",
     "clusterEndpoint": "https://demo",
-    "caBundle": "Y2E=",
+    "caBundle": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMvakNDQWVhZ0F3SUJBZ0lCQURBTkJna3Foa2lHOXcwQkFRc0ZBREFWTVJNd0VRWURWUVFERXdwcmRXSmwKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=",
     "clusterCIDR": "10.100.0.0/16",
     "clusterDNS": "10.100.0.10",
 }

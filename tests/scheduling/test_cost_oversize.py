@@ -81,7 +81,7 @@ def test_fleet_claims_file_must_match_the_plan_strategy(tmp_path: Path) -> None:
     assert read_claims(claims, strategy="karpenter") == []
     with pytest.raises(InputError, match="planStrategy is 'cost'"):
         read_claims(claims, strategy="cost")
-    cluster = '{"clusterName": "c", "clusterEndpoint": "https://x", "caBundle": "eA=="}'
+    cluster = '{"clusterName": "c", "clusterEndpoint": "https://x", "caBundle": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMvakNDQWVhZ0F3SUJBZ0lCQURBTkJna3Foa2lHOXcwQkFRc0ZBREFWTVJNd0VRWURWUVFERXdwcmRXSmwKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="}'
     s = read_settings({"files": '["a.yaml"]', "cluster": cluster, "planStrategy": "cost"}, stack="t")
     assert s.plan_strategy == "cost"
     with pytest.raises(InputError, match="planStrategy"):

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from nodewright.cli import main
 
-CA = "Y2EtYnVuZGxlCg=="
+CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tClkyRXRZblZ1Wkd4bAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="  # base64 of a PEM block
 NODECLASS = """apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
 metadata: {name: default}
@@ -63,14 +63,16 @@ def _catalog(tmp_path: Path) -> str:
 
 
 def test_raw_is_the_user_data(tmp_path: Path) -> None:
-    result = CliRunner().invoke(
-        main, [*_files(tmp_path), "--instance-type", "m5.large", "--catalog", _catalog(tmp_path)]
-    )
+    args = [*_files(tmp_path), "--instance-type", "m5.large", "--catalog", _catalog(tmp_path)]
+    result = CliRunner().invoke(main, [*args, "--show-secrets"])
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert out.startswith("MIME-Version: 1.0\n") and out.endswith("--//--\n")
     assert "maxPods: 29" in out
     assert f"certificateAuthority: {CA}" in out
+    # without --show-secrets the same bytes, the CA bundle as [secret]
+    hidden = CliRunner().invoke(main, args).stdout
+    assert CA not in hidden and hidden == out.replace(CA, "[secret]")
     assert (
         "karpenter.sh/capacity-type=spot" in out and "karpenter.sh/nodepool=web" in out and "tier=web" in out
     )
