@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nodewright.api.core import Pod
-from nodewright.scheduling.nodeclaim import Failure, NodeClaim, Placement, Template
+from nodewright.scheduling.nodeclaim import NodeClaim, Placement, Template
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.scheduler import Scheduler, SolveResult
 
@@ -55,15 +55,6 @@ class RecordingScheduler(Scheduler):
 
 class GuidedScheduler(Scheduler):
     """See the module docstring."""
-
-    def _on_existing(self, pod: PodData) -> bool:
-        topo = self.topology
-        for node in self.existing:
-            got = node.can_add(pod, topo)
-            if not isinstance(got, Failure):
-                node.add(pod, got, topo)
-                return True
-        return False
 
     def _replay(
         self, log: Sequence[tuple[PodData, Pod]], where: dict[int, NodeClaim], skip: set[int]

@@ -288,9 +288,9 @@ class Scheduler:
             pod.refresh(relaxed)
             self.topology.update(relaxed)
 
-    def _add(self, pod: PodData) -> Failure | None:
+    def _on_existing(self, pod: PodData) -> bool:
+        """Place ``pod`` on the first existing node that accepts it (Karpenter's order)."""
         topo = self.topology
-        has_topology = topo.has_groups_for(pod.current)
         existing = self.existing
         for i in self._fit.candidates(pod.requests):  # only nodes with room: same decisions, no rescans
             node = existing[i]
@@ -298,7 +298,14 @@ class Scheduler:
             if not isinstance(got, Failure):
                 node.add(pod, got, topo)
                 self._fit.update(i)
-                return None
+                return True
+        return False
+
+    def _add(self, pod: PodData) -> Failure | None:
+        topo = self.topology
+        has_topology = topo.has_groups_for(pod.current)
+        if self._on_existing(pod):
+            return None
         sig = pod.topology_signature() if has_topology else ""
         skip = self._hostname_blocked.get(sig, 0) if has_topology else 0
         pvec = pod.vec

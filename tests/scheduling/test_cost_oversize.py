@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import base64
 import importlib
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -81,7 +83,9 @@ def test_fleet_claims_file_must_match_the_plan_strategy(tmp_path: Path) -> None:
     assert read_claims(claims, strategy="karpenter") == []
     with pytest.raises(InputError, match="planStrategy is 'cost'"):
         read_claims(claims, strategy="cost")
-    cluster = '{"clusterName": "c", "clusterEndpoint": "https://x", "caBundle": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMvakNDQWVhZ0F3SUJBZ0lCQURBTkJna3Foa2lHOXcwQkFRc0ZBREFWTVJNd0VRWURWUVFERXdwcmRXSmwKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="}'
+    pem = b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+    ca = base64.b64encode(pem).decode()
+    cluster = json.dumps({"clusterName": "c", "clusterEndpoint": "https://x", "caBundle": ca})
     s = read_settings({"files": '["a.yaml"]', "cluster": cluster, "planStrategy": "cost"}, stack="t")
     assert s.plan_strategy == "cost"
     with pytest.raises(InputError, match="planStrategy"):
