@@ -1,10 +1,12 @@
 """``nodewright:index:NodeClass``: an EC2NodeClass as launch templates (+ the EC2NodeClass CR).
 
 Children (``parent=self``, named ``f"{name}-..."``): the instance profile for ``spec.role``; one
-``aws.ec2.LaunchTemplate`` per distinct user data (per NodePool and max-pods group, as Karpenter
-renders them) with the AMI from SSM (alias terms) or the pinned id, per-family block devices,
-IMDSv2 metadata options and tags; in ``karpenter`` mode the ``karpenter.k8s.aws/v1`` EC2NodeClass
-CR for the in-cluster Karpenter. User data is a secret output: it carries the cluster CA bundle and
+``aws.ec2.LaunchTemplate`` per distinct user data (per NodePool, max-pods and EFA group, as Karpenter
+renders them) with the AMI from SSM (alias terms) or the pinned id; every other field is the core's
+:class:`~nodewright.userdata.launch_template.LaunchTemplateSpec` mapped one to one (Karpenter's name,
+tags, network interfaces, block devices, metadata, monitoring, placement, CPU, enclave and
+capacity-reservation options); in ``karpenter`` mode the ``karpenter.k8s.aws/v1`` EC2NodeClass CR for
+the in-cluster Karpenter. User data is a secret output: it carries the cluster CA bundle and
 whatever the user put in ``spec.userData``.
 """
 
@@ -22,8 +24,13 @@ import pulumi_kubernetes as k8s
 from components.outputs import output_map
 from nodewright import labels
 from nodewright.policy.resources import AMI_FAMILY_TAG
-from nodewright.stack import LaunchTemplatePlan, NodeClassPlan
-from nodewright.stack.ami import volume_size_gib
+from nodewright.stack import (
+    BlockDeviceSpec,
+    LaunchTemplatePlan,
+    LaunchTemplateSpec,
+    NetworkInterfaceSpec,
+    NodeClassPlan,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,22 +47,22 @@ def _b64(text: str) -> str:
     return base64.b64encode(text.encode("utf-8")).decode("ascii")
 
 
-def _block_device(bdm: Mapping[str, Any]) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs:
-    ebs = bdm.get("ebs") or {}
-    enc = ebs.get("encrypted")
+def _block_device(b: BlockDeviceSpec) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs:
+    def flag(v: bool | None) -> str | None:
+        return None if v is None else str(v).lower()
+
     return aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
-        device_name=str(bdm.get("deviceName")),
+        device_name=b.device_name,
         ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
-            volume_size=volume_size_gib(ebs.get("volumeSize")),
-            volume_type=ebs.get("volumeType"),
-            iops=ebs.get("iops"),
-            throughput=ebs.get("throughput"),
-            kms_key_id=ebs.get("kmsKeyID"),
-            snapshot_id=ebs.get("snapshotID"),
-            delete_on_termination=None
-            if ebs.get("deleteOnTermination") is None
-            else str(ebs["deleteOnTermination"]).lower(),
-            encrypted=None if enc is None else str(enc).lower(),
+            volume_size=b.volume_size_gib,
+            volume_type=b.volume_type,
+            iops=b.iops,
+            throughput=b.throughput,
+            kms_key_id=b.kms_key_id,
+            snapshot_id=b.snapshot_id,
+            delete_on_termination=flag(b.delete_on_termination),
+            encrypted=flag(b.encrypted),
+            volume_initialization_rate=b.volume_initialization_rate,
         ),
     )
 
@@ -66,8 +73,90 @@ def _metadata(opts: Mapping[str, Any]) -> aws.ec2.LaunchTemplateMetadataOptionsA
         http_protocol_ipv6=opts.get("httpProtocolIPv6"),
         http_put_response_hop_limit=opts.get("httpPutResponseHopLimit"),
         http_tokens=opts.get("httpTokens"),
-        instance_metadata_tags="disabled",  # Karpenter always sets it
+        instance_metadata_tags=opts.get("instanceMetadataTags"),
     )
+
+
+def _interface(ni: NetworkInterfaceSpec) -> aws.ec2.LaunchTemplateNetworkInterfaceArgs:
+    ct = ni.connection_tracking
+    return aws.ec2.LaunchTemplateNetworkInterfaceArgs(
+        device_index=ni.device_index,
+        network_card_index=ni.network_card_index,
+        interface_type=ni.interface_type,
+        security_groups=list(ni.security_groups) or None,
+        associate_public_ip_address=None
+        if ni.associate_public_ip_address is None
+        else str(ni.associate_public_ip_address).lower(),
+        ipv4_prefix_count=ni.ipv4_prefix_count,
+        ipv6_prefix_count=ni.ipv6_prefix_count,
+        ipv6_address_count=ni.ipv6_address_count,
+        primary_ipv6=None if ni.primary_ipv6 is None else str(ni.primary_ipv6).lower(),
+        connection_tracking_specification=None
+        if ct is None
+        else aws.ec2.LaunchTemplateNetworkInterfaceConnectionTrackingSpecificationArgs(
+            tcp_established_timeout=ct.get("tcpEstablishedTimeout"),
+            udp_stream_timeout=ct.get("udpStreamTimeout"),
+            udp_timeout=ct.get("udpTimeout"),
+        ),
+    )
+
+
+def launch_template_args(
+    spec: LaunchTemplateSpec,
+    *,
+    image_id: pulumi.Input[str],
+    instance_profile: pulumi.Input[str],
+    extra_tags: Mapping[str, str],
+) -> dict[str, Any]:
+    """``aws.ec2.LaunchTemplate`` keyword arguments from the core :class:`LaunchTemplateSpec`."""
+    # A reserved launch targets its reservation; Karpenter also sends the preference
+    # "capacity-reservations-only", which the provider's schema does not take next to a target
+    # (its preference is open/none), so the target alone is set then.
+    reservation = None
+    if spec.capacity_reservation_preference is not None:
+        reservation = aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
+            capacity_reservation_preference=spec.capacity_reservation_preference
+            if spec.capacity_reservation_id is None
+            else None,
+            capacity_reservation_target=None
+            if spec.capacity_reservation_id is None
+            else aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
+                capacity_reservation_id=spec.capacity_reservation_id
+            ),
+        )
+    tags = {**extra_tags, **spec.tags}
+    tag_specs = [(r, {**extra_tags, **t}) for r, t in spec.tag_specifications]
+    # nodewright launches with aws.ec2.Instance (no CreateFleet): the instance and volume tags
+    # Karpenter passes to CreateFleet ride on the launch template instead (README Limits).
+    tag_specs += [("instance", tags), ("volume", tags)]
+    return {
+        "name": spec.name,
+        "image_id": image_id,
+        "user_data": pulumi.Output.secret(_b64(spec.user_data)),
+        "block_device_mappings": [_block_device(b) for b in spec.block_device_mappings] or None,
+        "metadata_options": _metadata(spec.metadata_options),
+        "iam_instance_profile": aws.ec2.LaunchTemplateIamInstanceProfileArgs(name=instance_profile),
+        "vpc_security_group_ids": list(spec.security_group_ids) if spec.security_group_ids else None,
+        "network_interfaces": [_interface(n) for n in spec.network_interfaces],
+        "monitoring": aws.ec2.LaunchTemplateMonitoringArgs(enabled=spec.monitoring),
+        "placement": aws.ec2.LaunchTemplatePlacementArgs(
+            tenancy=spec.tenancy,
+            group_id=spec.placement_group_id,
+            partition_number=spec.placement_group_partition,
+        ),
+        "cpu_options": None
+        if spec.cpu_nested_virtualization is None
+        else aws.ec2.LaunchTemplateCpuOptionsArgs(nested_virtualization=spec.cpu_nested_virtualization),
+        "enclave_options": aws.ec2.LaunchTemplateEnclaveOptionsArgs(enabled=spec.enclave_enabled),
+        "capacity_reservation_specification": reservation,
+        "instance_market_options": None
+        if spec.market_type is None
+        else aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type=spec.market_type),
+        "tags": tags,
+        "tag_specifications": [
+            aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=r, tags=t) for r, t in tag_specs
+        ],
+    }
 
 
 class NodeClass(pulumi.ComponentResource):
@@ -167,31 +256,17 @@ class NodeClass(pulumi.ComponentResource):
         args: NodeClassArgs,
         child: pulumi.ResourceOptions,
     ) -> aws.ec2.LaunchTemplate:
-        spec = plan.body.get("spec") or {}
-        tags = {
-            **args.tags,
-            **{str(k): str(v) for k, v in (spec.get("tags") or {}).items()},
-            labels.NODEPOOL: lt.nodepool,
-            labels.EC2NODECLASS: plan.name,
-            AMI_FAMILY_TAG: plan.family,
-            "eks:eks-cluster-name": args.cluster_name,
-        }
+        if lt.spec is None:
+            raise ValueError(
+                f"launch template {lt.key} of {plan.name} has no spec; build it with components.plan"
+            )
         return aws.ec2.LaunchTemplate(
             f"{name}-{lt.key}",
-            name=f"nodewright-{args.cluster_name}-{plan.name}-{lt.key}",
-            image_id=self.image_id,
-            user_data=pulumi.Output.secret(_b64(lt.user_data)),
-            block_device_mappings=[_block_device(b) for b in plan.block_devices],
-            metadata_options=_metadata(plan.metadata_options),
-            iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(name=self.instance_profile),
-            vpc_security_group_ids=list(args.security_group_ids) or None,
-            monitoring=aws.ec2.LaunchTemplateMonitoringArgs(
-                enabled=bool(spec.get("detailedMonitoring", False))
+            **launch_template_args(
+                lt.spec,
+                image_id=self.image_id,
+                instance_profile=self.instance_profile,
+                extra_tags={**args.tags, AMI_FAMILY_TAG: plan.family},
             ),
-            tags=tags,
-            tag_specifications=[
-                aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=t, tags=tags)
-                for t in ("instance", "volume")
-            ],
             opts=child,
         )

@@ -27,6 +27,7 @@ __all__ = [
     "format_milli",
     "is_quantity",
     "parse_quantity",
+    "to_gib_ceil",
 ]
 
 Format = Literal["BinarySI", "DecimalSI", "DecimalExponent"]
@@ -250,3 +251,17 @@ def format_milli(milli: int, *, binary: bool) -> str:
     Kubernetes prints memory; otherwise the largest exact decimal suffix (``1100m``, ``2k``).
     """
     return _canonical(Fraction(milli, 1000), "BinarySI" if binary else "DecimalSI")
+
+
+_GIB: Final = 2**30
+
+
+def to_gib_ceil(value: str | int | float | Quantity) -> int:
+    """Whole GiB, rounded up: ``ceil(bytes / 2^30)`` (``200G`` -> 187, ``1T`` -> 932, ``20Gi`` -> 20).
+
+    The AWS provider's ``volumeSize`` conversion for launch-template block devices
+    (aws/karpenter-provider-aws v1.14.1 ``pkg/providers/launchtemplate/launchtemplate.go``
+    ``volumeSize``), computed exactly rather than through a float64. Raises :class:`QuantityError`.
+    """
+    amount = parse_quantity(value).amount
+    return math.ceil(amount / _GIB)

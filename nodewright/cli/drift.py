@@ -13,6 +13,7 @@ from nodewright.cli._common import (
     files_option,
     handle_errors,
     karpenter_version_option,
+    load_cluster_info,
     output_option,
     time_option,
 )
@@ -107,6 +108,12 @@ def _markdown(report: DriftReport) -> str:
     show_default=True,
     help="Hash branch NodePools without expireAfter with the CRD default 720h: auto = when the live copy shows it.",
 )
+@click.option(
+    "--cluster-info",
+    "info_file",
+    default=None,
+    help="INFO.yaml (as for render userdata): its caBundle makes EC2NodeClass hashes exact and predicts CA rotations.",
+)
 @output_option(("table", "json", "yaml", "markdown"))
 @karpenter_version_option()
 @handle_errors
@@ -117,6 +124,7 @@ def command(
     now: str | None,
     at: str | None,
     crd_defaults: str,
+    info_file: str | None,
     output: str,
 ) -> None:
     """List NodeClaims Karpenter would mark Drifted once these NodePools are applied, and nodes replaced per NodePool."""
@@ -124,5 +132,8 @@ def command(
     mode: DefaultsMode = (
         "always" if crd_defaults == "always" else "never" if crd_defaults == "never" else "auto"
     )
-    report = drift_impact_files(files, cluster, catalog, now=when, defaults=mode, at=time_option("--at", at))
+    ca_bundle = load_cluster_info(info_file).ca_bundle if info_file else None
+    report = drift_impact_files(
+        files, cluster, catalog, now=when, defaults=mode, ca_bundle=ca_bundle, at=time_option("--at", at)
+    )
     emit(report.as_dict(), output, table=lambda: _table(report), markdown=lambda: _markdown(report))

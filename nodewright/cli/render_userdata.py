@@ -13,13 +13,21 @@ from typing import Any
 
 import click
 
+from nodewright import labels as L
 from nodewright.api import load_objects
-from nodewright.api.documents import parse_text, read_text
-from nodewright.cli._common import echo_secret, emit, handle_errors, karpenter_version_option, output_option
+from nodewright.cli._common import (
+    echo_secret,
+    emit,
+    handle_errors,
+    karpenter_version_option,
+    load_cluster_info,
+    output_option,
+)
 from nodewright.errors import InputError
 from nodewright.userdata import UserDataError, effective_kubelet, render
 from nodewright.userdata.dispatch import MAX_BYTES, WARN_BYTES
-from nodewright.userdata.launch import cluster_info_from_mapping, launch_options
+from nodewright.userdata.launch import launch_options
+from nodewright.userdata.launch_template import launch_template_spec
 
 log = logging.getLogger("nodewright")
 
@@ -106,10 +114,7 @@ def command(
     nodeclass = _pick(
         "EC2NodeClass", "--nodeclass-name", items=nodeclasses, file=nodeclass_file, name=nodeclass_name
     )
-    raws = parse_text(read_text(info_file), file=info_file)
-    if len(raws) != 1:
-        raise InputError("expected one YAML document with the cluster facts", file=info_file)
-    info = cluster_info_from_mapping(raws[0], file=info_file)
+    info = load_cluster_info(info_file)
 
     names = _instance_types(instance_types, catalog=catalog, nodeclass=nodeclass)
     if len(names) <= 1:
@@ -162,6 +167,14 @@ def _one(
         )
         rendered = _render_cached(family, options)
         facts = effective_kubelet(family=family, kubelet=options.kubelet, user_data=options.custom_user_data)
+        template = launch_template_spec(
+            nodeclass,
+            cluster=info,
+            nodepool=nodepool.name,
+            user_data=rendered.text,
+            capacity_type=str(options.labels.get(L.CAPACITY_TYPE, L.CAPACITY_TYPE_ON_DEMAND)),
+            identity={"maxPods": options.kubelet.max_pods if options.kubelet else None},
+        )
     except UserDataError as exc:
         on_nodeclass = exc.path.startswith("spec.")
         raise InputError(
@@ -188,6 +201,7 @@ def _one(
             "evictionHard": dict(facts.eviction_hard),
             "sources": dict(facts.sources),
         },
+        "launchTemplate": {k: v for k, v in template.as_dict().items() if k != "userData"},
     }
     return rendered.text, data
 

@@ -37,7 +37,8 @@ from nodewright.algebra.requirements import (
 )
 from nodewright.catalog import load_catalog
 from nodewright.drift.inputs import as_documents, read_objects
-from nodewright.drift.nodeclasshash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
+from nodewright.drift.nodeclassdrift import ClassHash, nodeclass_hashes
+from nodewright.drift.nodeclasshash import EC2NODECLASS_HASH_VERSION
 from nodewright.drift.nodepoolhash import (
     NODEPOOL_HASH_VERSION,
     Origin,
@@ -318,51 +319,6 @@ def _pools(nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode
     return pools
 
 
-@dataclass(frozen=True, kw_only=True)
-class _ClassHash:
-    hash: str
-    live_version: str | None
-
-
-def _nodeclass_hashes(branch: Iterable[Any], live: Iterable[Any]) -> tuple[dict[str, _ClassHash], list[str]]:
-    notes: list[str] = []
-    live_by_name: dict[str, tuple[Mapping[str, Any], Any]] = {}
-    for obj in live:
-        body, _ = as_mapping(obj)
-        live_by_name[str(_meta(body).get("name", ""))] = (body, obj)
-    out: dict[str, _ClassHash] = {}
-    branch_names = set()
-    for obj in branch:
-        body, _ = as_mapping(obj)
-        name = str(_meta(body).get("name", ""))
-        branch_names.add(name)
-        mine = nodeclass_hash(obj)
-        entry = live_by_name.get(name)
-        if entry is None:
-            notes.append(
-                f"EC2NodeClass {name}: the cluster state does not list it, so NodeClassDrift is not evaluated "
-                "(add `ec2nodeclasses.karpenter.k8s.aws` to the kubectl get)"
-            )
-            continue
-        ann = _str_map(_meta(entry[0]).get("annotations"))
-        live_hash = ann.get(labels.EC2NODECLASS_HASH)
-        if live_hash is None:
-            continue
-        unchanged = nodeclass_hash(entry[1]) == mine
-        out[name] = _ClassHash(
-            hash=live_hash if unchanged else mine, live_version=ann.get(labels.EC2NODECLASS_HASH_VERSION)
-        )
-    for name, (body, _) in live_by_name.items():
-        if name in branch_names:
-            continue
-        ann = _str_map(_meta(body).get("annotations"))
-        if labels.EC2NODECLASS_HASH in ann:
-            out[name] = _ClassHash(
-                hash=ann[labels.EC2NODECLASS_HASH], live_version=ann.get(labels.EC2NODECLASS_HASH_VERSION)
-            )
-    return out, notes
-
-
 # -- the controllers -------------------------------------------------------------------------
 
 
@@ -450,6 +406,7 @@ def drift_impact(
     nodeclasses: Iterable[Any] = (),
     now: datetime | None = None,
     defaults: DefaultsMode = "auto",
+    ca_bundle: str | None = None,
     at: datetime | None = None,
 ) -> DriftReport:
     """Which NodeClaims of ``cluster`` Karpenter marks Drifted once ``nodepools`` are applied.
@@ -461,6 +418,8 @@ def drift_impact(
     to skip the InstanceTypeNotFound check. Live NodePools absent from ``nodepools`` keep their
     live hash. ``defaults``: ``"auto"`` hashes a branch NodePool without ``expireAfter`` with the
     CRD default (720h) when the live copy shows the API server defaulted it; ``"always"``/``"never"``.
+    ``ca_bundle``: the cluster CA bundle Karpenter runs with (cluster info ``caBundle``); it is part
+    of the EC2NodeClass hash, so with it NodeClassDrift is exact and a CA rotation is predicted.
     ``at``: when the rollout's scheduled disruption budgets are evaluated (None: they are left out,
     see :func:`nodewright.drift.rollout.rollout`).
     """
@@ -469,7 +428,7 @@ def drift_impact(
         catalog = load_catalog(catalog)
     claims_raw, live_pools, live_classes, node_objs = _load_cluster(cluster)
     pools = _pools(list(nodepools), live_pools, defaults)
-    class_hashes, notes = _nodeclass_hashes(list(nodeclasses), live_classes)
+    class_hashes, notes = nodeclass_hashes(list(nodeclasses), live_classes, ca_bundle)
     drifted: list[DriftedNodeClaim] = []
     skipped: list[tuple[str, str]] = []
     for obj in claims_raw:
@@ -554,7 +513,7 @@ def drift_impact(
 
 
 def _first_reason(
-    claim: _Claim, pool: _Pool, cls: _ClassHash | None, catalog: Any, now: datetime
+    claim: _Claim, pool: _Pool, cls: ClassHash | None, catalog: Any, now: datetime
 ) -> tuple[str, str]:
     if _static_drift(
         claim,
@@ -595,6 +554,7 @@ def drift_impact_files(
     *,
     now: datetime | None = None,
     defaults: DefaultsMode = "auto",
+    ca_bundle: str | None = None,
     at: datetime | None = None,
 ) -> DriftReport:
     """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file.
@@ -610,5 +570,6 @@ def drift_impact_files(
         nodeclasses=as_documents(objs.nodeclasses),
         now=now,
         defaults=defaults,
+        ca_bundle=ca_bundle,
         at=at,
     )

@@ -150,18 +150,41 @@ BLOCK_DEVICE_MAPPING: Final = GoStruct(
     ),
 )
 
-ENCLAVE_OPTIONS: Final = GoStruct("EnclaveOptions", (GoField("Enabled", GoPtr(GoBool())),))
+# PlacementGroupSelector{Name *string; ID *string} (hashed: no ``hash`` tag upstream)
+PLACEMENT_GROUP_SELECTOR: Final = GoStruct(
+    "PlacementGroupSelector", (GoField("Name", GoPtr(STRING)), GoField("ID", GoPtr(STRING)))
+)
 
-# Newer v1 fields whose Go shape nodewright does not model field by field are hashed as their
-# canonical JSON text under their Go field name: changes are detected, values are not bit-exact.
-OPAQUE: Final = GoPtr(STRING)
+# NetworkInterface{NetworkCardIndex int32; DeviceIndex int32; InterfaceType InterfaceType(string)}
+NETWORK_INTERFACE: Final = GoStruct(
+    "NetworkInterface",
+    (
+        GoField("NetworkCardIndex", INT32),
+        GoField("DeviceIndex", INT32),
+        GoField("InterfaceType", GoString("InterfaceType")),
+    ),
+)
 
+CONNECTION_TRACKING: Final = GoStruct(
+    "ConnectionTracking",
+    (
+        GoField("TCPEstablishedTimeout", GoPtr(INT32)),
+        GoField("UDPStreamTimeout", GoPtr(INT32)),
+        GoField("UDPTimeout", GoPtr(INT32)),
+    ),
+)
+
+CPU_OPTIONS: Final = GoStruct("CPUOptions", (GoField("NestedVirtualization", GoPtr(STRING)),))
+
+# EC2NodeClassSpec in the declaration order of aws/karpenter-provider-aws v1.14.1
+# pkg/apis/v1/ec2nodeclass.go (hash tags as there).
 EC2_NODE_CLASS_SPEC: Final = GoStruct(
     "EC2NodeClassSpec",
     (
         GoField("SubnetSelectorTerms", SELECTOR_TERMS, tag="ignore"),
         GoField("SecurityGroupSelectorTerms", SELECTOR_TERMS, tag="ignore"),
         GoField("CapacityReservationSelectorTerms", SELECTOR_TERMS, tag="ignore"),
+        GoField("PlacementGroupSelector", GoPtr(PLACEMENT_GROUP_SELECTOR)),
         GoField("AssociatePublicIPAddress", GoPtr(GoBool())),
         GoField("IPPrefixCount", GoPtr(INT32), tag="ignore"),
         GoField("AMISelectorTerms", SELECTOR_TERMS, tag="ignore"),
@@ -173,16 +196,14 @@ EC2_NODE_CLASS_SPEC: Final = GoStruct(
         GoField("Kubelet", GoPtr(KUBELET_CONFIGURATION)),
         GoField("BlockDeviceMappings", GoSlice(GoPtr(BLOCK_DEVICE_MAPPING))),
         GoField("InstanceStorePolicy", GoPtr(GoString("InstanceStorePolicy"))),
+        GoField("NetworkInterfaces", GoSlice(GoPtr(NETWORK_INTERFACE))),
         GoField("DetailedMonitoring", GoPtr(GoBool())),
         GoField("MetadataOptions", GoPtr(METADATA_OPTIONS)),
-        GoField("EnclaveOptions", GoPtr(ENCLAVE_OPTIONS)),
+        GoField("ConnectionTracking", GoPtr(CONNECTION_TRACKING)),
         GoField("Context", GoPtr(STRING)),
-        GoField("NetworkInterfaces", OPAQUE),
-        GoField("ConnectionTracking", OPAQUE),
-        GoField("CPUOptions", OPAQUE),
-        GoField("PlacementGroupSelector", OPAQUE),
+        GoField("CPUOptions", GoPtr(CPU_OPTIONS)),
     ),
 )
 
-# hashstructure.Hash([]interface{}{spec, AMIFamily()}, ...): a slice of interfaces.
+# hashstructure.Hash([]any{spec, AMIFamily(), lo.FromPtr(caBundle)}, ...): a slice of interfaces.
 EC2_NODE_CLASS_HASHED: Final = GoSlice(GoInterface())

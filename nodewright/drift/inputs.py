@@ -8,6 +8,7 @@ selected Karpenter release's CRDs. Each document's body is the object as the clu
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,11 @@ from nodewright import crd
 from nodewright.api.base import TopLevel
 from nodewright.api.documents import Document
 from nodewright.api.loading import Objects, load_objects
+from nodewright.drift.nodeclasshash import NodeClassHash, hash_nodeclass
 from nodewright.drift.nodepoolhash import NodePoolHash, hash_nodepool
 from nodewright.errors import InputError, InputErrors, NodewrightError, Problem
+
+log = logging.getLogger("nodewright")
 
 
 def as_documents(objs: Sequence[TopLevel], *, as_written: bool = False) -> list[Document]:
@@ -53,30 +57,51 @@ def defaulted_nodepool_hash(body: Mapping[str, Any], *, file: str = "<input>", p
 
 
 def hash_documents(
-    paths: Iterable[str | Path], *, as_written: bool = False, crd_defaults: bool | None = None
-) -> list[NodePoolHash]:
-    """``nodewright hash``: the hash of every NodePool in the files, in file order.
+    paths: Iterable[str | Path],
+    *,
+    as_written: bool = False,
+    crd_defaults: bool | None = None,
+    ca_bundle: str | None = None,
+) -> list[NodePoolHash | NodeClassHash]:
+    """``nodewright hash``: the hash of every NodePool, then of every EC2NodeClass, in file order.
 
     By default the hash of the object as the cluster stores it (CRD defaults applied), which is
     what Karpenter stamps; ``as_written=True`` hashes the file's text as is. ``crd_defaults`` is
-    the old spelling (True = the default now; False = as written). Every bad object is reported.
+    the old spelling (True = the default now; False = as written). EC2NodeClass hashes include the
+    cluster CA bundle (``ca_bundle``, the cluster info's ``caBundle``), as Karpenter >= v1.12 does.
+    Every bad object is reported.
     """
     paths = list(paths)
     if crd_defaults is not None:
         as_written = not crd_defaults
-    docs = read_kind(paths, "NodePool", as_written=as_written)
-    if not docs:
+    objs = read_objects(paths)
+    pools = as_documents(objs.nodepools, as_written=as_written)
+    classes = as_documents(objs.nodeclasses, as_written=as_written)
+    if not pools and not classes:
         raise InputError(
-            "no NodePool (apiVersion karpenter.sh/v1, kind NodePool) found; give the file that holds them with -f",
+            "no NodePool (apiVersion karpenter.sh/v1, kind NodePool) or EC2NodeClass found; "
+            "give the file that holds them with -f",
             file=", ".join(str(p) for p in paths) or "<input>",
         )
+    if classes and ca_bundle is None:
+        log.warning(
+            "EC2NodeClass hashes include the cluster CA bundle since Karpenter v1.12; without --cluster-info "
+            "they are computed with an empty one and differ from the in-cluster value"
+        )
     version = crd.selected().nodepool_hash_version
-    out: list[NodePoolHash] = []
+    out: list[NodePoolHash | NodeClassHash] = []
     problems: list[Problem] = []
-    for doc in docs:
+    for doc in pools:
         try:
             h = hash_nodepool(doc)
             out.append(NodePoolHash(name=h.name, hash=h.hash, version=version))
+        except InputErrors as exc:
+            problems.extend(exc.problems)
+        except InputError as exc:
+            problems.append(exc.problem)
+    for doc in classes:
+        try:
+            out.append(hash_nodeclass(doc, ca_bundle=ca_bundle))
         except InputErrors as exc:
             problems.extend(exc.problems)
         except InputError as exc:

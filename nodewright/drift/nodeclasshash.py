@@ -1,23 +1,23 @@
-"""``EC2NodeClass.Hash()`` (hash version v5): the ``karpenter.k8s.aws/ec2nodeclass-hash`` value.
+"""``EC2NodeClass.Hash(caBundle)`` (hash version v5): the ``karpenter.k8s.aws/ec2nodeclass-hash`` value.
 
 Boundary: a thin adapter from a raw EC2NodeClass (mapping, Document or pydantic model) to the Go
-value of ``[]interface{}{spec, AMIFamily()}`` hashed with Karpenter's options. Hashed fields are
-those the AWS provider does not tag ``hash:"ignore"`` (aws/karpenter-provider-aws
-``pkg/apis/v1/ec2nodeclass.go``): userData, tags, role, instanceProfile, kubelet, blockDeviceMappings,
-instanceStorePolicy, detailedMonitoring, associatePublicIPAddress, metadataOptions, context, and
-the resolved AMI family. The CRD default of ``metadataOptions`` is applied first (the API server
-always does). Newer fields nodewright does not model field by field (networkInterfaces, cpuOptions,
-placementGroupSelector...) are hashed as canonical JSON: a change is detected, but the value is
-not bit-exact, so drift compares NodeClass hashes relative to the live object when it can.
+value of ``[]any{spec, AMIFamily(), lo.FromPtr(caBundle)}`` hashed with Karpenter's options
+(aws/karpenter-provider-aws v1.14.1 ``pkg/apis/v1/ec2nodeclass.go``). Every field of
+``EC2NodeClassSpec`` is modelled with its Go type, in declaration order, with its ``hash`` tag
+(:mod:`nodewright.drift.gotypes`); the value is bit-exact against the 31 static vectors of
+``ec2nodeclass_hash_test.go``. The CRD default of ``metadataOptions`` is applied first (the API
+server always does). The CA bundle is the cluster's (base64, as Karpenter's ``GetCABundle``); a
+rotation changes every EC2NodeClass hash.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from nodewright import labels
+from nodewright.algebra.quantity import is_quantity
 from nodewright.api.amifamily import DEFAULT_METADATA_OPTIONS, ami_family
 from nodewright.drift.gotypes import EC2_NODE_CLASS_HASHED, EC2_NODE_CLASS_SPEC, STRING
 from nodewright.drift.hashstructure import KARPENTER_OPTIONS, hash_value
@@ -27,12 +27,18 @@ from nodewright.goduration import DurationError, parse_duration
 
 EC2NODECLASS_HASH_VERSION: Final = labels.EC2NODECLASS_HASH_VERSION_VALUE
 
-_OPAQUE_FIELDS: Final = (
-    ("NetworkInterfaces", "networkInterfaces"),
-    ("ConnectionTracking", "connectionTracking"),
-    ("CPUOptions", "cpuOptions"),
-    ("PlacementGroupSelector", "placementGroupSelector"),
-)
+
+@dataclass(frozen=True, kw_only=True)
+class NodeClassHash:
+    """What Karpenter stamps on an EC2NodeClass: ``karpenter.k8s.aws/ec2nodeclass-hash`` and its version."""
+
+    name: str
+    hash: str
+    version: str = EC2NODECLASS_HASH_VERSION
+    kind: str = "EC2NodeClass"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"name": self.name, "hash": self.hash, "version": self.version, "kind": self.kind}
 
 
 class _Reader:
@@ -117,6 +123,9 @@ def _block_devices(raw: Any, c: Collector, where: str) -> list[Any] | None:
         if isinstance(ebs_raw, Mapping):
             e = _Reader(c, f"{at}.ebs")
             size = ebs_raw.get("volumeSize")
+            if size is not None and not is_quantity(size):
+                c.add(f"{at}.ebs.volumeSize", f"invalid quantity {size!r}; use e.g. 100Gi or 200G")
+                size = None
             ebs = {
                 "DeleteOnTermination": e.typed(ebs_raw, "deleteOnTermination", bool, "true or false"),
                 "Encrypted": e.typed(ebs_raw, "encrypted", bool, "true or false"),
@@ -135,6 +144,46 @@ def _block_devices(raw: Any, c: Collector, where: str) -> list[Any] | None:
                 "DeviceName": r.typed(bdm, "deviceName", str, "a string"),
                 "EBS": ebs,
                 "RootVolume": bool(r.typed(bdm, "rootVolume", bool, "true or false") or False),
+            }
+        )
+    return out
+
+
+def _struct(
+    spec: Mapping[str, Any],
+    key: str,
+    c: Collector,
+    where: str,
+    fields: tuple[tuple[str, str, type, str], ...],
+) -> dict[str, Any] | None:
+    """A pointer-to-struct field of scalar pointers (``connectionTracking``, ``cpuOptions``...)."""
+    raw = spec.get(key)
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        c.add(f"{where}.{key}", f"must be a mapping with {', '.join(f[1] for f in fields)}")
+        return None
+    r = _Reader(c, f"{where}.{key}")
+    return {go: r.typed(raw, json_key, kind, what) for go, json_key, kind, what in fields}
+
+
+def _network_interfaces(raw: Any, c: Collector, where: str) -> list[Any] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        c.add(where, "must be a list of {networkCardIndex, deviceIndex, interfaceType}")
+        return None
+    out: list[Any] = []
+    for i, ni in enumerate(raw):
+        if not isinstance(ni, Mapping):
+            c.add(f"{where}[{i}]", "must be a mapping with networkCardIndex, deviceIndex, interfaceType")
+            continue
+        r = _Reader(c, f"{where}[{i}]")
+        out.append(
+            {
+                "NetworkCardIndex": r.typed(ni, "networkCardIndex", int, "an integer") or 0,
+                "DeviceIndex": r.typed(ni, "deviceIndex", int, "an integer") or 0,
+                "InterfaceType": r.typed(ni, "interfaceType", str, "interface or efa-only") or "",
             }
         )
     return out
@@ -178,16 +227,30 @@ def nodeclass_spec_value(spec: Mapping[str, Any], *, origin: Origin | None = Non
         },
         "Context": r.typed(spec, "context", str, "a string"),
     }
-    enclave = spec.get("enclaveOptions")
-    if isinstance(enclave, Mapping):
-        value["EnclaveOptions"] = {
-            "Enabled": _Reader(c, f"{where}.enclaveOptions").typed(enclave, "enabled", bool, "true or false")
-        }
-    elif enclave is not None:
-        c.add(f"{where}.enclaveOptions", "must be a mapping with enabled")
-    for go_name, key in _OPAQUE_FIELDS:
-        if spec.get(key) is not None:
-            value[go_name] = json.dumps(spec[key], sort_keys=True, separators=(",", ":"))
+    value["PlacementGroupSelector"] = _struct(
+        spec,
+        "placementGroupSelector",
+        c,
+        where,
+        (("Name", "name", str, "a string"), ("ID", "id", str, "a string")),
+    )
+    value["NetworkInterfaces"] = _network_interfaces(
+        spec.get("networkInterfaces"), c, f"{where}.networkInterfaces"
+    )
+    value["ConnectionTracking"] = _struct(
+        spec,
+        "connectionTracking",
+        c,
+        where,
+        (
+            ("TCPEstablishedTimeout", "tcpEstablishedTimeout", int, "an integer"),
+            ("UDPStreamTimeout", "udpStreamTimeout", int, "an integer"),
+            ("UDPTimeout", "udpTimeout", int, "an integer"),
+        ),
+    )
+    value["CPUOptions"] = _struct(
+        spec, "cpuOptions", c, where, (("NestedVirtualization", "nestedVirtualization", str, "a string"),)
+    )
     # selector terms are ignored for hashing; only their nil-ness matters (IsZero of the spec)
     for go_name in (
         "SubnetSelectorTerms",
@@ -201,8 +264,12 @@ def nodeclass_spec_value(spec: Mapping[str, Any], *, origin: Origin | None = Non
     return value
 
 
-def nodeclass_hash(nodeclass: Any) -> str:
-    """``EC2NodeClass.Hash()`` (v5 field set) as the decimal annotation string."""
+def nodeclass_hash(nodeclass: Any, *, ca_bundle: str | None = None) -> str:
+    """``EC2NodeClass.Hash(caBundle)`` (v5) as the decimal annotation string.
+
+    ``ca_bundle``: the cluster CA bundle Karpenter runs with (base64 PEM, ``caBundle`` of the
+    cluster info); ``None`` hashes ``lo.FromPtr(nil) == ""``, as a Karpenter without one does.
+    """
     body, origin = as_mapping(nodeclass)
     spec = body.get("spec")
     if not isinstance(spec, Mapping):
@@ -211,5 +278,17 @@ def nodeclass_hash(nodeclass: Any) -> str:
             file=origin.file,
             path=origin.at("spec"),
         )
-    value = [(EC2_NODE_CLASS_SPEC, nodeclass_spec_value(spec, origin=origin)), (STRING, ami_family(spec))]
+    value = [
+        (EC2_NODE_CLASS_SPEC, nodeclass_spec_value(spec, origin=origin)),
+        (STRING, ami_family(spec)),
+        (STRING, ca_bundle or ""),
+    ]
     return str(hash_value(value, EC2_NODE_CLASS_HASHED, KARPENTER_OPTIONS))
+
+
+def hash_nodeclass(nodeclass: Any, *, ca_bundle: str | None = None) -> NodeClassHash:
+    """:func:`nodeclass_hash` with the object's name and the hash version."""
+    body, _ = as_mapping(nodeclass)
+    meta = body.get("metadata")
+    name = str(meta.get("name", "")) if isinstance(meta, Mapping) else ""
+    return NodeClassHash(name=name, hash=nodeclass_hash(nodeclass, ca_bundle=ca_bundle))

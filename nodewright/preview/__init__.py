@@ -40,7 +40,9 @@ def _drift(
         kubeconfig=stack_config.get(f"{project}:kubeconfig") or None,
         context=stack_config.get(f"{project}:kubeContext") or None,
     )
-    report = drift_impact_files([project_dir / f for f in files], state, at=at)
+    report = drift_impact_files(
+        [project_dir / f for f in files], state, at=at, ca_bundle=_ca_bundle(stack_config, project)
+    )
     out: dict[str, Any] = report.as_dict()
     out["clusterState"] = "live" if spec == "live" else spec
     return out
@@ -67,16 +69,23 @@ def _sources(stack_config: Mapping[str, str], project: str, project_dir: Path) -
     return source_index(docs, project_dir)
 
 
+def _ca_bundle(stack_config: Mapping[str, str], project: str) -> str | None:
+    """The ``caBundle`` of the stack's ``nodewright:cluster`` config (part of the EC2NodeClass hash)."""
+    cluster = stack_config.get(f"{project}:cluster")
+    if not cluster:
+        return None
+    try:
+        ca = json.loads(cluster).get("caBundle")
+    except (ValueError, AttributeError):
+        return None
+    return str(ca) if ca else None
+
+
 def _redactions(stack_config: Mapping[str, str], project: str, secret_keys: frozenset[str]) -> list[str]:
     out = [stack_config[k] for k in secret_keys if k in stack_config]
-    cluster = stack_config.get(f"{project}:cluster")
-    if cluster:
-        try:
-            ca = json.loads(cluster).get("caBundle")
-        except (ValueError, AttributeError):
-            ca = None
-        if ca:
-            out.append(str(ca))
+    ca = _ca_bundle(stack_config, project)
+    if ca:
+        out.append(ca)
     return out
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nodewright import labels
-from nodewright.algebra.quantity import parse_quantity
+from nodewright.algebra.quantity import to_gib_ceil
 from nodewright.api.amifamily import (
     DEFAULT_METADATA_OPTIONS,
     default_block_device_mappings,
@@ -82,10 +82,7 @@ def block_devices(nodeclass: Mapping[str, Any], family: str) -> tuple[Mapping[st
 def volume_size_gib(value: Any) -> int | None:
     """A ``volumeSize`` quantity in whole GiB, rounded up, as the provider's ``volumeSize()`` does
     (aws/karpenter-provider-aws v1.14.1 ``pkg/providers/launchtemplate/launchtemplate.go``): 200G is 187."""
-    if value is None:
-        return None
-    milli = parse_quantity(value).milli
-    return -(-milli // (1000 * 2**30))
+    return None if value is None else to_gib_ceil(value)
 
 
 def metadata_options(nodeclass: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -31,7 +31,7 @@ from nodewright.osc.render import render_osc
 from nodewright.osc.result import result_secret
 from nodewright.scheduling.claimsfile import load_claims
 from nodewright.stack.ami import ami_source, block_devices, metadata_options
-from nodewright.stack.launchtemplates import render_groups
+from nodewright.stack.launchtemplates import ClaimLaunch, render_groups
 from nodewright.stack.model import (
     ClaimPlan,
     LaunchTemplatePlan,
@@ -68,14 +68,15 @@ def nodepool_hash(body: Mapping[str, Any]) -> str:
     return defaulted_nodepool_hash(body)
 
 
-def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool) -> str:
-    """Stable launch-template key: the pool, the capacity type (fleet) and the max-pods group.
+def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool, suffix: str = "") -> str:
+    """Stable launch-template key: the pool, the capacity type (fleet), the max-pods group and the
+    per-launch suffix of fleet claims (``-efa<N>``, ``-<reservation id>``, ``-dedicated``, ``-enclave``).
 
     Names do not depend on the user data's bytes, so editing a NodeClass updates the launch
     template in place instead of replacing it; ``fixed`` (``spec.kubelet.maxPods``) drops the group.
     """
     parts = [pool] + ([capacity_type] if capacity_type else []) + ([] if fixed else [f"pods{max_pods}"])
-    return "-".join(parts)
+    return "-".join(parts) + suffix
 
 
 def _nodeclass_ref(doc: Document) -> str:
@@ -156,17 +157,14 @@ def _build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
         )
     c.raise_if_any()
 
-    # (instance type, capacity type) each pool's launch templates must cover: the claims' (fleet) or
+    # the launches each pool's launch templates must cover: the claims' (fleet) or
     # none (karpenter: the catalog's compatible types, see nodewright.stack.launchtemplates).
-    claims_by_pool: dict[str, set[tuple[str, str]]] = {}
+    claims_by_pool: dict[str, set[ClaimLaunch]] = {}
     for cl in claims_raw:
-        launch = cl["launch"]
-        claims_by_pool.setdefault(str(cl["nodePool"]), set()).add(
-            (str(launch["instanceType"]), str(launch["capacityType"]))
-        )
+        claims_by_pool.setdefault(str(cl["nodePool"]), set()).add(ClaimLaunch.of_claim(cl))
 
     nodeclasses: list[NodeClassPlan] = []
-    lt_for: dict[tuple[str, str, str], str] = {}
+    lt_for: dict[tuple[str, ClaimLaunch], str] = {}
     for nc_name, nd in sorted(nodeclass_docs.items()):
         family = ami_family(nd.body.get("spec") or {})
         fixed = bool((nd.body.get("spec", {}).get("kubelet") or {}).get("maxPods"))
@@ -180,6 +178,7 @@ def _build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 cluster_file=f"Pulumi.{settings.stack}.yaml",
                 claims=pool_claims,
                 catalog=settings.catalog,
+                security_group_ids=settings.security_groups,
             )
             for g in groups:
                 key = lt_key(
@@ -187,6 +186,7 @@ def _build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                     max_pods=g.max_pods,
                     capacity_type=g.capacity_type if pool_claims else None,
                     fixed=fixed,
+                    suffix=g.key_suffix(),
                 )
                 lts[key] = LaunchTemplatePlan(
                     key=key,
@@ -197,9 +197,11 @@ def _build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                     max_pods=g.max_pods,
                     capacity_type=g.capacity_type,
                     instance_types=g.instance_types,
+                    spec=g.spec,
+                    efa_count=g.efa_count,
                 )
-                for it in g.instance_types:
-                    lt_for[(pool.name, it, g.capacity_type)] = key
+                for launch in g.claims:
+                    lt_for[(pool.name, launch)] = key
         nodeclasses.append(
             NodeClassPlan(
                 name=nc_name,
@@ -250,7 +252,7 @@ def _build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 zone=zone,
                 capacity_type=str(cl["launch"]["capacityType"]),
                 nodepool_hash=str(cl.get("nodePoolHash") or pool.hash),
-                launch_template=lt_for[(pool.name, it, str(cl["launch"]["capacityType"]))],
+                launch_template=lt_for[(pool.name, ClaimLaunch.of_claim(cl))],
                 labels={str(k): str(v) for k, v in (cl.get("labels") or {}).items()},
                 metadata_options=metadata_by_nodeclass.get(pool.nodeclass, DEFAULT_METADATA_OPTIONS),
             )

@@ -10,6 +10,11 @@ prints), one per distinct user data, i.e. per max-pods group as Karpenter render
   with an available offering in its zones / capacity types), grouped by pod count, rendered for the
   pool's default capacity type (its only value, else on-demand, as ``render userdata``).
 
+Each group also carries the launch template Karpenter would create for it
+(:func:`nodewright.userdata.launch_template.launch_template_spec`): in fleet mode a claim that
+requests ``vpc.amazonaws.com/efa`` gets one EFA interface per EFA of its instance type (the
+catalog's count), so groups are also split by EFA count, as Karpenter's resolver does.
+
 The NodePool and EC2NodeClass are built with shape validation only: admission rules (restricted
 labels, ...) are the policy pack's to report, by name, so a bad pool still previews. Renderer
 errors become :class:`~nodewright.errors.InputError` pointing into the EC2NodeClass document or
@@ -38,6 +43,16 @@ from nodewright.userdata.launch import (
     cluster_info_from_mapping,
     launch_options,
 )
+from nodewright.userdata.launch_template import (
+    EFA_RESOURCE,
+    INSTANCE_TENANCY_LABEL,
+    NIP_SLOTS_RESOURCE,
+    RESERVATION_INTERRUPTIBLE_LABEL,
+    RESERVATION_TYPE_LABEL,
+    LaunchTemplateSpec,
+    instance_type_efa_count,
+    launch_template_spec,
+)
 from nodewright.userdata.nodeclass import nodeclass_catalog
 from nodewright.userdata.options import UserDataError
 
@@ -46,14 +61,67 @@ log = logging.getLogger("nodewright")
 DEFAULT_CATALOG: Final = "aws:us-east-1"
 
 
+@dataclass(frozen=True, order=True)
+class ClaimLaunch:
+    """What a fleet-mode claim's launch needs from its template (Karpenter's per-launch values)."""
+
+    instance_type: str
+    capacity_type: str
+    efa: bool = False  # the claim requests vpc.amazonaws.com/efa
+    reservation_id: str = ""  # karpenter.k8s.aws/capacity-reservation-id of a reserved launch
+    reservation_type: str = ""  # karpenter.k8s.aws/capacity-reservation-type (default, capacity-block)
+    interruptible: bool = False  # karpenter.k8s.aws/capacity-reservation-interruptible
+    tenancy: str = "default"  # karpenter.k8s.aws/instance-tenancy
+    enclave: bool = False  # the claim requests eks.amazonaws.com/nip-slots
+
+    @classmethod
+    def of_claim(cls, claim: Mapping[str, object]) -> ClaimLaunch:
+        """From one ``nodeClaims[]`` item of the claims file (``launch``, ``labels``, ``requests``)."""
+        launch = claim.get("launch")
+        launch = launch if isinstance(launch, Mapping) else {}
+        raw_labels = claim.get("labels")
+        lbls = raw_labels if isinstance(raw_labels, Mapping) else {}
+        raw_requests = claim.get("requests")
+        requests = raw_requests if isinstance(raw_requests, Mapping) else {}
+        ct = str(launch.get("capacityType", ""))
+        reserved = ct == labels.CAPACITY_TYPE_RESERVED
+        return cls(
+            instance_type=str(launch.get("instanceType", "")),
+            capacity_type=ct,
+            efa=EFA_RESOURCE in requests,
+            reservation_id=str(lbls.get(labels.CAPACITY_RESERVATION_ID, "")) if reserved else "",
+            reservation_type=str(lbls.get(RESERVATION_TYPE_LABEL, "")) if reserved else "",
+            interruptible=reserved and str(lbls.get(RESERVATION_INTERRUPTIBLE_LABEL, "")) == "true",
+            tenancy=str(lbls.get(INSTANCE_TENANCY_LABEL) or "default"),
+            enclave=NIP_SLOTS_RESOURCE in requests,
+        )
+
+
 @dataclass(frozen=True, kw_only=True)
 class UserDataGroup:
-    """One launch template's user data: the instance types that share it."""
+    """One launch template: its user data and the instance types (fleet: the claims) that share it."""
 
     text: str  # decoded, as the node receives it
     max_pods: int  # the --max-pods / maxPods the kubelet gets
     capacity_type: str
     instance_types: tuple[str, ...]  # sorted; empty when the group is not tied to types
+    efa_count: int = 0
+    reservation_id: str = ""
+    tenancy: str = "default"
+    enclave: bool = False
+    claims: tuple[ClaimLaunch, ...] = ()  # fleet: the claim launches this template serves
+    spec: LaunchTemplateSpec | None = None  # the launch template Karpenter would create
+
+    def key_suffix(self) -> str:
+        """``-efa<N>``, ``-<reservation id>``, ``-<tenancy>``, ``-enclave`` for what is not the default."""
+        parts = [f"efa{self.efa_count}"] if self.efa_count else []
+        parts += [self.reservation_id] if self.reservation_id else []
+        parts += [self.tenancy] if self.tenancy != "default" else []
+        parts += ["enclave"] if self.enclave else []
+        return "".join(f"-{p}" for p in parts)
+
+
+_GroupKey = tuple[str, int | None, int, str, str, bool, str, bool]
 
 
 def _compatible(it: InstanceType, reqs: Requirements) -> bool:
@@ -82,12 +150,15 @@ def render_groups(
     cluster: Mapping[str, str],
     *,
     cluster_file: str,
-    claims: Sequence[tuple[str, str]] = (),
+    claims: Sequence[ClaimLaunch] = (),
     catalog: str = DEFAULT_CATALOG,
+    security_group_ids: Sequence[str] = (),
 ) -> list[UserDataGroup]:
-    """The distinct user data of ``nodepool_doc`` on ``nodeclass_doc``, sorted by (capacity type, max pods).
+    """The launch templates of ``nodepool_doc`` on ``nodeclass_doc``, sorted by (capacity type, max pods, ...).
 
-    ``claims``: (instance type, capacity type) pairs of fleet-mode claims; empty in karpenter mode.
+    ``claims``: the fleet-mode claims' launches; empty in karpenter mode. As Karpenter's resolver,
+    templates are split by max pods, EFA count and reservation (one per reservation id), and by the
+    tenancy / enclave the launch asks for.
     """
     nc = build(nodeclass_doc, EC2NodeClass)
     np = build(nodepool_doc, NodePool)
@@ -95,14 +166,28 @@ def render_groups(
     fixed = nc.spec.kubelet.max_pods if nc.spec.kubelet is not None else None
     default_ct = capacity_type_for(np)
 
-    members: dict[tuple[str, int | None], set[str]] = {}
+    members: dict[_GroupKey, set[ClaimLaunch]] = {}
+    plain: tuple[int, str, str, bool, str, bool] = (0, "", "", False, "default", False)
     if claims:
-        cat = nodeclass_catalog(catalog, nc) if fixed is None else None
-        for name, ct in claims:
-            pods = fixed if cat is None else _pods_of(cat, name, catalog)
-            members.setdefault((ct, pods), set()).add(name)
+        needs_catalog = fixed is None or any(c.efa for c in claims)
+        cat = nodeclass_catalog(catalog, nc) if needs_catalog else None
+        for cl in claims:
+            name = cl.instance_type
+            efa = _efa_of(cat, name, catalog) if cat is not None and cl.efa else 0
+            pods = fixed if fixed is not None or cat is None else _pods_of(cat, name, catalog)
+            key = (
+                cl.capacity_type,
+                pods,
+                efa,
+                cl.reservation_id,
+                cl.reservation_type,
+                cl.interruptible,
+                cl.tenancy,
+                cl.enclave,
+            )
+            members.setdefault(key, set()).add(cl)
     elif fixed is not None:
-        members[(default_ct, fixed)] = set()
+        members[(default_ct, fixed, *plain)] = set()
     else:
         types = compatible_instance_types(nodeclass_catalog(catalog, nc), np)
         if not types:
@@ -115,16 +200,39 @@ def render_groups(
                 np.name,
                 FALLBACK_MAX_PODS,
             )
-            members[(default_ct, FALLBACK_MAX_PODS)] = set()
+            members[(default_ct, FALLBACK_MAX_PODS, *plain)] = set()
         for it in types:
-            members.setdefault((default_ct, int(it.max_pods)), set()).add(it.name)
+            members.setdefault((default_ct, int(it.max_pods), *plain), set()).add(
+                ClaimLaunch(instance_type=it.name, capacity_type=default_ct)
+            )
 
     out: list[UserDataGroup] = []
-    for (ct, pods), names in sorted(members.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+    for key, launches in sorted(members.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0, *kv[0][2:])):
+        ct, pods, efa, reservation, reservation_type, interruptible, tenancy, enclave = key
         max_pods = int(pods) if pods is not None else FALLBACK_MAX_PODS
         try:
             family, options = launch_options(nc, np, info, max_pods=max_pods, capacity_type=ct)
             text = render_family(family, options).text
+            spec = launch_template_spec(
+                nc,
+                cluster=info,
+                nodepool=np.name,
+                user_data=text,
+                capacity_type=ct,
+                identity={
+                    "maxPods": max_pods,
+                    "taints": [t.to_string() for t in options.taints],
+                    "kubelet": options.kubelet.to_json() if options.kubelet else {},
+                    "customUserData": options.custom_user_data,
+                },
+                security_group_ids=security_group_ids,
+                efa_count=efa,
+                enclave=enclave,
+                tenancy=tenancy,
+                capacity_reservation_id=reservation or None,
+                capacity_reservation_type=reservation_type or None,
+                capacity_reservation_interruptible=interruptible,
+            )
         except UserDataError as exc:
             on_nodeclass = exc.path.startswith("spec.")
             raise InputError(
@@ -133,9 +241,27 @@ def render_groups(
                 path=nodeclass_doc.at(exc.path) if on_nodeclass else f"config.nodewright:cluster.{exc.path}",
             ) from None
         out.append(
-            UserDataGroup(text=text, max_pods=max_pods, capacity_type=ct, instance_types=tuple(sorted(names)))
+            UserDataGroup(
+                text=text,
+                max_pods=max_pods,
+                capacity_type=ct,
+                instance_types=tuple(sorted({cl.instance_type for cl in launches})),
+                efa_count=efa,
+                reservation_id=reservation,
+                tenancy=tenancy,
+                enclave=enclave,
+                claims=tuple(sorted(launches)) if claims else (),
+                spec=spec,
+            )
         )
     return out
+
+
+def _efa_of(cat: Catalog, name: str, spec: str) -> int:
+    it = cat.get(name)
+    if it is None:
+        raise InputError(f'instance type "{name}" of a claim is not in the catalog; re-run plan', file=spec)
+    return instance_type_efa_count(it.capacity)
 
 
 def _pods_of(cat: Catalog, name: str, spec: str) -> int:

@@ -16,6 +16,7 @@ from nodewright import crd
 from nodewright.errors import Collector, InputError
 from nodewright.scheduling.claimsfile import STRATEGIES
 from nodewright.stack.ami import AmiSource
+from nodewright.userdata.launch_template import LaunchTemplateSpec
 
 MODES: Final = ("karpenter", "fleet")
 
@@ -78,6 +79,8 @@ class LaunchTemplatePlan:
     max_pods: int
     capacity_type: str
     instance_types: tuple[str, ...]
+    spec: LaunchTemplateSpec | None = None  # what Karpenter's provider would put in the template
+    efa_count: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)

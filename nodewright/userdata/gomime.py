@@ -106,11 +106,15 @@ def go_quote(s: str) -> str:
 _TOKEN_CHARS: Final = frozenset(
     "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 )
-_COMMON_HEADERS: Final = {"Mime-Version": "MIME-Version", "Content-Id": "Content-ID"}
 
 
 def canonical_header_key(key: str) -> str:
-    """``textproto.CanonicalMIMEHeaderKey``: ``content-type`` -> ``Content-Type``."""
+    """``textproto.CanonicalMIMEHeaderKey``: ``content-type`` -> ``Content-Type``.
+
+    Go upper-cases the first letter and every letter after ``-`` and lower-cases the rest, with no
+    exception: ``MIME-Version`` becomes ``Mime-Version`` and ``Content-ID`` ``Content-Id`` (Go's
+    ``commonHeader`` table only interns those canonical spellings). Keys with a space are kept.
+    """
     canon, _ok = _canonical_key(key)
     return canon
 
@@ -137,8 +141,7 @@ def _canonical_key(key: str) -> tuple[str, bool]:
             c = c.lower()
         out.append(c)
         upper = c == "-"
-    canon = "".join(out)
-    return _COMMON_HEADERS.get(canon, canon), True
+    return "".join(out), True
 
 
 def _valid_value_char(c: str) -> bool:
@@ -384,7 +387,9 @@ class MultipartReader:
             if idx == -1:
                 raise BodyError("unexpected EOF")
             after = text[idx + len(sep) :]
-            if after == "" or after == "-":
+            if after == "":
+                break  # matchAfterPrefix: the boundary at EOF ends the part (readErr is set)
+            if after == "-":
                 raise BodyError("unexpected EOF")
             if after.startswith("--"):
                 break
@@ -402,10 +407,12 @@ class MultipartReader:
         expect_new = False
         while True:
             line, eof = self.s.read_slice_nl()
-            if eof and self._is_final(line):
-                return None
             if eof:
-                raise GoMIMEError("multipart: NextPart: EOF")
+                # Go returns io.EOF for a final boundary without its newline and otherwise
+                # fmt.Errorf("multipart: NextPart: %w", io.EOF); Karpenter's loops (AL2
+                # copyCustomUserDataParts, AL2023 mime.NewArchive) stop on errors.Is(err, io.EOF),
+                # so an archive whose last line is "--boundary" without a newline is accepted.
+                return None
             if self._is_delimiter(line):
                 self.parts_read += 1
                 headers, eof = read_mime_header(self.s)

@@ -211,10 +211,7 @@ def options_for(
         else None
     )
     template = nodepool.spec.template.spec
-    alias = nodeclass.alias()
-    default_mounts = (
-        alias is not None and alias[0] == "bottlerocket" and _bottlerocket_at_least_1_46(alias[1])
-    )
+    default_mounts = family == "Bottlerocket" and supports_default_bind(bottlerocket_ami_version(nodeclass))
     options = resolve_options(
         family=family,
         info=info,
@@ -231,16 +228,60 @@ def options_for(
     return family, options
 
 
-def _bottlerocket_at_least_1_46(version: str) -> bool:
-    """``version.SupportsDefaultBind``: ``latest`` or v1.46.0 and later."""
+_GO_ATOI: Final = re.compile(r"[+-]?[0-9]+")
+
+
+def _version_from_name(name: str) -> str:
+    """``extractVersionFromName``: the first ``-``-separated part that starts with ``v`` and has a dot
+    (``bottlerocket-aws-k8s-1.33-x86_64-v1.46.0-431fe75a`` -> ``v1.46.0``)."""
+    for part in name.split("-"):
+        if part.startswith("v") and "." in part:
+            return part
+    return ""
+
+
+def bottlerocket_ami_version(nodeclass: EC2NodeClass) -> str:
+    """``Bottlerocket.resolveAMIVersion`` (aws/karpenter-provider-aws v1.14.1 amifamily/bottlerocket.go):
+    the version of the first alias term, else parsed from the first ``name`` term that has one, else
+    from the status AMI an ``id`` term names, else from any resolved Bottlerocket AMI in the status;
+    ``""`` when none is known."""
+    terms = nodeclass.spec.ami_selector_terms
+    for term in terms:
+        if term.alias:
+            parts = term.alias.split("@")
+            if len(parts) == 2:
+                return parts[1]
+    for term in terms:
+        if term.name and (version := _version_from_name(term.name)):
+            return version
+    amis = [a for a in nodeclass.status.amis if isinstance(a, dict)]
+    for term in terms:
+        if not term.id:
+            continue
+        for ami in amis:
+            name = str(ami.get("name") or "")
+            if ami.get("id") == term.id and "bottlerocket" in name and (version := _version_from_name(name)):
+                return version
+    for ami in amis:
+        name = str(ami.get("name") or "")
+        if "bottlerocket" in name and (version := _version_from_name(name)):
+            return version
+    return ""
+
+
+def supports_default_bind(version: str) -> bool:
+    """``version.SupportsDefaultBind``: ``latest``, or major.minor >= 1.46 with at least three parts."""
+    if not version:
+        return False
     if version == "latest":
         return True
     parts = version.lstrip("v").split(".")
-    try:
-        nums = tuple(int(p) for p in parts[:3])
-    except ValueError:
+    if len(parts) < 3:
         return False
-    return nums >= (1, 46, 0)
+    if not all(_GO_ATOI.fullmatch(p) for p in parts[:2]):
+        return False  # strconv.Atoi: an optional sign and ASCII digits only
+    major, minor = int(parts[0]), int(parts[1])
+    return major > 1 or (major == 1 and minor >= 46)
 
 
 FALLBACK_MAX_PODS: Final = 110

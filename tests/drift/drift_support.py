@@ -74,6 +74,23 @@ def make_claim(
     )
 
 
+def make_nodeclass(name: str = "default", **spec: Any) -> dict[str, Any]:
+    """An EC2NodeClass body (al2023@latest, role, discovery selectors) plus ``spec`` overrides."""
+    body: dict[str, Any] = {
+        "role": "KarpenterNodeRole",
+        "amiSelectorTerms": [{"alias": "al2023@latest"}],
+        "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
+        "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
+    }
+    body.update(spec)
+    return {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": name},
+        "spec": body,
+    }
+
+
 def write_cluster(path: Path, items: list[dict[str, Any]]) -> Path:
     return builders.write_cluster(path, items)
 

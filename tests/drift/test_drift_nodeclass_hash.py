@@ -80,13 +80,27 @@ def test_dynamic_fields_are_not_hashed(change: dict[str, Any]) -> None:
         {"detailedMonitoring": True},
         {"associatePublicIPAddress": False},
         {"context": "ctx"},
-        {"enclaveOptions": {"enabled": True}},
+        {"connectionTracking": {"tcpEstablishedTimeout": 300}},
+        {"cpuOptions": {"nestedVirtualization": "enabled"}},
+        {"placementGroupSelector": {"name": "pg-a"}},
+        {"networkInterfaces": [{"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}]},
         {"amiFamily": "Custom"},
         {"amiSelectorTerms": [{"alias": "bottlerocket@latest"}]},
     ],
 )
 def test_hashed_fields_change_the_hash(change: dict[str, Any]) -> None:
     assert nodeclass_hash(nc(**change)) != BASE
+
+
+def test_enclave_options_do_not_exist_upstream() -> None:
+    """v1.14.1 ``EC2NodeClassSpec`` has no EnclaveOptions: the key is not hashed (the CRD rejects it)."""
+    assert nodeclass_hash(nc(enclaveOptions={"enabled": True})) == BASE
+
+
+def test_network_interface_order_does_not_matter() -> None:
+    a = {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}
+    b = {"networkCardIndex": 1, "deviceIndex": 1, "interfaceType": "efa-only"}
+    assert nodeclass_hash(nc(networkInterfaces=[a, b])) == nodeclass_hash(nc(networkInterfaces=[b, a]))
 
 
 def test_volume_size_hashes_its_canonical_string() -> None:

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from drift_support import AWS_REF, live, make_claim, make_nodepool
+from drift_support import AWS_REF, live, make_claim, make_nodeclass, make_nodepool
 
 from nodewright.drift import drift_impact, nodeclass_hash, nodepool_hash
 
@@ -175,17 +175,7 @@ def test_cluster_state_object_is_accepted() -> None:
 
 
 def _nodeclass(user_data: str | None = None, version: str = "v5", stamp: bool = True) -> dict[str, Any]:
-    nc: dict[str, Any] = {
-        "apiVersion": "karpenter.k8s.aws/v1",
-        "kind": "EC2NodeClass",
-        "metadata": {"name": "default"},
-        "spec": {
-            "role": "KarpenterNodeRole",
-            "amiSelectorTerms": [{"alias": "al2023@latest"}],
-            "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
-            "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
-        },
-    }
+    nc = make_nodeclass()
     if user_data is not None:
         nc["spec"]["userData"] = user_data
     if stamp:

@@ -39,3 +39,18 @@ def test_algebra_prop_addition_exact(a: Fraction, b: Fraction) -> None:
 def test_algebra_prop_milli_is_ceil(n: int, suffix: str) -> None:
     q = parse_quantity(f"{n}{suffix}")
     assert q.milli * 1 >= q.amount * 1000 > q.milli - 1
+
+
+@given(
+    st.integers(min_value=1, max_value=10**6),
+    st.sampled_from(["", "k", "M", "G", "T", "Ki", "Mi", "Gi", "Ti"]),
+)
+def test_algebra_prop_gib_ceil_is_the_smallest_covering_size(n: int, suffix: str) -> None:
+    """``to_gib_ceil`` (the provider's ``volumeSize``): the fewest whole GiB holding the quantity."""
+    from nodewright.algebra.quantity import to_gib_ceil
+
+    size = parse_quantity(f"{n}{suffix}").amount
+    gib = to_gib_ceil(f"{n}{suffix}")
+    assert gib * 2**30 >= size > (gib - 1) * 2**30
+    if suffix == "Gi":
+        assert gib == n

@@ -160,3 +160,29 @@ def test_equal_durations_hash_equal(d: str) -> None:
     a = template_hash({"spec": {"expireAfter": d}})
     b = template_hash({"spec": {"expireAfter": f"{ns // 1_000_000_000}s"}})
     assert a == b
+
+
+_TAGS = st.dictionaries(st.text(min_size=1, max_size=8), st.text(max_size=8), max_size=5)
+
+
+@given(_TAGS, st.permutations(["/dev/xvda", "/dev/xvdb", "/dev/xvdc"]), st.text(min_size=1, max_size=12))
+def test_nodeclass_hash_ignores_map_and_slice_order_and_selectors(
+    tags: dict[str, str], devices: list[str], subnet: str
+) -> None:
+    """``EC2NodeClass.Hash`` (SlicesAsSets, maps unordered, selector terms ``hash:"ignore"``)."""
+    from nodewright.drift import nodeclass_hash
+
+    def nc(tag_items: list[tuple[str, str]], devs: list[str], subnet_id: str) -> dict[str, object]:
+        return {
+            "spec": {
+                "role": "r",
+                "tags": dict(tag_items),
+                "blockDeviceMappings": [{"deviceName": d, "ebs": {"volumeSize": "20Gi"}} for d in devs],
+                "subnetSelectorTerms": [{"id": subnet_id}],
+            }
+        }
+
+    items = list(tags.items())
+    base = nodeclass_hash(nc(items, ["/dev/xvda", "/dev/xvdb", "/dev/xvdc"], "subnet-1"), ca_bundle="ca")
+    assert nodeclass_hash(nc(items[::-1], devices, subnet), ca_bundle="ca") == base
+    assert nodeclass_hash(nc(items, devices, subnet), ca_bundle="other-ca") != base

@@ -112,11 +112,18 @@ def test_fleet_mode_launch_templates_per_capacity_type_and_max_pods() -> None:
     assert spot == _core_render(max_pods=29, capacity_type="spot")
     assert "karpenter.sh/capacity-type=spot" in spot
     inst = {r.name: _inputs(r) for r in _by_type(run.registrations, "aws:ec2/instance:Instance")}
+    # Karpenter's naming (launchtemplate.go LaunchTemplateName): karpenter.k8s.aws/<hash>, one per template
     ids = {_inputs(r)["name"]: r for r in lts.values()}
-    assert set(ids) == {
-        "nodewright-demo-default-default-spot-pods29",
-        "nodewright-demo-default-default-on-demand-pods58",
-    }
+    assert len(ids) == 2 and all(n.startswith("karpenter.k8s.aws/") for n in ids)
+    spot_lt = _inputs(lts["default-default-spot-pods29"])
+    assert [t["resourceType"] for t in spot_lt["tagSpecifications"]] == [
+        "network-interface",
+        "spot-instances-request",
+        "instance",
+        "volume",
+    ]
+    assert spot_lt["capacityReservationSpecification"] == {"capacityReservationPreference": "none"}
+    assert "instanceMarketOptions" not in spot_lt  # spot is requested by the instance, not the template
     assert (
         inst["capacity-default-0001"]["launchTemplate"]["id"]
         != inst["capacity-default-0002"]["launchTemplate"]["id"]
@@ -145,3 +152,38 @@ def test_runs_are_independent_in_one_process() -> None:
     first = run_stack("karpenter")
     again = run_stack("fleet")
     assert {r.urn for r in first.registrations}.isdisjoint({r.urn for r in again.registrations})
+
+
+def test_launch_template_carries_every_option_karpenter_sets() -> None:
+    """An EC2NodeClass with network interfaces, conntrack, CPU options, public IP, prefixes, monitoring and
+    G/T volume sizes: the aws.ec2.LaunchTemplate inputs are the core LaunchTemplateSpec (ported cases
+    in tests/userdata/test_launch_template_spec.py)."""
+    run = run_stack("lt-options")
+    (reg,) = _by_type(run.registrations, "aws:ec2/launchTemplate:LaunchTemplate")
+    lt = _inputs(reg)
+    assert [b["ebs"]["volumeSize"] for b in lt["blockDeviceMappings"]] == [932, 187]  # 1T, 200G: ceil GiB
+    assert lt["blockDeviceMappings"][0]["ebs"]["iops"] == 3000
+    first, efa_only = lt["networkInterfaces"]
+    assert first == {
+        "deviceIndex": 0,
+        "networkCardIndex": 0,
+        "interfaceType": "interface",
+        "securityGroups": ["sg-0123456789abcdef0"],
+        "associatePublicIpAddress": "false",
+        "ipv4PrefixCount": 2,
+        "connectionTrackingSpecification": {"tcpEstablishedTimeout": 86400},
+    }
+    assert efa_only == {
+        "deviceIndex": 0,
+        "networkCardIndex": 1,
+        "interfaceType": "efa-only",
+        "securityGroups": ["sg-0123456789abcdef0"],
+    }
+    assert "vpcSecurityGroupIds" not in lt
+    assert lt["monitoring"] == {"enabled": True}
+    assert lt["cpuOptions"] == {"nestedVirtualization": "enabled"}
+    assert lt["metadataOptions"]["instanceMetadataTags"] == "disabled"
+    assert lt["enclaveOptions"] == {"enabled": False}
+    assert lt["placement"] == {"tenancy": "default"}
+    assert lt["name"].startswith("karpenter.k8s.aws/")
+    assert lt["tags"]["kubernetes.io/cluster/demo"] == "owned"

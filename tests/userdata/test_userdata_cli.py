@@ -168,3 +168,31 @@ def test_several_nodepools_need_a_name(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, [*args, "--cluster-info", str(REPO / "stacks/cluster-info.yaml")])
     assert result.exit_code == 1
     assert "several NodePool objects (default, gpu); choose one with --nodepool-name NAME" in result.stderr
+
+
+def test_json_describes_the_launch_template(tmp_path: Path) -> None:
+    """`-o json` carries the launch template Karpenter would create (core LaunchTemplateSpec), without user data."""
+    extra = (
+        "  kubelet: {maxPods: 29}\n"
+        "  blockDeviceMappings:\n"
+        "  - {deviceName: /dev/xvda, ebs: {volumeSize: 1T, volumeType: gp3}}\n"
+    )
+    result = CliRunner().invoke(main, [*_files(tmp_path, extra=extra), "-o", "json"])
+    assert result.exit_code == 0, result.output
+    lt = json.loads(result.stdout)["launchTemplate"]
+    assert "userData" not in lt and CA not in result.stdout
+    assert lt["name"].startswith("karpenter.k8s.aws/")
+    assert lt["blockDeviceMappings"][0]["volumeSizeGib"] == 932
+    assert [t["resourceType"] for t in lt["tagSpecifications"]] == [
+        "network-interface",
+        "spot-instances-request",
+    ]
+    assert lt["tags"]["karpenter.sh/nodepool"] == "web"
+    assert lt["networkInterfaces"][0]["deviceIndex"] == 0
+
+
+def test_bad_volume_size_is_one_line(tmp_path: Path) -> None:
+    extra = "  kubelet: {maxPods: 29}\n  blockDeviceMappings:\n  - {deviceName: /dev/xvda, ebs: {volumeSize: big}}\n"
+    result = CliRunner().invoke(main, [*_files(tmp_path, extra=extra)])
+    assert result.exit_code == 1
+    assert "spec.blockDeviceMappings[0].ebs.volumeSize" in result.stderr and "Traceback" not in result.output

@@ -31,6 +31,8 @@ def _read(name: str) -> str:
 
 
 def test_serialize_matches_upstream_mime_valid_byte_for_byte() -> None:
+    """aws/karpenter-provider-aws v1.14.1 pkg/providers/amifamily/bootstrap/mime/suite_test.go:
+    "should successfully serialize a MIME archive"."""
     parts = [
         Part(headers=(("Content-Type", "application/node.eks.aws"),), body=_read("nodeconfig.txt")),
         Part(headers=CT, body=_read("shell.txt")),
@@ -39,12 +41,14 @@ def test_serialize_matches_upstream_mime_valid_byte_for_byte() -> None:
 
 
 def test_parse_upstream_mime_valid_gives_back_the_bodies() -> None:
+    """bootstrap/mime/suite_test.go: "should successfully parse a valid MIME archive"."""
     parts = read_multipart(_read("mime_valid.txt"))
     assert [p.body for p in parts] == [_read("nodeconfig.txt"), _read("shell.txt")]
     assert [p.get("content-type") for p in parts] == ["application/node.eks.aws", CT[0][1]]
 
 
 def test_upstream_bad_header_fails() -> None:
+    """bootstrap/mime/suite_test.go: "should fail to parse MIME archive with a malformed header"."""
     with pytest.raises(GoMIMEError, match=r'missing colon: "MIME_VERSION = 1.0"'):
         read_multipart(_read("mime_bad_header.txt"))
 
@@ -75,6 +79,22 @@ def test_unterminated_archive_is_accepted() -> None:
         'Content-Type: multipart/mixed; boundary="//"\n\n--//\nContent-Type: a/b\n\nbody\n--//\n'
     )
     assert [p.body for p in parts] == ["body"]
+
+
+def test_closing_boundary_without_newline_is_accepted() -> None:
+    """Karpenter's e2e hugepage user data (aws/karpenter-provider-aws v1.14.1
+    test/suites/consolidation/testdata/hugepage_userdata_input.sh, used by
+    "should consolidate a node that matches hugepages resource requests") ends with
+    ``--==MYBOUNDARY==`` and no newline: Go's NextPart returns a wrapped io.EOF, which Karpenter's
+    ``errors.Is(err, io.EOF)`` loop treats as the end."""
+    text = (MIME / "hugepage_userdata_input.sh").read_text()
+    assert text.endswith("--==MYBOUNDARY==")
+    (part,) = read_multipart(text)
+    assert part.body.startswith("#!/bin/bash -e\n") and part.body.endswith('finished successfully."')
+    for tail in ("", "\n", "--", "--\n"):
+        assert [p.body for p in read_multipart(text + tail)] == [part.body]
+    with pytest.raises(GoMIMEError, match="unexpected EOF"):
+        read_multipart(text + "-")
 
 
 def test_body_ending_without_a_boundary_is_unexpected_eof() -> None:
@@ -112,7 +132,12 @@ def test_unexpected_line_between_parts() -> None:
 
 def test_header_keys_and_media_types() -> None:
     assert canonical_header_key("content-type") == "Content-Type"
-    assert canonical_header_key("mime-version") == "MIME-Version"
+    # Go's textproto has no exception for MIME-Version / Content-ID (commonHeader interns the
+    # canonical spellings "Mime-Version" and "Content-Id"): Karpenter's AL2 merge writes them so.
+    assert canonical_header_key("mime-version") == "Mime-Version"
+    assert canonical_header_key("MIME-Version") == "Mime-Version"
+    assert canonical_header_key("Content-ID") == "Content-Id"
+    assert canonical_header_key("X-Custom Key") == "X-Custom Key"
     assert parse_media_type('multipart/mixed; boundary="//"') == ("multipart/mixed", {"boundary": "//"})
     for bad, message in [
         ("", "no media type"),

@@ -93,3 +93,42 @@ def require_bash() -> str:
     if bash is None:
         pytest.skip("bash is not installed: cannot run bash -n")
     return bash
+
+
+# The environment of aws/karpenter-provider-aws v1.14.1 pkg/providers/launchtemplate/suite_test.go.
+SUITE_CLUSTER = ClusterInfo(
+    name="test-cluster",
+    endpoint="https://test-cluster",
+    ca_bundle="Y2EtYnVuZGxlCg==",
+    cidr="10.100.0.0/16",
+    dns=("10.0.100.10",),
+)
+
+
+def suite_nodeclass(**spec: Any) -> Any:
+    """An EC2NodeClass model named ``default`` (al2023@latest unless ``amiSelectorTerms`` is given)."""
+    from nodewright.api import EC2NodeClass
+
+    base: dict[str, Any] = {
+        "role": "role",
+        "amiSelectorTerms": [{"alias": "al2023@latest"}],
+        "subnetSelectorTerms": [{"id": "subnet-1"}],
+        "securityGroupSelectorTerms": [{"id": "sg-1"}],
+    }
+    base.update(spec)
+    return EC2NodeClass.model_validate({"metadata": {"name": "default"}, "spec": base})
+
+
+def suite_nodepool(labels: dict[str, str] | None = None, **template_spec: Any) -> Any:
+    """A NodePool model named ``default`` referencing the ``default`` EC2NodeClass."""
+    from nodewright.api import NodePool
+
+    spec: dict[str, Any] = {
+        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+        "requirements": [],
+    }
+    spec.update(template_spec)
+    template: dict[str, Any] = {"spec": spec}
+    if labels:
+        template["metadata"] = {"labels": labels}
+    return NodePool.model_validate({"metadata": {"name": "default"}, "spec": {"template": template}})
