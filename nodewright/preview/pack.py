@@ -38,6 +38,11 @@ LEVELS: dict[str, EnforcementLevel] = {
 
 def plain(value: Any) -> Any:
     """Deep copy of engine props (proxies included) into plain dict/list values."""
+    kind = type(value)
+    if kind is str or kind is bool or kind is int or value is None:
+        return value  # the leaves, most of the calls: no abstract-class checks
+    if kind is float:
+        return int(value) if value.is_integer() else value
     if isinstance(value, (str, bytes)):
         return value
     if isinstance(value, Mapping):
