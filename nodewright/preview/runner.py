@@ -16,12 +16,13 @@ import logging
 import os
 import runpy
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pulumi
+from pulumi import _types as _pulumi_types
 from pulumi.runtime import resource as _pulumi_resource
 from pulumi.runtime import resource_cycle_breaker as _cycle_breaker
 from pulumi.runtime import settings as pulumi_settings
@@ -193,17 +194,48 @@ def _no_debug(*_args: Any, **_kwargs: Any) -> None:
     """Debug lines go nowhere here (the program's log keeps warnings only): not built at all."""
 
 
+def _by_identity(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``fn`` (a pure function of a type annotation) answered once per annotation object. Keyed by
+    identity, not equality (``Union[A, B] == Union[B, A]`` though unwrapping reads the order); the
+    memo holds the annotation so its id stays its own."""
+    memo: dict[int, tuple[Any, Any]] = {}
+
+    def cached(val: Any) -> Any:
+        hit = memo.get(id(val))
+        if hit is None:
+            hit = memo[id(val)] = (val, fn(val))
+        return hit[1]
+
+    return cached
+
+
 @contextlib.contextmanager
 def _lean_runtime() -> Iterator[None]:
-    """Costs of pulumi's runtime that only serve the real engine, off while the mocks run."""
-    saved = (_cycle_breaker._add_dep, _pulumi_resource._get_stack_trace, pulumi.log.debug)
+    """Costs of pulumi's runtime that only serve the real engine or repeat themselves, off while
+    the mocks run: cycle-breaker set copies, stack traces, debug lines, re-deriving each property's
+    type from its annotation (``typing`` introspection per property of every resource)."""
+    saved = (
+        _cycle_breaker._add_dep,
+        _pulumi_resource._get_stack_trace,
+        pulumi.log.debug,
+        _pulumi_types.unwrap_type,
+        _pulumi_types.unwrap_optional_type,
+    )
     _cycle_breaker._add_dep = _add_dep_in_place
     _pulumi_resource._get_stack_trace = _no_stack_trace
     pulumi.log.debug = _no_debug
+    _pulumi_types.unwrap_type = _by_identity(saved[3])  # type: ignore[assignment]
+    _pulumi_types.unwrap_optional_type = _by_identity(saved[4])  # type: ignore[assignment]
     try:
         yield
     finally:
-        _cycle_breaker._add_dep, _pulumi_resource._get_stack_trace, pulumi.log.debug = saved
+        (
+            _cycle_breaker._add_dep,
+            _pulumi_resource._get_stack_trace,
+            pulumi.log.debug,
+            _pulumi_types.unwrap_type,
+            _pulumi_types.unwrap_optional_type,
+        ) = saved
 
 
 def _resolve_output(value: Any) -> OutputValue:
