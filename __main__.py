@@ -47,11 +47,18 @@ for nc in plan.nodeclasses:
         ),
     )
 
+
+def _nodeclass_crs(nc: NodeClass) -> list[pulumi.Resource]:
+    return [nc.custom_resource] if nc.custom_resource is not None else []
+
+
 node_pools = {
     p.name: NodePool(
         p.name,
         NodePoolArgs(plan=p, create_custom_resource=not fleet),
-        pulumi.ResourceOptions(depends_on=[node_classes[p.nodeclass]]),
+        # The NodePool CR names its EC2NodeClass CR: it waits for that object alone (a dependency on
+        # the whole NodeClass component would also wait for every launch template it holds).
+        pulumi.ResourceOptions(depends_on=_nodeclass_crs(node_classes[p.nodeclass])),
     )
     for p in plan.nodepools
 }

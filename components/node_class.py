@@ -201,6 +201,7 @@ class NodeClass(pulumi.ComponentResource):
             for lt in plan.launch_templates:
                 self.launch_templates[lt.key] = self._launch_template(name, lt, plan, args, child)
         self.launch_template_ids = output_map({k: v.id for k, v in self.launch_templates.items()})
+        self.custom_resource: k8s.apiextensions.CustomResource | None = None
         if args.create_crd_object:
             body_spec = dict(spec)
             if body_spec.get("userData"):
