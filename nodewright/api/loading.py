@@ -60,7 +60,12 @@ KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
     "Secret": (("v1",), Secret, None),
 }
 # Read by other modules from the raw documents; not an error, not a warning.
-QUIET_KINDS = frozenset({"OperatingSystemConfig", "InstanceTypeCatalog", "ConfigMap", "Namespace"})
+QUIET_KINDS = frozenset(
+    {"OperatingSystemConfig", "InstanceTypeCatalog", "ConfigMap", "Namespace",
+     # cluster state kept raw by nodewright.cluster (ClusterState.raw) and the snapshot's own record
+     "Deployment", "ReplicaSet", "StatefulSet", "Job", "PodTemplate", "PodDisruptionBudget", "NodeOverlay",
+     "CapacityBuffer", "ClusterSnapshot"}
+)  # fmt: skip
 MIGRATION_HINT = {
     "karpenter.sh/v1beta1": "nodewright reads karpenter.sh/v1; migrate with Karpenter's v1 upgrade guide",
     "karpenter.k8s.aws/v1beta1": "nodewright reads karpenter.k8s.aws/v1; migrate with Karpenter's v1 upgrade guide",

@@ -7,6 +7,14 @@ the kubernetes client and a kubeconfig (:func:`nodewright.cluster.live.load_live
 :func:`resolve_cluster` picks one from a stack setting.
 """
 
+from nodewright.cluster.controller import snapshot_settings
 from nodewright.cluster.state import LIVE, ClusterState, cluster_from_objects, load_cluster, resolve_cluster
 
-__all__ = ["LIVE", "ClusterState", "cluster_from_objects", "load_cluster", "resolve_cluster"]
+__all__ = [
+    "LIVE",
+    "ClusterState",
+    "cluster_from_objects",
+    "load_cluster",
+    "resolve_cluster",
+    "snapshot_settings",
+]
