@@ -67,9 +67,7 @@ def _client(kubeconfig: str | None, context: str | None, limits: Limits, deadlin
 def _page_items(body: Any, kind: Kind, target: Target) -> tuple[list[dict[str, Any]], str | None]:
     """The items and ``continue`` token of one list page, each item checked for kind and apiVersion."""
     if not isinstance(body, dict):
-        raise target.error(
-            f"the API server's response is a JSON {type(body).__name__}, not a {kind.kind}List"
-        )
+        raise target.error(f"the API server's response is a JSON {_json_type(body)}, not a {kind.kind}List")
     list_kind, list_version = body.get("kind"), body.get("apiVersion")
     if list_version is not None and list_version != kind.api_version:
         raise target.error(_wrong_version(kind, list_version), path="apiVersion")
@@ -81,10 +79,10 @@ def _page_items(body: Any, kind: Kind, target: Target) -> tuple[list[dict[str, A
     if items is None:
         items = []
     if not isinstance(items, list):
-        raise target.error(f"items is a JSON {type(items).__name__}, not a list", path="items")
+        raise target.error(f"items is a JSON {_json_type(items)}, not an array", path="items")
     for i, item in enumerate(items):
         if not isinstance(item, dict):
-            raise target.error(f"a JSON {type(item).__name__}, not an object", path=f"items[{i}]")
+            raise target.error(f"a JSON {_json_type(item)}, not an object", path=f"items[{i}]")
         item_kind, item_version = item.get("kind"), item.get("apiVersion")
         if item_kind is not None and item_kind != kind.kind:
             what = clip(str(item_kind), 60)
@@ -101,7 +99,15 @@ def _page_items(body: Any, kind: Kind, target: Target) -> tuple[list[dict[str, A
 
 def _wrong_version(kind: Kind, served: Any) -> str:
     hint = MIGRATION_HINT.get(str(served), f"nodewright reads {kind.api_version}")
-    return f"the API server serves {clip(str(served), 60)} {kind.kind}s, not {kind.api_version}; {hint}"
+    return f"the API server serves {clip(str(served), 60)} {kind.kind}s; {hint}"
+
+
+_JSON_TYPE: Final = {"dict": "object", "list": "array", "str": "string", "int": "number", "float": "number",
+                     "bool": "boolean", "NoneType": "null"}  # fmt: skip
+
+
+def _json_type(value: Any) -> str:
+    return _JSON_TYPE.get(type(value).__name__, type(value).__name__)
 
 
 def _list(

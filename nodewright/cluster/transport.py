@@ -21,6 +21,7 @@ from urllib3.exceptions import (
     NewConnectionError,
     ProtocolError,
     ReadTimeoutError,
+    ResponseError,
 )
 from urllib3.exceptions import TimeoutError as TransportTimeout
 from urllib3.util.retry import Retry
@@ -162,9 +163,7 @@ def get_json(api: Any, path: str, query: list[tuple[str, Any]], *, target: Targe
     while True:
         remaining = deadline.remaining()
         if remaining <= 0:
-            raise target.error(
-                f"the read did not finish within {deadline.seconds:g}s (--timeout); raise it for a large cluster"
-            )
+            raise _deadline_error(target, deadline)
         timeout = min(limits.request_timeout, remaining)
         try:
             resp = api.call_api(
@@ -188,10 +187,14 @@ def get_json(api: Any, path: str, query: list[tuple[str, Any]], *, target: Targe
             try:
                 retry = retry.increment("GET", path, error=exc)
             except MaxRetryError as final:
+                if deadline.remaining() <= 0:
+                    raise _deadline_error(target, deadline) from exc
                 raise _transport_error(final, target, limits) from exc
             retry.sleep()
             continue
         except MaxRetryError as exc:
+            if deadline.remaining() <= 0:
+                raise _deadline_error(target, deadline) from exc
             raise _transport_error(exc, target, limits) from exc
         except (OSError, HTTPError) as exc:
             raise target.error(f"cannot reach the API server: {clip(str(exc), 200)}") from exc
@@ -210,9 +213,7 @@ def _read_body(resp: Any, *, target: Target, limits: Limits, deadline: Deadline)
                     f"a response page exceeds {limits.max_page_bytes} bytes; lower --page-size"
                 )
             if deadline.remaining() <= 0:
-                raise target.error(
-                    f"the read did not finish within {deadline.seconds:g}s (--timeout); raise it for a large cluster"
-                )
+                raise _deadline_error(target, deadline)
             chunks.append(chunk)
     finally:
         resp.release_conn()
@@ -235,10 +236,17 @@ def _decode(data: bytes, resp: Any, target: Target) -> Any:
         raise target.error(f"the API server's response is {what}") from exc
 
 
+def _deadline_error(target: Target, deadline: Deadline) -> InputError:
+    return target.error(
+        f"the read did not finish within {deadline.seconds:g}s (--timeout); raise it for a large cluster"
+    )
+
+
 def _transport_error(exc: MaxRetryError, target: Target, limits: Limits) -> InputError:
     reason = exc.reason
     if isinstance(reason, NewConnectionError):
-        what = f"cannot reach the API server: {clip(str(reason), 200)}"
+        text = str(reason)  # "<HTTPConnection object at 0x...>: Failed to establish a new connection: ..."
+        what = f"cannot reach the API server: {clip(text.split('>: ', 1)[-1], 200)}"
         return target.error(f"{what}; check the kubeconfig/context (kubectl cluster-info)")
     if isinstance(reason, TransportTimeout):
         return target.error(
@@ -250,4 +258,6 @@ def _transport_error(exc: MaxRetryError, target: Target, limits: Limits) -> Inpu
             f"the connection was reset {limits.retries + 1} times ({clip(str(reason), 120)}); "
             "retry later or check the network path"
         )
+    if isinstance(reason, ResponseError):  # retried statuses that never got better
+        return target.error(f"gave up after {limits.retries + 1} attempts: {clip(str(reason), 120)}")
     return target.error(f"cannot reach the API server: {clip(str(reason or exc), 200)}")
