@@ -182,6 +182,8 @@ def get_json(api: Any, path: str, query: list[tuple[str, Any]], *, target: Targe
                 raise target.error(
                     f"TLS error talking to the API server: {clip(str(exc.reason), 200)}"
                 ) from exc
+            if exc.status in RETRY_STATUSES and deadline.remaining() <= 0:  # retries ended by the deadline
+                raise _deadline_error(target, deadline) from exc
             raise HTTPStatusError(int(exc.status), str(exc.reason or ""), _status_message(exc.body)) from exc
         except (ProtocolError, ReadTimeoutError) as exc:  # while reading the body: retry the request
             try:
