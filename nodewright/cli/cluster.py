@@ -18,7 +18,7 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 
 
-class Duration(click.ParamType):
+class Duration(click.ParamType[float]):
     """Seconds, or a number with a unit as kubectl takes it (``500ms``, ``30s``, ``5m``, ``1h``); > 0."""
 
     name = "duration"

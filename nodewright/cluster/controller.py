@@ -21,7 +21,7 @@ from nodewright.settings import SETTING_NAMES
 if TYPE_CHECKING:
     from nodewright.cluster.state import ClusterState
 
-SNAPSHOT_API_VERSION: Final = "nodewright.io/v1alpha1"
+SNAPSHOT_API_VERSION: Final = "nodewright.dev/v1alpha1"
 SNAPSHOT_KIND: Final = "ClusterSnapshot"
 DEFAULT_NAMESPACE: Final = "kube-system"
 DEFAULT_NAME: Final = "karpenter"

@@ -17,7 +17,7 @@ import socket
 import struct
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -154,10 +154,8 @@ class Recorded(BaseHTTPRequestHandler):
         pass
 
     def finish(self) -> None:
-        try:
+        with suppress(OSError):
             super().finish()
-        except OSError:
-            pass
 
     def do_GET(self) -> None:
         url = urlparse(self.path)
