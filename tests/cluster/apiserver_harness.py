@@ -148,7 +148,8 @@ class Recorded(BaseHTTPRequestHandler):
     seen: ClassVar[list[str]] = []
     faults: ClassVar[list[Fault]] = []
     stop: ClassVar[threading.Event] = threading.Event()
-    protocol_version = "HTTP/1.1"
+    protocol_version = "HTTP/1.1"  # keep-alive, as the API server
+    disable_nagle_algorithm = True  # headers and body in separate writes: no delayed-ACK stall
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
