@@ -119,7 +119,8 @@ def _workloads() -> dict[str, list[dict[str, Any]]]:
 
 @dataclass
 class Fault:
-    """One injected answer for requests to ``path`` (with a ``continue`` token only, if ``on_continue``).
+    """One injected answer for requests to ``path`` (with a ``continue`` token only, if ``on_continue``;
+    without ``limit`` only, if ``without_limit``).
 
     ``action``: ``respond`` (``status``, ``headers``, ``body`` bytes or JSON), ``silence`` (never
     answer), ``reset`` (close the connection with a TCP RST). Used ``times`` times, then gone.
@@ -131,6 +132,7 @@ class Fault:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     on_continue: bool = False
+    without_limit: bool = False  # only for a request without ``limit`` (a full list)
     times: int = 1
 
 
@@ -164,7 +166,10 @@ class Recorded(BaseHTTPRequestHandler):
         assert self.headers.get("Authorization") == "Bearer recorded-token"
         query = parse_qs(url.query)
         for fault in self.faults:
-            if fault.path == url.path and fault.times > 0 and (not fault.on_continue or "continue" in query):
+            applies = (not fault.on_continue or "continue" in query) and (
+                not fault.without_limit or "limit" not in query
+            )
+            if fault.path == url.path and fault.times > 0 and applies:
                 fault.times -= 1
                 self._fault(fault)
                 return

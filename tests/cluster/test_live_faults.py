@@ -210,8 +210,9 @@ def test_malformed_response_is_one_located_error(
 def test_expired_continue_token_relists_the_kind(
     api_server: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """client-go tools/pager (pager.go, ListPager.list): on ResourceExpired with a continue token, one
-    full list without limit (FullListIfExpired); ported from pager_test.go "list with expired continue"."""
+    """client-go tools/pager: ListPager.List with FullListIfExpired falls back to one list without
+    limit on ResourceExpired; ported from tools/pager/pager_test.go TestListPager_List, case
+    "expires on second page and then lists"."""
     Recorded.faults = [
         Fault(PODS, status=410, body=status_body(410, "Expired", "continue too old"), on_continue=True)
     ]
@@ -320,3 +321,13 @@ def test_new_kinds_keep_every_reader_working(api_server: str, tmp_path: Path) ->
         assert out.returncode == 0, (command, out.stderr)
         assert "warning" not in out.stderr and "Traceback" not in out.stderr, (command, out.stderr)
         json.loads(out.stdout)
+
+
+def test_expired_relist_is_one_error(api_server: str, tmp_path: Path) -> None:
+    """Bounded: one relist only; pager_test.go TestListPager_List, case "expires on second page"
+    (the ResourceExpired error is returned)."""
+    gone = status_body(410, "Expired", "continue too old")
+    Recorded.faults = [Fault(PODS, status=410, body=gone, on_continue=True),
+                       Fault(PODS, status=410, body=gone, without_limit=True)]  # fmt: skip
+    line = _one_error(_snapshot(api_server, tmp_path, "--page-size", "20"))
+    assert line == f"error: {api_server} Pod: listing failed: HTTP 410 Gone (continue too old)"
