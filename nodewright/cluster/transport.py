@@ -225,6 +225,8 @@ def _read_body(resp: Any, *, target: Target, limits: Limits, deadline: Deadline)
 def _decode(data: bytes, resp: Any, target: Target) -> Any:
     try:
         return json.loads(data)
+    except RecursionError as exc:
+        raise target.error("the API server's response is JSON nested too deeply to read") from exc
     except ValueError as exc:
         ctype = str(resp.headers.get("Content-Type") or "no content type")
         if data.lstrip()[:1] in (b"<", b"") or "html" in ctype:
@@ -257,7 +259,7 @@ def _transport_error(exc: MaxRetryError, target: Target, limits: Limits) -> Inpu
         )
     if isinstance(reason, ProtocolError):
         return target.error(
-            f"the connection was reset {limits.retries + 1} times ({clip(str(reason), 120)}); "
+            f"the connection broke {limits.retries + 1} times ({clip(str(reason), 120)}); "
             "retry later or check the network path"
         )
     if isinstance(reason, ResponseError):  # retried statuses that never got better

@@ -199,15 +199,16 @@ class Recorded(BaseHTTPRequestHandler):
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.close_connection = True
             return
+        if "Content-Length" in fault.headers:  # a body cut short: the connection ends with it
+            self.close_connection = True
         self._send(fault.status, fault.body, fault.headers)
 
     def _send(self, code: int, body: Any, headers: dict[str, str] | None = None) -> None:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        headers = {"Content-Type": "application/json", **(headers or {})}
+        headers = {"Content-Type": "application/json", "Content-Length": str(len(data)), **(headers or {})}
         self.send_response(code)
         for name, value in headers.items():
             self.send_header(name, value)
-        self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 

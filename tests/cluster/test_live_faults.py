@@ -166,7 +166,21 @@ def test_transient_failures_are_retried(api_server: str, tmp_path: Path, fault: 
 def test_resets_past_the_retries_are_one_error(api_server: str, tmp_path: Path) -> None:
     Recorded.faults = [Fault(PODS, action="reset", times=10)]
     line = _one_error(_snapshot(api_server, tmp_path))
-    assert line.startswith(f"error: {api_server} Pod: the connection was reset 2 times"), line
+    assert line.startswith(f"error: {api_server} Pod: the connection broke 2 times"), line
+
+
+def test_body_cut_short_is_retried_then_one_error(api_server: str, tmp_path: Path) -> None:
+    """A response ending before its Content-Length (a proxy dropping the connection mid-body)."""
+    cut = Fault(PODS, body=b'{"kind": "PodList", "items": [', headers={"Content-Length": "5000"}, times=10)
+    Recorded.faults = [cut]
+    line = _one_error(_snapshot(api_server, tmp_path))
+    assert line.startswith(f"error: {api_server} Pod: the connection broke 2 times"), line
+    assert "IncompleteRead" in line
+    Recorded.faults = [
+        Fault(PODS, body=b'{"kind": "PodList", "items": [', headers={"Content-Length": "5000"})
+    ]
+    state = load_live(kubeconfig=str(kubeconfig_for(api_server, tmp_path)), limits=_limits())
+    assert len(state.pods) == len(load_cluster(EXAMPLE).pods)
 
 
 def test_5xx_past_the_retries_is_one_error(api_server: str, tmp_path: Path) -> None:
@@ -194,10 +208,11 @@ def test_5xx_past_the_retries_is_one_error(api_server: str, tmp_path: Path) -> N
         (Fault(PODS, body={"kind": "PodList", "apiVersion": "v1", "items": [7]}),
          "Pod:items[0]: a JSON number, not an object"),
         (Fault(PODS, body=["not", "a", "list"]), "Pod: the API server's response is a JSON array, not a PodList"),
+        (Fault(PODS, body=b"[" * 200_000 + b"]" * 200_000), "Pod: the API server's response is JSON nested too deeply"),
         (Fault(KIND_PATH["Node"], body={"kind": "Status", "apiVersion": "v1", "items": []}),
          "Node:kind: the API server returned a Status, not a NodeList"),
     ],
-    ids=["html", "truncated", "items-object", "item-number", "array", "wrong-list-kind"],
+    ids=["html", "truncated", "items-object", "item-number", "array", "deep", "wrong-list-kind"],
 )  # fmt: skip
 def test_malformed_response_is_one_located_error(
     api_server: str, tmp_path: Path, fault: Fault, expected: str
