@@ -90,6 +90,12 @@ def _page_items(body: Any, kind: Kind, target: Target) -> tuple[list[dict[str, A
             raise target.error(f"a {what} inside the {kind.kind} list: refused{why}", path=f"items[{i}].kind")
         if item_version is not None and item_version != kind.api_version:
             raise target.error(_wrong_version(kind, item_version), path=f"items[{i}].apiVersion")
+        if "data" in item or "stringData" in item:  # no kind read has them: a Secret without its kind
+            raise target.error(
+                f"an object with data (a Secret?) inside the {kind.kind} list: refused (nodewright never reads "
+                "or writes Secrets)",
+                path=f"items[{i}]",
+            )
     meta = body.get("metadata")
     token = meta.get("continue") if isinstance(meta, dict) else None
     if token is not None and not isinstance(token, str):

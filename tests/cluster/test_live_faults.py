@@ -252,6 +252,15 @@ def test_secret_inside_a_pod_list_is_refused(api_server: str, tmp_path: Path) ->
         line
     )
     assert "aHVudGVyMg" not in res.stderr + res.stdout
+    Recorded.lists[PODS][1] = {
+        k: v for k, v in secret.items() if k not in ("kind", "apiVersion")
+    }  # kind dropped
+    res = _snapshot(api_server, tmp_path)
+    line = _one_error(res)
+    assert line.startswith(
+        f"error: {api_server} Pod:items[1]: an object with data (a Secret?) inside the Pod list"
+    ), line
+    assert "aHVudGVyMg" not in res.stderr + res.stdout
 
 
 def test_v1beta1_nodeclaims_are_refused_naming_the_served_version(api_server: str, tmp_path: Path) -> None:
