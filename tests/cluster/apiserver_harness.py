@@ -123,7 +123,8 @@ class Fault:
     without ``limit`` only, if ``without_limit``).
 
     ``action``: ``respond`` (``status``, ``headers``, ``body`` bytes or JSON), ``silence`` (never
-    answer), ``reset`` (close the connection with a TCP RST). Used ``times`` times, then gone.
+    answer), ``stall`` (start the body, then never finish it), ``reset`` (close the connection with
+    a TCP RST). Used ``times`` times, then gone.
     """
 
     path: str
@@ -192,6 +193,16 @@ class Recorded(BaseHTTPRequestHandler):
 
     def _fault(self, fault: Fault) -> None:
         if fault.action == "silence":
+            self.stop.wait(30)
+            self.close_connection = True
+            return
+        if fault.action == "stall":  # headers and the start of the body, then silence
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "5000")
+            self.end_headers()
+            self.wfile.write(b'{"kind": "PodList", "items": [')
+            self.wfile.flush()
             self.stop.wait(30)
             self.close_connection = True
             return

@@ -72,6 +72,12 @@ def test_silent_server_times_out_naming_server_and_kind(api_server: str, tmp_pat
     assert line.startswith(f"error: {api_server} Pod: no response within 0.5s (--request-timeout)"), line
 
 
+def test_server_stalling_mid_body_times_out(api_server: str, tmp_path: Path) -> None:
+    Recorded.faults = [Fault(PODS, action="stall")]
+    line = _one_error(_snapshot(api_server, tmp_path))
+    assert line.startswith(f"error: {api_server} Pod: no response within 0.5s (--request-timeout)"), line
+
+
 def test_deadline_bounds_a_server_asking_to_wait(api_server: str, tmp_path: Path) -> None:
     """A Retry-After of an hour is capped by --timeout: the read ends at the deadline with its flag named."""
     Recorded.faults = [
