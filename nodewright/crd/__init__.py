@@ -27,7 +27,7 @@ from nodewright.crd.releases import (
     selecting,
     supported_versions,
 )
-from nodewright.crd.runtime import ec2nodeclass_problems, nodepool_problems, nodeoverlay_problems
+from nodewright.crd.runtime import ec2nodeclass_problems, nodeoverlay_problems, nodepool_problems
 from nodewright.crd.schema import crd
 
 # kind -> apiVersion the shipped CRDs serve.

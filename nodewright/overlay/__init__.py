@@ -158,9 +158,9 @@ def overlay_catalogs(
 
 
 __all__ = [
+    "Overlaid",
     "OverlayCondition",
     "OverlayStore",
-    "Overlaid",
     "TypesFor",
     "adjusted_price",
     "apply_all",

@@ -23,8 +23,8 @@ from nodewright.algebra.quantity import parse_quantity
 from nodewright.algebra.requirements import (
     ALLOW_UNDEFINED_WELL_KNOWN,
     Requirement,
-    Requirements,
     RequirementError,
+    Requirements,
 )
 from nodewright.api.karpenter import NodePool
 from nodewright.api.nodeoverlay import NodeOverlay
@@ -50,10 +50,7 @@ def adjusted_price(price: float, change: str) -> float:
         return price
     if not change.startswith(("+", "-")):
         return float(change)
-    if change.endswith("%"):
-        out = price * (1 + float(change[:-1]) / 100)
-    else:
-        out = price + float(change)
+    out = price * (1 + float(change[:-1]) / 100) if change.endswith("%") else price + float(change)
     return out if out >= 0 else 0.0
 
 
@@ -103,11 +100,8 @@ class OverlayStore:
 
 def order_by_weight(overlays: Sequence[NodeOverlay]) -> list[NodeOverlay]:
     """``NodeOverlayList.OrderByWeight``: higher weight first; equal weights by name, Z to A."""
-    return sorted(overlays, key=lambda o: (-o.weight, _desc(o.name)))
-
-
-def _desc(name: str) -> tuple[int, ...]:
-    return tuple(-ord(c) for c in name) + (1,)
+    by_name = sorted(overlays, key=lambda o: o.name.encode(), reverse=True)  # Go compares bytes
+    return sorted(by_name, key=lambda o: -o.weight)  # stable: names stay Z to A within a weight
 
 
 def overlay_requirements(overlay: NodeOverlay) -> Requirements:
@@ -177,13 +171,15 @@ def _conflicts(
                 return True
     if overlay.spec.capacity is not None:
         cap = update.capacity
-        if cap.lowest_weight is not None and cap.lowest_weight == overlay.weight:
-            if any(r in cap.lowest_weight_resources for r in overlay.spec.capacity):
-                return True
+        same_weight = cap.lowest_weight is not None and cap.lowest_weight == overlay.weight
+        if same_weight and any(r in cap.lowest_weight_resources for r in overlay.spec.capacity):
+            return True
     return False
 
 
-def _store(store: OverlayStore, pool: str, it_name: str, offers: list[Offering], overlay: NodeOverlay) -> None:
+def _store(
+    store: OverlayStore, pool: str, it_name: str, offers: list[Offering], overlay: NodeOverlay
+) -> None:
     change = _price_change(overlay)
     capacity = _capacity(overlay)
     if change is None and capacity is None:
@@ -245,7 +241,9 @@ def evaluate(
                 name=overlay.name, succeeded=False, reason=RUNTIME_VALIDATION, message=failures[overlay.name]
             )
         elif overlay.name in conflicting:
-            cond = OverlayCondition(name=overlay.name, succeeded=False, reason=CONFLICT, message=CONFLICT_MESSAGE)
+            cond = OverlayCondition(
+                name=overlay.name, succeeded=False, reason=CONFLICT, message=CONFLICT_MESSAGE
+            )
         else:
             cond = OverlayCondition(name=overlay.name, succeeded=True)
         store.conditions.append(cond)
