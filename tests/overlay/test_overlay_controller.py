@@ -614,8 +614,8 @@ def test_requirements_are_not_changed_by_the_store() -> None:
     pools = [pool("default", labels={"test-label": "test-value"})]
     store = reconcile([ov("o", req(IT, "In", "default-instance-type"), capacity={FUSE: "1"})], pools=pools)
     got = apply_all(store, "default", [one_type()])[0]
-    assert labels.NODEPOOL not in got.requirements.keys()
-    assert "test-label" not in got.requirements.keys()
+    assert labels.NODEPOOL not in got.requirements
+    assert "test-label" not in got.requirements
 
 
 # -- store_test.go -----------------------------------------------------------------------------
