@@ -24,7 +24,7 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -251,15 +251,38 @@ def _absent(key: str) -> RequirementSpec:
     return RequirementSpec(key, "DoesNotExist")
 
 
+def _offering_values(offerings: Iterable[Offering]) -> tuple[list[str], list[str], list[str]]:
+    """Zones, zone ids and capacity types of the available offerings (requirements list only those)."""
+    avail = [o for o in offerings if o.available]
+    zones = sorted({o.zone for o in avail})
+    zone_ids = sorted({o.zone_id for o in avail if o.zone_id})
+    cts = [ct for ct in _CAPACITY_TYPES if any(o.capacity_type == ct for o in avail)]
+    return zones, zone_ids, cts
+
+
+def with_offerings(it: InstanceType, offerings: tuple[Offering, ...]) -> InstanceType:
+    """``it`` with other offerings, its zone, zone-id and capacity-type requirements recomputed
+    from the available ones (as ``computeRequirements`` does from the offerings it is given)."""
+    zones, zone_ids, cts = _offering_values(offerings)
+    values = {labels.ZONE: zones, labels.ZONE_ID: zone_ids, labels.CAPACITY_TYPE: cts}
+    specs = []
+    for s in it.requirement_specs:
+        if s.key in values and s.operator == "In":
+            if not values[s.key] and s.key == labels.ZONE_ID:
+                continue
+            s = _req(s.key, *values[s.key])
+        specs.append(s)
+    if zone_ids and not any(s.key == labels.ZONE_ID for s in specs):
+        specs.append(_req(labels.ZONE_ID, *zone_ids))
+    return replace(it, offerings=offerings, requirement_specs=tuple(specs))
+
+
 def base_requirements(
     info: Mapping[str, Any], *, region: str, offerings: Iterable[Offering]
 ) -> list[RequirementSpec]:
     """``computeRequirements`` minus the family-dependent OS and windows-build requirements."""
     name = str(info["InstanceType"])
-    avail = [o for o in offerings if o.available]
-    zones = sorted({o.zone for o in avail})
-    zone_ids = sorted({o.zone_id for o in avail if o.zone_id})
-    cts = [ct for ct in _CAPACITY_TYPES if any(o.capacity_type == ct for o in avail)]
+    zones, zone_ids, cts = _offering_values(offerings)
     proc = info.get("ProcessorInfo") or {}
     net = info.get("NetworkInfo") or {}
     vals: dict[str, str] = {}

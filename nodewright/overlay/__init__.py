@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from nodewright import labels
 from nodewright.api.karpenter import NodePool
 from nodewright.api.nodeoverlay import NodeOverlay
+from nodewright.catalog.aws import with_offerings
 from nodewright.catalog.model import InstanceType
 from nodewright.overlay.store import (
     OverlayCondition,
@@ -88,7 +89,7 @@ def price_unpriced(types: Sequence[InstanceType], prices: dict[str, float]) -> l
             replace(o, price=price, available=True) if is_unpriced(it, i) else o
             for i, o in enumerate(it.offerings)
         )
-        out.append(replace(it, offerings=offerings))
+        out.append(with_offerings(it, offerings))
     return out
 
 
