@@ -316,7 +316,11 @@ def objects_from_documents(
             problems.extend(c.problems)
         meta = getattr(obj, "metadata", None)
         ident = (kind, getattr(meta, "namespace", None) or "", getattr(meta, "name", "") or "")
-        if ident[2] and ident in seen and kind in ("NodePool", "EC2NodeClass", "NodeClaim", "Node", "NodeOverlay"):
+        if (
+            ident[2]
+            and ident in seen
+            and kind in ("NodePool", "EC2NodeClass", "NodeClaim", "Node", "NodeOverlay")
+        ):
             first = seen[ident]
             problems.append(
                 Problem(

@@ -70,10 +70,10 @@ def overlay_prices(overlays: Sequence[NodeOverlay], succeeded: set[str]) -> dict
 
 
 def is_unpriced(it: InstanceType, index: int) -> bool:
-    """An AWS offering left unavailable only because the price list has no price for its type
-    (:func:`nodewright.catalog.aws.make_offerings` marks exactly those: unavailable, price 0)."""
+    """An offering left unavailable only because the price list has no price for its type
+    (:func:`nodewright.catalog.aws.make_offerings` marks those ``unpriced``)."""
     o = it.offerings[index]
-    return it.facts is not None and not o.available and o.price == 0.0 and o.reservation_id is None
+    return o.unpriced and not o.available
 
 
 def price_unpriced(types: Sequence[InstanceType], prices: dict[str, float]) -> list[InstanceType]:
@@ -86,7 +86,7 @@ def price_unpriced(types: Sequence[InstanceType], prices: dict[str, float]) -> l
             out.append(it)
             continue
         offerings = tuple(
-            replace(o, price=price, available=True) if is_unpriced(it, i) else o
+            replace(o, price=price, available=True, unpriced=False) if is_unpriced(it, i) else o
             for i, o in enumerate(it.offerings)
         )
         out.append(with_offerings(it, offerings))
