@@ -2,7 +2,7 @@
 
 The shape of kubernetes-sigs/karpenter v1.14.1 ``pkg/apis/v1alpha1/nodeoverlay.go``; the CRD
 (schema, CEL) and ``RuntimeValidate`` are applied by :mod:`nodewright.crd` before this model is
-built. What an overlay does to instance types is :mod:`nodewright.overlay`.
+built. What an overlay does to instance types is :mod:`nodewright.catalog.overlay`.
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ class Offering:
     reservation_capacity: int | None = None
     zone_id: str | None = None
     # unavailable only because no price is known (an AWS type the price list lacks); a NodeOverlay
-    # with a price can make it available (nodewright.overlay)
+    # with a price can make it available (nodewright.catalog.overlay)
     unpriced: bool = False
 
     @property

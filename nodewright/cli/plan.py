@@ -16,6 +16,7 @@ import click
 from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
 from nodewright.catalog.model import InstanceType
+from nodewright.catalog.overlay import merge_overlays, overlay_catalogs
 from nodewright.cli._common import (
     cluster_option,
     emit,
@@ -28,7 +29,6 @@ from nodewright.cluster import load_cluster
 from nodewright.costplan.oversize import advise
 from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, CostOptions, plan_cost
 from nodewright.drift.nodepoolhash import nodepool_hash
-from nodewright.overlay import merge_overlays, overlay_catalogs
 from nodewright.scheduling.claimsfile import STRATEGIES, claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
 from nodewright.settings import resolve

@@ -14,9 +14,18 @@ from pathlib import Path
 from typing import Any
 
 import builders
+import pytest
 import yaml
 
 AWS = dict(builders.AWS_NODECLASS_REF)
+
+
+@pytest.fixture(autouse=True)
+def _session_cache(cache_home: Path) -> Path:
+    """The catalog suite's disk cache (XDG_CACHE_HOME set by the fixture), never ~/.cache."""
+    return cache_home
+
+
 ON = ("--feature-gates", "NodeOverlay=true")
 
 

@@ -17,8 +17,8 @@ from nodewright.api.karpenter import NodePool
 from nodewright.api.nodeoverlay import NodeOverlay
 from nodewright.catalog.fake import default_instance_types, new_instance_type
 from nodewright.catalog.model import InstanceType, Offering
-from nodewright.overlay import adjusted_price, apply_all, evaluate
-from nodewright.overlay.store import OverlayStore, UnevaluatedNodePoolError
+from nodewright.catalog.overlay import adjusted_price, apply_all, evaluate
+from nodewright.catalog.overlay.store import OverlayStore, UnevaluatedNodePoolError
 
 IT = labels.INSTANCE_TYPE
 LONG_KEY = f"test.com.test/test-{'a' * 250}"

@@ -3,7 +3,7 @@
 Public API: :func:`overlay_catalogs` (the one entry point: NodeOverlays, NodePools, their
 instance types and the feature gates in; an :class:`Overlaid` with each NodePool's overlaid
 instance types and each overlay's ``ValidationSucceeded`` condition out), plus the pieces it is
-made of: :func:`~nodewright.overlay.store.evaluate` / :func:`~nodewright.overlay.store.apply_all`
+made of: :func:`.store.evaluate` / :func:`.store.apply_all`
 (the core controller and store, :mod:`.store`) and :func:`overlay_prices` /
 :func:`price_unpriced` (the AWS provider's offering resolver pricing types the price list lacks).
 
@@ -27,7 +27,7 @@ from nodewright.api.karpenter import NodePool
 from nodewright.api.nodeoverlay import NodeOverlay
 from nodewright.catalog.aws import with_offerings
 from nodewright.catalog.model import InstanceType
-from nodewright.overlay.store import (
+from nodewright.catalog.overlay.store import (
     OverlayCondition,
     OverlayStore,
     adjusted_price,
