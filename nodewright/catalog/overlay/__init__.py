@@ -143,9 +143,10 @@ def overlay_catalogs(
         base[np.name] = catalog_for(np)
     if not overlays:
         return Overlaid(types={k: list(v) for k, v in base.items()}, applied=True)
-    first = evaluate(overlays, nodepools, base)
-    prices = overlay_prices(overlays, set(first.succeeded()))
-    store: OverlayStore = first
+    # The controller's verdicts do not depend on prices or availability (it matches offerings by
+    # their requirements), so one evaluation serves the offerings the resolver then prices.
+    store = evaluate(overlays, nodepools, base)
+    prices = overlay_prices(overlays, set(store.succeeded()))
     if prices:
         priced: dict[int, list[InstanceType]] = {}
         for name, types in base.items():
@@ -153,7 +154,6 @@ def overlay_catalogs(
             if key not in priced:
                 priced[key] = price_unpriced(types, prices)
             base[name] = priced[key]
-        store = evaluate(overlays, nodepools, base)
     out = {np.name: apply_all(store, np.name, base[np.name]) for np in nodepools if np.name in base}
     return Overlaid(types=out, conditions=tuple(store.conditions), applied=True)
 

@@ -122,20 +122,43 @@ def _offering_requirements(o: Offering) -> Requirements:
 
 
 class _Matcher:
-    """``getOverlaidOfferings`` with the per-type and per-offering requirements built once."""
+    """``getOverlaidOfferings`` with requirements built once. An overlay naming no key of the
+    NodePool's own requirements (``karpenter.sh/nodepool``, template labels) sees the same
+    offerings of a type in every NodePool, so that answer is computed once per type."""
 
     def __init__(self) -> None:
+        self._pool_reqs: dict[str, Requirements] = {}
         self._type_reqs: dict[tuple[str, int], Requirements] = {}
         self._offer_reqs: dict[int, Requirements] = {}
+        self._shared: dict[tuple[int, int], list[Offering]] = {}  # (overlay index, id(type))
 
-    def offerings(self, pool: NodePool, it: InstanceType, overlay_reqs: Requirements) -> list[Offering]:
-        key = (pool.name, id(it))
-        reqs = self._type_reqs.get(key)
+    def _pool(self, pool: NodePool) -> Requirements:
+        reqs = self._pool_reqs.get(pool.name)
         if reqs is None:
             reqs = Requirements([Requirement.new(labels.NODEPOOL, "In", (pool.name,))])
             reqs.add_all(Requirements.from_labels(pool.spec.template.metadata.labels))
+            self._pool_reqs[pool.name] = reqs
+        return reqs
+
+    def offerings(
+        self, pool: NodePool, it: InstanceType, overlay_reqs: Requirements, overlay_index: int
+    ) -> list[Offering]:
+        pool_reqs = self._pool(pool)
+        if not (overlay_reqs.keys() & pool_reqs.keys()):
+            key = (overlay_index, id(it))
+            found = self._shared.get(key)
+            if found is None:
+                found = self._shared[key] = self._match(it.requirements, it, overlay_reqs)
+            return found
+        type_key = (pool.name, id(it))
+        reqs = self._type_reqs.get(type_key)
+        if reqs is None:
+            reqs = pool_reqs.copy()
             reqs.add_all(it.requirements)
-            self._type_reqs[key] = reqs
+            self._type_reqs[type_key] = reqs
+        return self._match(reqs, it, overlay_reqs)
+
+    def _match(self, reqs: Requirements, it: InstanceType, overlay_reqs: Requirements) -> list[Offering]:
         if not reqs.is_compatible(overlay_reqs):
             return []
         out = []
@@ -212,7 +235,7 @@ def evaluate(
     matcher = _Matcher()
     failures: dict[str, str] = {}
     conflicting: set[str] = set()
-    for overlay in order_by_weight(overlays):
+    for index, overlay in enumerate(order_by_weight(overlays)):
         body = overlay.stored_body or overlay.to_k8s()
         problems = nodeoverlay_problems(body, file=overlay.origin_file, base="")
         if problems:
@@ -227,7 +250,7 @@ def evaluate(
             (np.name, it.name, offers)
             for np in pools
             for it in types_for[np.name]
-            if (offers := matcher.offerings(np, it, reqs))
+            if (offers := matcher.offerings(np, it, reqs, index))
         ]
         if any(_conflicts(store, p, n, offers, overlay) for p, n, offers in matches):
             conflicting.add(overlay.name)
