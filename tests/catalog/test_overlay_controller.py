@@ -18,7 +18,7 @@ from nodewright.api.nodeoverlay import NodeOverlay
 from nodewright.catalog.fake import default_instance_types, new_instance_type
 from nodewright.catalog.model import InstanceType, Offering
 from nodewright.catalog.overlay import adjusted_price, apply_all, evaluate
-from nodewright.catalog.overlay.store import OverlayStore, UnevaluatedNodePoolError
+from nodewright.catalog.overlay.store import OverlayStore, UnevaluatedNodePoolError, apply_one
 
 IT = labels.INSTANCE_TYPE
 LONG_KEY = f"test.com.test/test-{'a' * 250}"
@@ -650,3 +650,60 @@ def test_store_apply_shares_what_no_overlay_changes() -> None:
 def test_adjusted_price(price: float, change: str, expected: float) -> None:
     """pkg/cloudprovider/types.go ``AdjustedPrice`` (exercised by the suite's price Entries)."""
     assert adjusted_price(price, change) == pytest.approx(expected)
+
+
+def test_store_apply_correctness_price_on_one_offering() -> None:
+    """store_test.go Describe("Store Apply Correctness") It("should correctly apply price overlay to
+    specific offerings"): the other offering is shared, the input is not mutated"""
+    it = one_type(
+        offer("on-demand", "us-west-2a", 0.096), offer("on-demand", "us-west-2b", 0.096), name="m5.large"
+    )
+    store = reconcile([ov("o", req(labels.ZONE, "In", "us-west-2a"), priceAdjustment="+0.01")], [it])
+    got = apply_one(store, "default", it)
+    assert got.offerings[0].price == pytest.approx(0.106)
+    assert got.offerings[1] is it.offerings[1]
+    assert it.offerings[0].price == 0.096
+
+
+def test_store_apply_correctness_capacity() -> None:
+    """store_test.go It("should correctly apply capacity overlay")"""
+    it = new_instance_type("m5.large", resources={"memory": "8Gi", "cpu": "2"})
+    store = reconcile([ov("o", req(IT, "In", "m5.large"), capacity={"hugepages-2Mi": "100Mi"})], [it])
+    got = apply_one(store, "default", it)
+    assert got.capacity["hugepages-2Mi"] == 100 * 2**20 * 1000
+    assert got.capacity["memory"] == it.capacity["memory"]
+    assert "hugepages-2Mi" not in it.capacity
+
+
+def test_store_apply_isolation_between_nodepools() -> None:
+    """store_test.go Describe("Store Apply Isolation Between NodePools") It("should apply different
+    overlays to different node pools")"""
+    it = one_type(offer("on-demand", "us-west-2a", 0.096), name="m5.large")
+    pools = [pool("nodepool-a"), pool("nodepool-b")]
+    store = reconcile(
+        [
+            ov("a", req(labels.NODEPOOL, "In", "nodepool-a"), priceAdjustment="+10%"),
+            ov("b", req(labels.NODEPOOL, "In", "nodepool-b"), priceAdjustment="-5%"),
+        ],
+        [it],
+        pools,
+    )
+    a, b = apply_one(store, "nodepool-a", it), apply_one(store, "nodepool-b", it)
+    assert a.offerings[0].price == pytest.approx(0.1056)
+    assert b.offerings[0].price == pytest.approx(0.0912)
+    assert it.offerings[0].price == 0.096 and a.offerings[0] is not b.offerings[0]
+
+
+def test_failure_isolation() -> None:
+    """suite_test.go Describe("Failure Isolation") It("should evaluate healthy NodePools when one
+    NodePool fails GetInstanceTypes") and It("should update the store even when one NodePool
+    fails"): a NodePool whose types are unknown is left unevaluated, the others get their overlays"""
+    pools = [pool("healthy"), pool("failing")]
+    store = evaluate(
+        [ov("o", req(IT, "In", "default-instance-type"), capacity={FUSE: "1"})],
+        pools,
+        {"healthy": [one_type()]},
+    )
+    assert apply_all(store, "healthy", [one_type()])[0].capacity[FUSE] == 1000
+    with pytest.raises(UnevaluatedNodePoolError):
+        apply_all(store, "failing", [one_type()])
