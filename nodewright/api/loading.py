@@ -1,7 +1,7 @@
 """Turning user files into validated API objects, reporting every problem with file and path.
 
 ``load_objects(paths)`` reads YAML/JSON (multi-document, ``kind: List`` unpacked). Karpenter's
-kinds (NodePool, NodeClaim, EC2NodeClass) go through :func:`nodewright.crd.admit_object`, the one
+kinds (NodePool, NodeClaim, EC2NodeClass, NodeOverlay) go through :func:`nodewright.crd.admit_object`, the one
 validation path: the shipped CRDs of the selected Karpenter release (schema, CEL rules, defaults,
 as ``kubectl apply`` with strict field validation) and Karpenter's runtime checks; the pydantic
 model is then built from the stored (defaulted) object, which the model also keeps
@@ -38,6 +38,7 @@ from nodewright.api.core import (
 from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
+from nodewright.api.nodeoverlay import NodeOverlay
 from nodewright.errors import Collector, InputError, InputErrors, Problem, clip, typo_hint
 
 log = logging.getLogger("nodewright")
@@ -50,6 +51,7 @@ KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
     "NodePool": (("karpenter.sh/v1",), NodePool, None),
     "NodeClaim": (("karpenter.sh/v1",), NodeClaim, None),
     "EC2NodeClass": (("karpenter.k8s.aws/v1",), EC2NodeClass, None),
+    "NodeOverlay": (("karpenter.sh/v1alpha1",), NodeOverlay, None),
     "Pod": (("v1",), Pod, validation.validate_pod),
     "Node": (("v1",), Node, None),
     "DaemonSet": (("apps/v1",), DaemonSet, None),
@@ -87,6 +89,7 @@ class Objects:
     storageclasses: list[StorageClass] = field(default_factory=list)
     csinodes: list[CSINode] = field(default_factory=list)
     secrets: list[Secret] = field(default_factory=list)
+    nodeoverlays: list[NodeOverlay] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     raw: dict[str, list[Document]] = field(default_factory=dict)  # kinds read unbuilt (``raw_kinds``)
 
@@ -109,6 +112,7 @@ _BUCKET = {
     "StorageClass": "storageclasses",
     "CSINode": "csinodes",
     "Secret": "secrets",
+    "NodeOverlay": "nodeoverlays",
 }
 
 
@@ -317,7 +321,11 @@ def objects_from_documents(
             problems.extend(c.problems)
         meta = getattr(obj, "metadata", None)
         ident = (kind, getattr(meta, "namespace", None) or "", getattr(meta, "name", "") or "")
-        if ident[2] and ident in seen and kind in ("NodePool", "EC2NodeClass", "NodeClaim", "Node"):
+        if (
+            ident[2]
+            and ident in seen
+            and kind in ("NodePool", "EC2NodeClass", "NodeClaim", "Node", "NodeOverlay")
+        ):
             first = seen[ident]
             problems.append(
                 Problem(

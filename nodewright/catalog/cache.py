@@ -25,7 +25,7 @@ from typing import Any, Final
 from nodewright.catalog.aws import BaseType
 from nodewright.catalog.model import Ec2Facts, Offering, RequirementSpec
 
-FORMAT_VERSION: Final = 2
+FORMAT_VERSION: Final = 3
 AWS_TTL_SECONDS: Final = 6 * 3600
 NO_CACHE_ENV: Final = "NODEWRIGHT_NO_CACHE"
 
@@ -76,10 +76,15 @@ def _encode(types: list[BaseType]) -> dict[str, Any]:
                     f.max_interfaces,
                     f.ipv4_per_interface,
                     f.instance_storage_gb,
+                    [list(c) for c in f.network_cards],
+                    f.ena_supported,
                 ],
                 dict(f.extended),
                 [specs([s.key, s.operator, list(s.values)]) for s in b.specs],
-                [offers([o.zone, o.capacity_type, o.price, o.available, o.zone_id]) for o in b.offerings],
+                [
+                    offers([o.zone, o.capacity_type, o.price, o.available, o.zone_id, o.unpriced])
+                    for o in b.offerings
+                ],
             ]
         )
     return {"specs": specs.rows, "offerings": offers.rows, "types": rows}
@@ -88,8 +93,15 @@ def _encode(types: list[BaseType]) -> dict[str, Any]:
 def _decode(data: dict[str, Any]) -> list[BaseType]:
     specs = [RequirementSpec(str(k), str(op), tuple(str(v) for v in vals)) for k, op, vals in data["specs"]]
     offers = [
-        Offering(zone=str(z), capacity_type=str(ct), price=float(p), available=bool(a), zone_id=zid)
-        for z, ct, p, a, zid in data["offerings"]
+        Offering(
+            zone=str(z),
+            capacity_type=str(ct),
+            price=float(p),
+            available=bool(a),
+            zone_id=zid,
+            unpriced=bool(u),
+        )
+        for z, ct, p, a, zid, u in data["offerings"]
     ]
     out = []
     for name, f, extended, spec_ix, offer_ix in data["types"]:
@@ -101,6 +113,8 @@ def _decode(data: dict[str, Any]) -> list[BaseType]:
             ipv4_per_interface=int(f[4]),
             instance_storage_gb=None if f[5] is None else int(f[5]),
             extended={str(k): int(v) for k, v in extended.items()},
+            network_cards=tuple((int(i), int(m)) for i, m in f[6]),
+            ena_supported=bool(f[7]),
         )
         out.append(
             BaseType(

@@ -92,6 +92,11 @@ def aws_base_types(region: str) -> list[aws.BaseType]:
     if types is None:
         answers, _ = aws.fetch(region, embedded=embedded)
         types = aws.base_types(answers)
+        if not types and embedded:
+            raise CatalogError(
+                f"the embedded EC2 data (moto) has no instance-type offerings for {region}; "
+                f"give AWS credentials for that partition (or NODEWRIGHT_CATALOG_SOURCE=aws)"
+            )
         if not types:
             raise CatalogError(f"EC2 lists no instance types offered in {region}; check the region name")
         cache.write(path, types, meta=inputs)
@@ -187,6 +192,7 @@ def apply_kubelet(
             efa_only_interfaces=prev.efa_only_interfaces,
             reserved_enis=prev.reserved_enis,
             vm_memory_overhead_percent=prev.vm_memory_overhead_percent,
+            network_interfaces=prev.network_interfaces,
         )
         return _with_options(it, opts)
 

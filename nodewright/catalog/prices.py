@@ -2,8 +2,11 @@
 
 ``nodewright/data/prices-<region>.json`` holds ``{"region", "source", "prices": {type: usd/h}}``,
 converted from ``tools/data/ec2-on-demand-prices.csv`` by
-``python -m nodewright.catalog.prices CSV [OUTDIR]``. Like Karpenter's static pricing table, a
-region without a table falls back to us-east-1 (with a warning).
+``python -m nodewright.catalog.prices CSV [OUTDIR]``; the GovCloud and China tables
+(``prices-us-gov-*.json``, ``prices-cn-*.json``) are the AWS provider's generated static tables
+(v1.14.1 ``pkg/providers/pricing/zz_generated.pricing_aws_us_gov.go`` / ``_aws_cn.go``, converted
+by ``tools/convert_upstream_tables.py``; provenance in each file). Like Karpenter's static
+pricing, a region without a table falls back to us-east-1, with one warning per region.
 
 Boundary: price data only; offerings are built in :mod:`.aws`.
 """
@@ -59,7 +62,10 @@ def _table(region: str) -> tuple[str, dict[str, float]]:
     text = _read_table(region)
     used = region
     if text is None:
-        log.warning(f"no shipped on-demand price table for {region}; using {FALLBACK_REGION} prices")
+        log.warning(
+            f"{region}: on-demand prices are read live by Karpenter and cannot be known offline; "
+            f"using the {FALLBACK_REGION} table as Karpenter does before its first price update"
+        )
         text = _read_table(FALLBACK_REGION)
         used = FALLBACK_REGION
     if text is None:

@@ -7,6 +7,7 @@ print it (json/yaml/table/markdown) and optionally write the claims file
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
@@ -14,6 +15,7 @@ import click
 from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
 from nodewright.catalog.model import InstanceType
+from nodewright.catalog.overlay import merge_overlays, overlay_catalogs
 from nodewright.cli._common import (
     cluster_option,
     emit,
@@ -28,6 +30,7 @@ from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, CostOptions, plan_
 from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import STRATEGIES, claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
+from nodewright.settings import resolve
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import nodeclass_catalog
 
@@ -151,6 +154,13 @@ def render_markdown(doc: dict[str, Any]) -> str:
     show_default=True,
     help="Seconds the cost strategy may spend optimising (it stays deterministic).",
 )
+@click.option(
+    "--feature-gates",
+    "feature_gates",
+    default=None,
+    help="Karpenter feature gates, Name=true|false,... (env FEATURE_GATES; NodeOverlay=true applies "
+    "NodeOverlays from -f files and the cluster state).",
+)
 @output_option(("table", "json", "yaml", "markdown"))
 @karpenter_version_option()
 @handle_errors
@@ -165,6 +175,7 @@ def command(
     reserved_fallback: bool,
     strategy: str,
     time_budget: float,
+    feature_gates: str | None,
     output: str,
 ) -> None:
     """Simulate one Karpenter provisioning round: which NodeClaims the NodePools would launch."""
@@ -172,13 +183,24 @@ def command(
     cluster = load_cluster(cluster_path)
     cache: dict[str, list[InstanceType]] = {}
 
-    def catalog_for(np: NodePool) -> list[InstanceType]:
+    def provider_catalog(np: NodePool) -> list[InstanceType]:
         ref = np.spec.template.spec.node_class_ref
         key = ref.name if ref.kind == "EC2NodeClass" else ""
         if key not in cache:
             nodeclass = objs.nodeclass(ref.name) if key else None
             cache[key] = list(nodeclass_catalog(catalog_spec, nodeclass))
         return cache[key]
+
+    settings = resolve(flags={"feature_gates": feature_gates}, env=os.environ)
+    overlaid = overlay_catalogs(
+        merge_overlays(objs.nodeoverlays, cluster.nodeoverlays),
+        objs.nodepools,
+        provider_catalog,
+        gates=settings.feature_gates,
+    )
+    for line in overlaid.warnings():
+        click.echo(f"warning: {line}", err=True)
+    catalog_for = overlaid.types_for(provider_catalog)
 
     options = PlanOptions(
         max_instance_types=max_instance_types,

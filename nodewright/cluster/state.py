@@ -26,6 +26,7 @@ from nodewright.api.documents import Document
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.api.loading import Objects, load_objects
+from nodewright.api.nodeoverlay import NodeOverlay
 from nodewright.cluster.controller import SNAPSHOT_API_VERSION, SNAPSHOT_KIND
 from nodewright.cluster.kinds import BY_KIND, RAW_KINDS
 from nodewright.errors import InputError
@@ -48,6 +49,7 @@ class ClusterState:
     pvs: tuple[PersistentVolume, ...] = ()
     storageclasses: tuple[StorageClass, ...] = ()
     csinodes: tuple[CSINode, ...] = ()
+    nodeoverlays: tuple[NodeOverlay, ...] = ()
     # NodeClaims kept as raw documents (``load_cluster(..., raw_nodeclaims=True)``): readers robust
     # to any shape (drift, health) skip building 10,000 models they would dump back to mappings
     raw_nodeclaims: tuple[Document, ...] = ()
@@ -144,6 +146,7 @@ def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> Cluster
         pvs=tuple(objs.pvs),
         storageclasses=tuple(objs.storageclasses),
         csinodes=tuple(objs.csinodes),
+        nodeoverlays=tuple(objs.nodeoverlays),
         raw_nodeclaims=tuple(objs.raw.get("NodeClaim", ())),
         raw_nodes=tuple(objs.raw.get("Node", ())),
         **_raw_and_record(objs.documents),  # type: ignore[arg-type]
@@ -162,7 +165,7 @@ def load_cluster(
     """Read cluster state files: a ``List`` or typed lists (``NodeList``...), a directory, ``-``.
 
     Items of kind Pod, Node, DaemonSet, NodeClaim, NodePool, EC2NodeClass, PVC, PV, StorageClass
-    and CSINode are used; other kinds are ignored with a warning. Malformed objects are errors
+    CSINode and NodeOverlay are used; other kinds are ignored with a warning. Malformed objects are errors
     naming file and path. A state without nodes and pods is a warning naming the file.
 
     For large states a reader may build only what it uses: ``kinds`` (the kinds to build),

@@ -13,8 +13,11 @@ Boundary: numbers in, numbers out; no scheduling objects.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 _INF = float("inf")
 
@@ -43,7 +46,7 @@ def cover_lp(
     import highspy  # lazily: a heavy import only the cost strategy needs
     import numpy as np
 
-    h = highspy.Highs()
+    h = _new_highs(highspy)
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     h.setOptionValue("random_seed", 0)
@@ -74,3 +77,19 @@ def cover_lp(
             duals[r] = max(0.0, float(row_duals[i])) / demand[r]
     value = float(sum(p * v for p, v in zip(prices, x, strict=True)))
     return LpResult(value=value, x=x, duals=tuple(duals))
+
+
+def _new_highs(highspy: Any) -> Any:
+    """A ``Highs`` solver without its licence banner: the library prints it on the process's
+    standard output (file descriptor 1) when the first solver is built, before any option can
+    silence it, which would corrupt ``plan --strategy cost -o json``. The descriptor points at
+    the null device for that call only."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w", encoding="utf-8") as null:
+            os.dup2(null.fileno(), 1)
+            return highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)

@@ -27,7 +27,7 @@ from nodewright.crd.releases import (
     selecting,
     supported_versions,
 )
-from nodewright.crd.runtime import ec2nodeclass_problems, nodepool_problems
+from nodewright.crd.runtime import ec2nodeclass_problems, nodeoverlay_problems, nodepool_problems
 from nodewright.crd.schema import crd
 
 # kind -> apiVersion the shipped CRDs serve.
@@ -35,6 +35,7 @@ API_VERSIONS: Final[dict[str, str]] = {
     "NodePool": "karpenter.sh/v1",
     "NodeClaim": "karpenter.sh/v1",
     "EC2NodeClass": "karpenter.k8s.aws/v1",
+    "NodeOverlay": "karpenter.sh/v1alpha1",
     "OperatingSystemConfig": "extensions.gardener.cloud/v1alpha1",
 }
 
@@ -57,6 +58,8 @@ def admit_object(
             admitted.problems.extend(nodepool_problems(admitted.body, file=file, base=path))
         elif kind == "EC2NodeClass":
             admitted.problems.extend(ec2nodeclass_problems(admitted.body, file=file, base=path))
+        elif kind == "NodeOverlay":
+            admitted.problems.extend(nodeoverlay_problems(admitted.body, file=file, base=path))
     return admitted
 
 

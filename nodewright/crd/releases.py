@@ -38,6 +38,7 @@ CRD_FILES: Final[dict[str, str]] = {
     "NodePool": "karpenter.sh_nodepools.yaml",
     "NodeClaim": "karpenter.sh_nodeclaims.yaml",
     "EC2NodeClass": "karpenter.k8s.aws_ec2nodeclasses.yaml",
+    "NodeOverlay": "karpenter.sh_nodeoverlays.yaml",
     "OperatingSystemConfig": "extensions.gardener.cloud_operatingsystemconfigs.yaml",
 }
 

@@ -18,7 +18,13 @@ from nodewright.algebra.quantity import parse_quantity
 from nodewright.api.amifamily import ami_family
 from nodewright.catalog import Catalog, load_catalog
 from nodewright.catalog.loader import raw_mapping, str_map
-from nodewright.catalog.overhead import DEFAULT_AMI_FAMILY, BlockDevice, KubeletOptions, NodeClassOptions
+from nodewright.catalog.overhead import (
+    DEFAULT_AMI_FAMILY,
+    BlockDevice,
+    KubeletOptions,
+    NetworkInterface,
+    NodeClassOptions,
+)
 from nodewright.errors import InputError
 from nodewright.userdata.facts import effective_kubelet
 from nodewright.userdata.options import UserDataError
@@ -88,6 +94,19 @@ def nodeclass_options(nodeclass: Any) -> NodeClassOptions:
         for ni in spec.get("networkInterfaces") or []
         if _get(ni, "interfaceType") == "efa-only" and int(_get(ni, "networkCardIndex") or 0) == 0
     )
+    raw_nics = spec.get("networkInterfaces")
+    nics = (
+        tuple(
+            NetworkInterface(
+                network_card_index=int(_get(ni, "networkCardIndex") or 0),
+                device_index=int(_get(ni, "deviceIndex") or 0),
+                interface_type=str(_get(ni, "interfaceType") or "interface"),
+            )
+            for ni in raw_nics
+        )
+        if isinstance(raw_nics, list)
+        else None
+    )
     partial = not spec.get("amiFamily") and not spec.get("amiSelectorTerms")
     family = DEFAULT_AMI_FAMILY if partial else ami_family(spec)
     user_data = spec.get("userData")
@@ -104,6 +123,7 @@ def nodeclass_options(nodeclass: Any) -> NodeClassOptions:
         block_devices=tuple(devices),
         instance_store_raid0=spec.get("instanceStorePolicy") == "RAID0",
         efa_only_interfaces=efa_only,
+        network_interfaces=nics,
     )
 
 
