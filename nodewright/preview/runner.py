@@ -40,6 +40,8 @@ from nodewright.preview.mocks import (
     load_ssm_fixture,
 )
 
+log = logging.getLogger("nodewright")
+
 SECURE_PLACEHOLDER = "<<secret:{key}>>"
 
 
@@ -209,33 +211,57 @@ def _by_identity(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return cached
 
 
+# The private pulumi attributes the lean runtime replaces: (module, attribute, what it costs).
+# Each is feature-detected: when a pulumi release renames or drops one, that patch is skipped with
+# one warning (the preview stays correct, only slower), and tests/pulumi/test_lean_runtime.py fails
+# so the change is seen in CI.
+PRIVATE_PATCHES: tuple[tuple[Any, str, str], ...] = (
+    (_cycle_breaker, "_add_dep", "cycle-breaker set copies"),
+    (_cycle_breaker, "_DEPENDENCIES_PROPERTY", "cycle-breaker set copies"),
+    (_pulumi_resource, "_get_stack_trace", "a stack walk per resource"),
+    (_pulumi_types, "unwrap_type", "type introspection per property"),
+    (_pulumi_types, "unwrap_optional_type", "type introspection per property"),
+)
+
+
+def missing_private_api() -> list[str]:
+    """The private pulumi attributes the preview patches that this pulumi lacks (``module.attr``)."""
+    return [f"{mod.__name__}.{attr}" for mod, attr, _ in PRIVATE_PATCHES if not hasattr(mod, attr)]
+
+
 @contextlib.contextmanager
 def _lean_runtime() -> Iterator[None]:
     """Costs of pulumi's runtime that only serve the real engine or repeat themselves, off while
     the mocks run: cycle-breaker set copies, stack traces, debug lines, re-deriving each property's
-    type from its annotation (``typing`` introspection per property of every resource)."""
-    saved = (
-        _cycle_breaker._add_dep,
-        _pulumi_resource._get_stack_trace,
-        pulumi.log.debug,
-        _pulumi_types.unwrap_type,
-        _pulumi_types.unwrap_optional_type,
-    )
-    _cycle_breaker._add_dep = _add_dep_in_place
-    _pulumi_resource._get_stack_trace = _no_stack_trace
-    pulumi.log.debug = _no_debug
-    _pulumi_types.unwrap_type = _by_identity(saved[3])  # type: ignore[assignment]
-    _pulumi_types.unwrap_optional_type = _by_identity(saved[4])  # type: ignore[assignment]
+    type from its annotation (``typing`` introspection per property of every resource). A patch
+    whose private attribute this pulumi lacks is skipped (see :data:`PRIVATE_PATCHES`)."""
+    missing = set(missing_private_api())
+    if missing:
+        log.warning(
+            "pulumi %s lacks %s: the preview runs without those speed-ups (nodewright is tested with "
+            "the pulumi pinned in pyproject.toml)",
+            getattr(pulumi, "__version__", "?"),
+            ", ".join(sorted(missing)),
+        )
+    patches: list[tuple[Any, str, Any]] = [(pulumi.log, "debug", _no_debug)]
+    if not missing & {
+        f"{_cycle_breaker.__name__}._add_dep",
+        f"{_cycle_breaker.__name__}._DEPENDENCIES_PROPERTY",
+    }:
+        patches.append((_cycle_breaker, "_add_dep", _add_dep_in_place))
+    if f"{_pulumi_resource.__name__}._get_stack_trace" not in missing:
+        patches.append((_pulumi_resource, "_get_stack_trace", _no_stack_trace))
+    for attr in ("unwrap_type", "unwrap_optional_type"):
+        if f"{_pulumi_types.__name__}.{attr}" not in missing:
+            patches.append((_pulumi_types, attr, _by_identity(getattr(_pulumi_types, attr))))
+    saved = [(mod, attr, getattr(mod, attr)) for mod, attr, _ in patches]
+    for mod, attr, value in patches:
+        setattr(mod, attr, value)
     try:
         yield
     finally:
-        (
-            _cycle_breaker._add_dep,
-            _pulumi_resource._get_stack_trace,
-            pulumi.log.debug,
-            _pulumi_types.unwrap_type,
-            _pulumi_types.unwrap_optional_type,
-        ) = saved
+        for mod, attr, value in saved:
+            setattr(mod, attr, value)
 
 
 def _resolve_output(value: Any) -> OutputValue:
