@@ -34,7 +34,7 @@ from nodewright.errors import Problem, typo_hint
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
-_RFC3339: Final = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+_RFC3339: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})")
 # What a CRD pattern means, for the fix part of an error line (patterns as the CRDs spell them).
 _PATTERN_HELP: Final[dict[str, str]] = {
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$": "use a Kubernetes quantity such as 500m, 2 or 4Gi",
@@ -253,7 +253,7 @@ class _Walk:
                     self.add(
                         path, f"invalid value {show(value)}: does not match the CRD pattern {s.pattern_text}"
                     )
-            if s.format == "date-time" and not _RFC3339.match(value):
+            if s.format == "date-time" and not _RFC3339.fullmatch(value):
                 self.add(path, f"{show(value)} is not an RFC 3339 date-time; use e.g. 2024-01-02T15:04:05Z")
         elif isinstance(value, int | float) and not isinstance(value, bool):
             if s.minimum is not None and (value < s.minimum or (s.exclusive_minimum and value == s.minimum)):

@@ -25,6 +25,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_strings
 
 from nodewright.algebra.quantity import Quantity, is_quantity, parse_quantity
+from nodewright.crd import regex
 
 _MEMO_LIMIT: Final = 4096
 
@@ -33,26 +34,19 @@ class RuleCompileError(Exception):
     """A CRD rule that cannot be compiled in nodewright's CEL environment."""
 
 
-@functools.lru_cache(maxsize=512)
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.ASCII)  # RE2, as Kubernetes CEL: ASCII classes
-
-
 def _find(s: str, pattern: str) -> str:
-    """``<string>.find(<regex>)``: the first match, or ``""`` (Kubernetes regex library)."""
-    m = _regex(pattern).search(s)
-    return m.group(0) if m else ""
+    """``<string>.find(<regex>)``: the first match, or ``""`` (Kubernetes regex library, RE2)."""
+    return regex.find(s, pattern)
 
 
 def _find_all(s: str, pattern: str) -> list[str]:
-    """``<string>.findAll(<regex>)``: every non-overlapping match."""
-    return [m.group(0) for m in _regex(pattern).finditer(s)]
+    """``<string>.findAll(<regex>)``: every non-overlapping match (Go's ``FindAllString``)."""
+    return regex.find_all(s, pattern)
 
 
 def _find_all_n(s: str, pattern: str, limit: int) -> list[str]:
     """``<string>.findAll(<regex>, <limit>)``: at most ``limit`` matches (all when negative)."""
-    out = _find_all(s, pattern)
-    return out if limit < 0 else out[:limit]
+    return regex.find_all(s, pattern, limit)
 
 
 def _q(text: str) -> Quantity:

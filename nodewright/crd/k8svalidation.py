@@ -11,11 +11,11 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-_NAME_RE: Final = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN_RE: Final = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
-_LABEL_VALUE_RE: Final = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+# Go anchors these as ``^...$`` where ``$`` is the very end: ``fullmatch`` (Python's ``$`` would
+# also match before a trailing newline).
+_NAME_RE: Final = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DNS1123_SUBDOMAIN_RE: Final = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL_VALUE_RE: Final = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 
 _NAME_FMT: Final = (
     "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
@@ -50,7 +50,7 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     errs: list[str] = []
     if len(value) > 253:
         errs.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN_RE.match(value):
+    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
         errs.append(_DNS1123_FMT)
     return errs
 
@@ -77,7 +77,7 @@ def is_qualified_name(key: str) -> list[str]:
     out: list[str] = []
     if len(name) > 63:
         out.append("name part must be no more than 63 characters")
-    if not _NAME_RE.match(name):
+    if not _NAME_RE.fullmatch(name):
         out.append(_NAME_FMT)
     return out
 
@@ -87,6 +87,6 @@ def is_valid_label_value(value: str) -> list[str]:
     out: list[str] = []
     if len(value) > 63:
         out.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.match(value):
+    if not _LABEL_VALUE_RE.fullmatch(value):
         out.append(_LABEL_VALUE_FMT)
     return out
