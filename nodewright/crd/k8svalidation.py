@@ -15,6 +15,7 @@ from typing import Final
 # also match before a trailing newline).
 _NAME_RE: Final = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _DNS1123_SUBDOMAIN_RE: Final = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS1123_LABEL_RE: Final = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _LABEL_VALUE_RE: Final = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 
 _NAME_FMT: Final = (
@@ -52,6 +53,20 @@ def is_dns1123_subdomain(value: str) -> list[str]:
         errs.append("must be no more than 253 characters")
     if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
         errs.append(_DNS1123_FMT)
+    return errs
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    """``IsDNS1123Label``: lower case RFC 1123 label (a namespace name), at most 63 characters."""
+    errs: list[str] = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 characters")
+    if not _DNS1123_LABEL_RE.fullmatch(value):
+        errs.append(
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+            "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
+            "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+        )
     return errs
 
 

@@ -70,6 +70,7 @@ class CRD:
     scope: str
     schema: Schema
     file: str
+    scale_spec_path: str = ""  # the scale subresource's specReplicasPath (".spec.replicas"), if any
 
 
 def _compile(node: Mapping[str, Any], *, where: str) -> Schema:
@@ -133,6 +134,7 @@ def _load(version: str, kind: str) -> CRD:
         scope=spec.get("scope", "Namespaced"),
         schema=schema,
         file=name,
+        scale_spec_path=str(((ver.get("subresources") or {}).get("scale") or {}).get("specReplicasPath") or ""),
     )
 
 
