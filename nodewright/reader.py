@@ -153,21 +153,23 @@ def _duplicate_at(text: str, key: str, start: int = 0) -> int:
     import json.decoder
     import json.scanner
 
-    decoder = json.JSONDecoder()
+    decoding: Any = json.decoder  # JSONObject and py_make_scanner are not in the type stubs
+    scanning: Any = json.scanner
+    decoder: Any = json.JSONDecoder()
 
     def parse_object(s_and_end: tuple[str, int], strict: bool, scan_once: Any, *rest: Any) -> Any:
-        start = s_and_end[1] - 1
+        opened = s_and_end[1] - 1
 
         def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             try:
                 return _pairs(pairs)
             except _DuplicateKey as exc:
-                raise _DuplicateKey(exc.key, start) from None
+                raise _DuplicateKey(exc.key, opened) from None
 
-        return json.decoder.JSONObject(s_and_end, strict, scan_once, None, hook, {})
+        return decoding.JSONObject(s_and_end, strict, scan_once, None, hook, {})
 
-    decoder.parse_object = parse_object  # type: ignore[assignment]
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    decoder.parse_object = parse_object
+    decoder.scan_once = scanning.py_make_scanner(decoder)
     try:
         while start < len(text) and text[start].isspace():
             start += 1

@@ -36,7 +36,9 @@ ABSENT: Final = object()  # no correlated old value (a create, or a node the upd
 INT32_MAX: Final = 2**31 - 1
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
-_RFC3339: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})")
+_RFC3339: Final = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
 # What a CRD pattern means, for the fix part of an error line (patterns as the CRDs spell them).
 _PATTERN_HELP: Final[dict[str, str]] = {
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$": "use a Kubernetes quantity such as 500m, 2 or 4Gi",

@@ -227,7 +227,9 @@ def compile_rule(entry: Mapping[str, Any], *, where: str) -> Rule:
     if entry.get("optionalOldSelf"):
         # oldSelf is then an optional (optional.none() on create), which the CEL library here lacks:
         # refuse the CRD rather than evaluate the rule wrongly.
-        raise RuleCompileError(f"{where}: CEL rule {text!r} sets optionalOldSelf, which nodewright does not support")
+        raise RuleCompileError(
+            f"{where}: CEL rule {text!r} sets optionalOldSelf, which nodewright does not support"
+        )
     rule = Rule(
         rule=text,
         message=str(message) if message else f"failed rule: {text}",

@@ -114,7 +114,10 @@ def decode_metadata(add: Add, meta: Any) -> dict[str, Any] | None:
                 if value[k] is None:
                     value[k] = ""  # Go's json: null into a map[string]string value stores ""
                 elif not isinstance(value[k], str):
-                    add(f"{at}[{k}]", f"must be of type string, got {kind_of(value[k])} {show(value[k])}; quote it")
+                    add(
+                        f"{at}[{k}]",
+                        f"must be of type string, got {kind_of(value[k])} {show(value[k])}; quote it",
+                    )
         elif key == "finalizers":
             for i, f in enumerate(value):
                 if not isinstance(f, str):
@@ -160,7 +163,10 @@ def check_metadata(add: Add, meta: Any, *, namespaced: bool) -> None:
     if not name and generate:
         name = generate[:_GENERATE_BASE_MAX] + "x" * _GENERATED_SUFFIX  # what BeforeCreate generates
     elif not name:
-        add("metadata.name", 'required field "name" is missing; every object needs metadata.name (or generateName)')
+        add(
+            "metadata.name",
+            'required field "name" is missing; every object needs metadata.name (or generateName)',
+        )
     else:
         for err in is_dns1123_subdomain(name):
             add("metadata.name", f"invalid name {show(name)}: {err}")

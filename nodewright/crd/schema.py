@@ -134,7 +134,9 @@ def _load(version: str, kind: str) -> CRD:
         scope=spec.get("scope", "Namespaced"),
         schema=schema,
         file=name,
-        scale_spec_path=str(((ver.get("subresources") or {}).get("scale") or {}).get("specReplicasPath") or ""),
+        scale_spec_path=str(
+            ((ver.get("subresources") or {}).get("scale") or {}).get("specReplicasPath") or ""
+        ),
     )
 
 

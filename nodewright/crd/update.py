@@ -34,6 +34,12 @@ def admit_update(
     """``body`` as the API server would store it as an update of ``old``, and every problem."""
     stored, old_walk = run(old, kind=kind, file="<base>", rel=rel)
     admitted, _ = run(
-        body, kind=kind, file=file, path=path, rel=rel, old=stored.body, old_list_ok=not old_walk.list_problems
+        body,
+        kind=kind,
+        file=file,
+        path=path,
+        rel=rel,
+        old=stored.body,
+        old_list_ok=not old_walk.list_problems,
     )
     return admitted

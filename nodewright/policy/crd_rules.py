@@ -87,4 +87,3 @@ def check_crd_update(resource: ResourceView, config: Mapping[str, Any]) -> list[
         for p in updated.problems
         if (p.path, p.message) not in created
     ]
-

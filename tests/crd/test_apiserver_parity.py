@@ -113,9 +113,18 @@ def with_meta(**meta: Any) -> dict[str, Any]:
     [
         ({"finalizers": ["not a name"]}, "metadata.finalizers[0]"),
         ({"finalizers": ["orphan", "foregroundDeletion"]}, "metadata.finalizers"),
-        ({"ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p"}]}, "metadata.ownerReferences[0].uid"),
-        ({"ownerReferences": [{"apiVersion": "apps/", "kind": "X", "name": "p", "uid": "u"}]}, "metadata.ownerReferences[0].apiVersion"),
-        ({"ownerReferences": [{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "u"}]}, "metadata.ownerReferences[0]"),
+        (
+            {"ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p"}]},
+            "metadata.ownerReferences[0].uid",
+        ),
+        (
+            {"ownerReferences": [{"apiVersion": "apps/", "kind": "X", "name": "p", "uid": "u"}]},
+            "metadata.ownerReferences[0].apiVersion",
+        ),
+        (
+            {"ownerReferences": [{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "u"}]},
+            "metadata.ownerReferences[0]",
+        ),
         (
             {
                 "ownerReferences": [
@@ -125,7 +134,10 @@ def with_meta(**meta: Any) -> dict[str, Any]:
             },
             "metadata.ownerReferences[1]",
         ),
-        ({"ownerReferences": [{"apiVersion": "v1", "kind": "A", "name": "a", "uid": "1", "ctrl": True}]}, "metadata.ownerReferences[0].ctrl"),
+        (
+            {"ownerReferences": [{"apiVersion": "v1", "kind": "A", "name": "a", "uid": "1", "ctrl": True}]},
+            "metadata.ownerReferences[0].ctrl",
+        ),
         ({"annotations": {"bad key!": "v"}}, "metadata.annotations[bad key!]"),
         ({"annotations": {"a": "x" * (256 * 1024)}}, "metadata.annotations"),
         ({"generation": -1}, "metadata.generation"),

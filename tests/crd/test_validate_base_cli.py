@@ -19,7 +19,12 @@ ROOT = Path(__file__).resolve().parents[2]
 def nodewright(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "nodewright.cli", *args], capture_output=True, text=True, env=env, cwd=ROOT, check=False
+        [sys.executable, "-m", "nodewright.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=False,
     )
 
 
@@ -51,7 +56,11 @@ def test_a_valid_update_exits_0_and_lists_the_changes(tmp_path: Path) -> None:
     result = nodewright("validate", "-f", new, "--base", old, "-o", "json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["changes"] == {"create": ["NodePool/fresh"], "update": ["NodePool/a"], "delete": ["NodePool/gone"]}
+    assert data["changes"] == {
+        "create": ["NodePool/fresh"],
+        "update": ["NodePool/a"],
+        "delete": ["NodePool/gone"],
+    }
     assert data["base"] == [old]
 
 
@@ -72,7 +81,9 @@ def test_a_changed_nodeclassref_group_names_the_field(tmp_path: Path) -> None:
     new = write(tmp_path / "new.yaml", changed)
     result = nodewright("validate", "-f", new, "--base", old)
     assert result.returncode == 1
-    assert result.stderr.startswith(f"error: {new}:spec.template.spec.nodeClassRef: nodeClassRef.group is immutable")
+    assert result.stderr.startswith(
+        f"error: {new}:spec.template.spec.nodeClassRef: nodeClassRef.group is immutable"
+    )
 
 
 def test_without_base_the_same_file_is_a_create(tmp_path: Path) -> None:
