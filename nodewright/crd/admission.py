@@ -10,10 +10,12 @@ exists, recursing into inserted defaults); then the OpenAPI checks (exact types,
 formats, enums, patterns, bounds incl. int64, lengths, ``x-kubernetes-list-type`` set/map
 uniqueness) and every ``x-kubernetes-validations`` rule. Like the API server, a rule is not run on
 a value that has a type/enum/required/length error inside it (it is reported, and the rest is
-still checked, so every problem comes out in one pass). ``metadata`` is checked as ObjectMeta on
-create; ``status`` is kept and not checked (a status subresource ignores it on create; cluster
-state files carry it). Transition rules (``oldSelf``) are not evaluated: nodewright validates as
-on create. The walk never coerces: ``weight: "10"`` is an error, not 10.
+still checked, so every problem comes out in one pass). ``metadata`` is checked as ObjectMeta
+(:mod:`nodewright.crd.objectmeta`); ``status`` is pruned (an unknown field is a strict error) but
+not validated (a status subresource drops it on create and keeps the stored one on update;
+cluster state files carry it). Patterns run on RE2 (:mod:`nodewright.crd.regex`). An update
+(:func:`run` with ``old``, :mod:`nodewright.crd.update`) adds transition rules and ratcheting.
+The walk never coerces: ``weight: "10"`` is an error, not 10.
 """
 
 from __future__ import annotations
@@ -27,13 +29,13 @@ from typing import Any, Final
 
 from nodewright.crd.celrules import Rule
 from nodewright.crd.objectmeta import check_metadata, check_metadata_update
+from nodewright.crd.ratchet import ABSENT, map_key, map_list, same
 from nodewright.crd.releases import Release
 from nodewright.crd.schema import MISSING, Schema, crd
+from nodewright.crd.subresources import check_scale, prune
 from nodewright.crd.values import kind_of, plain, show
 from nodewright.errors import Problem, typo_hint
 
-ABSENT: Final = object()  # no correlated old value (a create, or a node the update cannot pair)
-INT32_MAX: Final = 2**31 - 1
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
 _RFC3339: Final = re.compile(
@@ -230,10 +232,10 @@ class _Walk:
 
     def _array(self, items: list[Any], s: Schema, path: str, old: Any = ABSENT) -> bool:
         blocking = False
-        olds = _map_list(old, s) if isinstance(old, list) else {}
+        olds = map_list(old, s) if isinstance(old, list) else {}
         if s.items is not None:
             for i in range(len(items)):
-                before = olds.get(_map_key(items[i], s), ABSENT) if olds else ABSENT
+                before = olds.get(map_key(items[i], s), ABSENT) if olds else ABSENT
                 items[i], b = self.walk(items[i], s.items, _index(path, i), before)
                 blocking = blocking or b
         n = len(items)
@@ -367,49 +369,6 @@ def _short(rule: str) -> str:
     return rule if len(rule) <= 160 else rule[:157] + "..."
 
 
-def same(a: Any, b: Any, s: Schema | None = None) -> bool:
-    """The API server's equality for ratcheting (``CorrelatedObject.CachedDeepEqual``): exact types
-    (``1`` is not ``true`` nor ``1.5``), objects by key, ``x-kubernetes-list-type: map`` lists by
-    their keys (order does not matter), other lists item by item."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        if len(a) != len(b):
-            return False
-        for k, v in a.items():
-            if k not in b:
-                return False
-            sub = (s.properties.get(k) or s.additional) if s is not None else None
-            if not same(v, b[k], sub):
-                return False
-        return True
-    if isinstance(a, list):
-        if len(a) != len(b):
-            return False
-        if s is not None and s.list_type == "map" and s.list_map_keys:
-            olds = _map_list(b, s)
-            return all(
-                (o := olds.get(_map_key(x, s), ABSENT)) is not ABSENT and same(x, o, s.items) for x in a
-            )
-        item = s.items if s is not None else None
-        return all(same(x, y, item) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
-
-
-def _map_key(item: Any, s: Schema) -> str:
-    if not isinstance(item, dict):
-        return ""
-    return json.dumps([item.get(k) for k in s.list_map_keys])
-
-
-def _map_list(items: list[Any], s: Schema) -> dict[str, Any]:
-    """The old items of an ``x-kubernetes-list-type: map`` list by their keys (the only lists whose
-    items the API server pairs with old items); empty for other lists."""
-    if s.list_type != "map" or not s.list_map_keys:
-        return {}
-    return {_map_key(item, s): item for item in items if isinstance(item, dict)}
-
-
 def admit(
     body: Mapping[str, Any], *, kind: str, file: str = "<input>", path: str = "", rel: Release | None = None
 ) -> Admitted:
@@ -475,8 +434,8 @@ def run(
     if status is not None and status_schema is not None:
         # Pruned at decoding (unknown fields are strict errors), then dropped by PrepareForCreate /
         # replaced by the old status on update: never validated. Kept here for cluster-state files.
-        status = _prune(w, status, status_schema, "status")
-    check_scale(w, obj, c.scale_spec_path)
+        status = prune(w.add, status, status_schema, "status")
+    check_scale(w.add, obj, c.scale_spec_path)
     if root.rules:
         if meta is not None:
             obj["metadata"] = meta
@@ -497,52 +456,3 @@ def run(
     elif status is not None and old is None:
         obj["status"] = status
     return Admitted(body=obj, problems=w.problems), w
-
-
-def _prune(w: _Walk, value: Any, s: Schema, path: str) -> Any:
-    """Structural pruning alone (k8s.io/apiextensions-apiserver ``schema/pruning``): unknown fields
-    reported (strict field validation) and removed, non-nullable nulls without default removed;
-    types are not checked."""
-    if isinstance(value, dict):
-        for key in list(value):
-            sub = s.properties.get(key) or s.additional
-            if sub is None:
-                if not s.preserve_unknown:
-                    hint = typo_hint(key, list(s.properties))
-                    w.add(
-                        _child(path, key),
-                        f'unknown field "{key}"{hint}; the CRD has no such field (strict field validation rejects it)',
-                    )
-                    del value[key]
-                continue
-            if value[key] is None and not sub.nullable and sub.default is MISSING:
-                del value[key]
-                continue
-            at = _child(path, key) if key in s.properties else _entry(path, key)
-            value[key] = _prune(w, value[key], sub, at)
-    elif isinstance(value, list) and s.items is not None:
-        for i, item in enumerate(value):
-            value[i] = _prune(w, item, s.items, _index(path, i))
-    return value
-
-
-def check_scale(w: _Walk, obj: Mapping[str, Any], spec_replicas_path: str) -> None:
-    """The scale subresource's bound on the replicas field (``ValidateScaleSpec``): an int32."""
-    if not spec_replicas_path:
-        return
-    cur: Any = obj
-    parts = spec_replicas_path.lstrip(".").split(".")
-    for part in parts:
-        if not isinstance(cur, Mapping) or part not in cur:
-            return
-        cur = cur[part]
-    where = ".".join(parts)
-    if type(cur) is not int:
-        return  # a type error already reported by the schema
-    if cur < 0:
-        w.add(where, f"{cur} should be a non-negative integer (scale subresource)")
-    elif cur > INT32_MAX:
-        w.add(
-            where,
-            f"{cur} should be less than or equal to {INT32_MAX} (the scale subresource reads it as an int32)",
-        )
