@@ -280,7 +280,7 @@ class _Walk:
                 blocking = True
             if s.min_length is not None and n < s.min_length:
                 self.add(path, f"is {n} characters long, at least {s.min_length} are required")
-            if s.pattern is not None and not s.pattern.search(value):
+            if s.pattern is not None and not _matches(s, value):
                 what = _PATTERN_HELP.get(s.pattern_text)
                 if what:
                     self.add(path, f"invalid value {show(value)}: {what} (CRD pattern {s.pattern_text})")
@@ -359,6 +359,19 @@ class _Walk:
             msg = rule.message + (f" (the rule could not be evaluated: {err})" if err else "")
             self.add(where, f"{msg}; the CRD rule is: {_short(rule.rule)}")
         return bool(failing)
+
+
+_PATTERN_MEMO_LIMIT: Final = 4096
+
+
+def _matches(s: Schema, value: str) -> bool:
+    """RE2 search of the node's pattern, memoised per node (fleets repeat durations, keys, counts)."""
+    hit = s.pattern_memo.get(value)
+    if hit is None:
+        hit = s.pattern.search(value) is not None
+        if len(s.pattern_memo) < _PATTERN_MEMO_LIMIT:
+            s.pattern_memo[value] = hit
+    return hit
 
 
 def _num(v: float) -> str:

@@ -34,6 +34,7 @@ class Schema:
     required: tuple[str, ...] = ()
     enum: tuple[Any, ...] | None = None
     pattern: Any = None  # a compiled RE2 regexp (nodewright.crd.regex)
+    pattern_memo: dict[str, bool] = field(default_factory=dict)  # value -> matches (bounded)
     pattern_text: str = ""
     format: str | None = None
     minimum: float | None = None
