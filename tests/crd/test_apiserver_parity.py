@@ -187,3 +187,12 @@ def test_duplicate_json_keys_are_a_located_error() -> None:
     with pytest.raises(InputError) as err:
         parse_text(text, file="np.json")
     assert "duplicate key 'name'" in err.value.message and "line 2 column 14" in err.value.message
+
+
+def test_cel_matches_is_re2() -> None:
+    """CEL's ``matches`` (cel-expr-python: Google's CEL C++ with RE2) takes Go's side too."""
+    from nodewright.crd.celrules import environment
+
+    program = environment().compile("self.matches('^[0-9]+$')")
+    assert program.eval(data={"self": "5"}).value() is True
+    assert program.eval(data={"self": "5\n"}).value() is False

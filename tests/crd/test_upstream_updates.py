@@ -12,6 +12,11 @@ Upstream v1.14.1 has seven ``env.Client.Update`` calls in these files, plus the 
 name already existing); they are ported as the updates they mean. Then nodewright's own cases for
 the other transition rule (NodeClaim ``spec is immutable``, from the shipped CRD), ratcheting and
 metadata, each citing the API server code it follows.
+
+aws/karpenter-provider-aws v1.14.1 ``test/suites/integration/validation_test.go`` (the e2e suite)
+still expects the role <-> instance profile switches to *fail*; the v1.14.1 CRD has no rule for
+that (no ``oldSelf`` in the EC2NodeClass CRD) and the unit suite expects success, which is what
+the API server does with the shipped CRD: nodewright follows the CRD.
 """
 
 from __future__ import annotations
