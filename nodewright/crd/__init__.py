@@ -6,8 +6,9 @@ rules and defaults as the API server applies them, then Karpenter's runtime chec
 :func:`selecting`, :func:`supported_versions`) and :func:`crd`. Modules: ``releases`` (which
 release, which CRD folder, which hash versions), ``schema`` (CRD -> compiled schema tree),
 ``celrules`` (CEL programs and the Kubernetes extension functions), ``admission`` (prune, default,
-validate), ``update`` (an update: ratcheting, transition rules), ``objectmeta`` (ObjectMeta on
-create and update), ``regex`` (Go RE2 patterns), ``values`` (JSON-like value helpers),
+validate), ``update`` (an update: ratcheting, transition rules), ``ratchet`` (pairing old and new
+values, equality), ``subresources`` (status pruning, the scale bound), ``objectmeta`` (ObjectMeta
+on create and update), ``regex`` (Go RE2 patterns), ``values`` (JSON-like value helpers),
 ``runtime`` (Karpenter's RuntimeValidate), ``k8svalidation`` (name/label syntax).
 Nothing here knows about pydantic models, files or the CLI.
 """
