@@ -151,6 +151,7 @@ def check_metadata(add: Add, meta: Any, *, namespaced: bool) -> None:
     if meta is None:
         add("metadata.name", 'required field "name" is missing; every object needs metadata.name')
         return
+    given = isinstance(meta, dict) and meta.get("name") not in (None, "")
     decoded = decode_metadata(add, meta)
     if decoded is None:
         return
@@ -162,7 +163,7 @@ def check_metadata(add: Add, meta: Any, *, namespaced: bool) -> None:
             add("metadata.generateName", f"invalid generateName {show(generate)}: {err}")
     if not name and generate:
         name = generate[:_GENERATE_BASE_MAX] + "x" * _GENERATED_SUFFIX  # what BeforeCreate generates
-    elif not name:
+    elif not name and not given:  # (a name of the wrong type is already reported)
         add(
             "metadata.name",
             'required field "name" is missing; every object needs metadata.name (or generateName)',
