@@ -75,8 +75,6 @@ IMMUTABLE_FIELDS: Final = (
 )
 _ORPHAN: Final = "orphan"
 _FOREGROUND: Final = "foregroundDeletion"
-_GENERATED_SUFFIX: Final = 5  # the API server appends 5 random characters to a generateName
-_GENERATE_BASE_MAX: Final = 63 - _GENERATED_SUFFIX
 
 
 def _typed(add: Add, path: str, value: Any, want: str) -> bool:
@@ -161,16 +159,16 @@ def check_metadata(add: Add, meta: Any, *, namespaced: bool) -> None:
         # validated as a prefix: a trailing "-" is allowed (NameIsDNSSubdomain with prefix=true)
         for err in is_dns1123_subdomain(generate[:-1] if generate.endswith("-") else generate):
             add("metadata.generateName", f"invalid generateName {show(generate)}: {err}")
-    if not name and generate:
-        name = generate[:_GENERATE_BASE_MAX] + "x" * _GENERATED_SUFFIX  # what BeforeCreate generates
-    elif not name and not given:  # (a name of the wrong type is already reported)
+    if name:
+        for err in is_dns1123_subdomain(name):
+            add("metadata.name", f"invalid name {show(name)}: {err}")
+    elif not generate and not given:  # (a name of the wrong type is already reported)
         add(
             "metadata.name",
             'required field "name" is missing; every object needs metadata.name (or generateName)',
         )
-    else:
-        for err in is_dns1123_subdomain(name):
-            add("metadata.name", f"invalid name {show(name)}: {err}")
+    # else the API server generates the name: the prefix (at most 58 characters of it) and 5
+    # random lowercase alphanumerics, valid whenever the generateName is
     if not namespaced:
         decoded.pop("namespace", None)  # rest.BeforeCreate clears it on a cluster-scoped object
     _check_common(add, decoded, namespaced=namespaced)
