@@ -369,7 +369,7 @@ def _matches(s: Schema, value: str) -> bool:
     hit = s.pattern_memo.get(value)
     if hit is None:
         hit = s.pattern.search(value) is not None
-        if len(s.pattern_memo) < _PATTERN_MEMO_LIMIT:
+        if len(s.pattern_memo) < _PATTERN_MEMO_LIMIT and len(value) <= 256:  # bounded memory
             s.pattern_memo[value] = hit
     return hit
 
