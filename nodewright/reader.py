@@ -12,7 +12,8 @@ never a traceback, a hang or a memory blow-up. The limits:
   once aliases are expanded (the "billion laughs" bomb is refused before it is built);
 * numbers: integers of at most :data:`MAX_INT_DIGITS` digits, finite floats only (no ``.inf``,
   ``.nan``, ``1e400``): what Kubernetes' JSON decoding accepts;
-* duplicate mapping keys are errors with their line.
+* duplicate mapping keys are errors with their line, in YAML and in JSON (strict decoding in the
+  API server refuses duplicate fields; Python's ``json`` would keep the last one silently).
 
 libyaml's C loader and dumper are used when PyYAML has them (they are several times faster than
 the pure-Python ones); the results are identical. Boundary: bytes to plain data and plain data
