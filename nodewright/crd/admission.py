@@ -454,7 +454,7 @@ def run(
             obj["metadata"] = meta
         w._rules(obj, root, "", old=old_obj)
         obj.pop("metadata", None)
-    if w.skipped:
+    if w.skipped and w.problems:  # (on update, the problems that caused it may have ratcheted)
         w.add(
             "",
             "some validation rules were not checked because the object was invalid; correct the "
