@@ -86,6 +86,20 @@ def test_a_changed_nodeclassref_group_names_the_field(tmp_path: Path) -> None:
     )
 
 
+def test_an_unchanged_invalid_field_passes_as_an_update_only(tmp_path: Path) -> None:
+    """Ratcheting: the cluster keeps accepting an object whose old invalid field is left alone."""
+    stored = pool("a")
+    stored["spec"]["template"]["spec"]["expireAfter"] = "720h\n"
+    old = write(tmp_path / "old.yaml", stored)
+    changed = pool("a", weight=5)
+    changed["spec"]["template"]["spec"]["expireAfter"] = "720h\n"
+    new = write(tmp_path / "new.yaml", changed)
+    assert nodewright("validate", "-f", new, "--base", old).returncode == 0
+    alone = nodewright("validate", "-f", new)
+    assert alone.returncode == 1
+    assert alone.stderr.startswith(f"error: {new}:spec.template.spec.expireAfter: invalid value")
+
+
 def test_without_base_the_same_file_is_a_create(tmp_path: Path) -> None:
     new = write(tmp_path / "new.yaml", pool("a", replicas=3))
     assert nodewright("validate", "-f", new).returncode == 0
