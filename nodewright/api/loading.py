@@ -92,6 +92,8 @@ class Objects:
     nodeoverlays: list[NodeOverlay] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     raw: dict[str, list[Document]] = field(default_factory=dict)  # kinds read unbuilt (``raw_kinds``)
+    # With a base (``load_objects(..., base=...)``): Karpenter objects by what applying them does.
+    changes: dict[str, list[str]] = field(default_factory=dict)  # create/update/delete -> Kind/name
 
     def nodeclass(self, name: str) -> EC2NodeClass | None:
         for nc in self.nodeclasses:
@@ -236,6 +238,28 @@ def _build_lenient(doc: Document, model: type[T]) -> tuple[T | None, list[Proble
     return obj, []
 
 
+def object_key(doc: Document) -> tuple[str, str, str]:
+    """How the API server names an object: kind, namespace (namespaced kinds only), name."""
+    namespaced = doc.kind not in crd.API_VERSIONS or crd.crd(doc.kind).scope == "Namespaced"
+    meta = doc.body.get("metadata")
+    namespace = meta.get("namespace") if namespaced and isinstance(meta, Mapping) else None
+    return doc.kind, str(namespace or ""), doc.name
+
+
+def base_index(docs: Iterable[Document]) -> dict[tuple[str, str, str], Document]:
+    """The base's Karpenter objects by :func:`object_key` (the first of a repeated name wins)."""
+    out: dict[tuple[str, str, str], Document] = {}
+    for doc in docs:
+        if doc.kind in crd.API_VERSIONS and doc.name:
+            out.setdefault(object_key(doc), doc)
+    return out
+
+
+def _show_key(key: tuple[str, str, str]) -> str:
+    kind, namespace, name = key
+    return f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"
+
+
 def unbound_pods(body: Mapping[str, Any]) -> bool:
     """A cheap test on a raw Pod: not bound to a node (only those can be pending)."""
     spec = body.get("spec")
@@ -248,8 +272,14 @@ def objects_from_documents(
     kinds: Collection[str] | None = None,
     pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
     raw_kinds: Collection[str] = (),
+    base: Iterable[Document] | None = None,
 ) -> Objects:
     """Build and validate every known object; collect every problem before raising.
+
+    ``base``: the objects as they are in the cluster (e.g. the base branch's files). A Karpenter
+    object whose kind and name (namespace where namespaced) are in the base is admitted as an
+    update of it (transition rules, ratcheting, immutable fields); the others are creates, and
+    base objects absent here are deletes (listed in ``Objects.changes``, never an error).
 
     ``kinds`` limits the work to the kinds a caller reads (others are skipped unbuilt, quietly);
     ``pods_where`` keeps only the Pods whose raw body passes it (the rest are never built), so a
@@ -259,6 +289,7 @@ def objects_from_documents(
     out = Objects()
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], Document] = {}
+    olds = base_index(base) if base is not None else None
     for doc in docs:
         out.documents.append(doc)
         kind = doc.kind
@@ -301,7 +332,13 @@ def objects_from_documents(
             )
             continue
         if kind in crd.API_VERSIONS:
-            admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path)
+            old = None
+            if olds is not None:
+                key = object_key(doc)
+                old_doc = olds.get(key)
+                old = old_doc.body if old_doc is not None else None
+                out.changes.setdefault("update" if old is not None else "create", []).append(_show_key(key))
+            admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path, old=old)
             if not admitted.ok:
                 problems.extend(admitted.problems)
                 continue
@@ -337,6 +374,11 @@ def objects_from_documents(
             continue
         seen[ident] = doc
         getattr(out, _BUCKET[kind]).append(obj)
+    if olds is not None:
+        present = {object_key(d) for d in out.documents if d.kind in crd.API_VERSIONS}
+        gone = [_show_key(k) for k in olds if k not in present]
+        if gone:
+            out.changes["delete"] = gone
     if problems:
         if len(problems) == 1:
             p = problems[0]
@@ -351,11 +393,14 @@ def load_objects(
     kinds: Collection[str] | None = None,
     pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
     raw_kinds: Collection[str] = (),
+    base: Iterable[str | Path] | None = None,
 ) -> Objects:
     """Read, build and validate every object in ``paths`` (see module docstring and
-    :func:`objects_from_documents` for ``kinds``, ``pods_where`` and ``raw_kinds``)."""
+    :func:`objects_from_documents` for ``kinds``, ``pods_where``, ``raw_kinds``; ``base``: files
+    of the objects as they are in the cluster, making each object with a base an update)."""
+    base_docs = load_documents(base) if base is not None else None
     return objects_from_documents(
-        load_documents(paths), kinds=kinds, pods_where=pods_where, raw_kinds=raw_kinds
+        load_documents(paths), kinds=kinds, pods_where=pods_where, raw_kinds=raw_kinds, base=base_docs
     )
 
 

@@ -42,7 +42,8 @@ def _read_base(path: Path) -> dict[str, Any]:
     "--base",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="`nodewright preview -o json` of the base branch: the markdown diffs user data against it.",
+    help="`nodewright preview -o json` of the base branch: the markdown diffs user data against it, and "
+    "each NodePool/EC2NodeClass CR is checked as an update of the base's (policy karpenter-crd-update-valid).",
 )
 @click.option(
     "--policy-pack-config",
@@ -89,6 +90,7 @@ def command(
         policy_config=cfg,
         at=time_option("--at", at),
         cluster_state=cluster_state,
+        base=base,
     )
     doc = result.document
     if base_doc is not None and output == "json":

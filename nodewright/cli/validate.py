@@ -1,7 +1,9 @@
 """`nodewright validate`: check NodePools, EC2NodeClasses and cluster files the way Karpenter would.
 
 Every problem in every file is reported (one ``error:`` line each) and the exit code is 1 when
-there is any; with none it prints what it read. Useful as a fast pre-commit or CI gate.
+there is any; with none it prints what it read. Useful as a fast pre-commit or CI gate. With
+``--base`` (the files as they are in the cluster, e.g. the base branch's), each object that has a
+base is checked as an update of it (transition rules, ratcheting, immutable fields).
 """
 
 from __future__ import annotations
@@ -11,18 +13,39 @@ from collections import Counter
 import click
 
 from nodewright.api.loading import load_objects
-from nodewright.cli._common import emit, files_option, handle_errors, karpenter_version_option, output_option
+from nodewright.cli._common import (
+    INPUT_PATH,
+    emit,
+    files_option,
+    handle_errors,
+    karpenter_version_option,
+    output_option,
+)
 from nodewright.tables import format_table
 
 
 @click.command("validate")
 @files_option("YAML or JSON file (repeatable).")
+@click.option(
+    "--base",
+    "base",
+    multiple=True,
+    type=INPUT_PATH,
+    help="The objects as they are in the cluster (e.g. the base branch's files; repeatable): an object "
+    "of -f with the same kind and name is validated as an update of it.",
+)
 @output_option()
 @karpenter_version_option()
 @handle_errors
-def command(files: tuple[str, ...], output: str) -> None:
+def command(files: tuple[str, ...], base: tuple[str, ...], output: str) -> None:
     """Validate files against Karpenter's rules; exit 1 on any problem."""
-    objs = load_objects(files)
+    objs = load_objects(files, base=base or None)
     counts = Counter(doc.kind for doc in objs.documents)
     data = {"valid": True, "files": list(files), "objects": dict(sorted(counts.items()))}
-    emit(data, output, table=lambda: format_table(["KIND", "COUNT"], sorted(counts.items())))
+    if base:
+        data["base"] = list(base)
+        data["changes"] = {op: objs.changes.get(op, []) for op in ("create", "update", "delete")}
+    rows = sorted(counts.items())
+    if base:
+        rows += [(f"({op})", len(names)) for op, names in sorted(objs.changes.items())]
+    emit(data, output, table=lambda: format_table(["KIND", "COUNT"], rows))

@@ -9,7 +9,6 @@ lives here (that is :mod:`nodewright.crd.admission`).
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -17,6 +16,7 @@ from typing import Any, Final
 
 import yaml
 
+from nodewright.crd import regex
 from nodewright.crd.celrules import Rule, compile_rule
 from nodewright.crd.releases import CRD_FILES, Release, release
 
@@ -33,7 +33,8 @@ class Schema:
     items: Schema | None = None
     required: tuple[str, ...] = ()
     enum: tuple[Any, ...] | None = None
-    pattern: re.Pattern[str] | None = None
+    pattern: Any = None  # a compiled RE2 regexp (nodewright.crd.regex)
+    pattern_memo: dict[str, bool] = field(default_factory=dict)  # value -> matches (bounded)
     pattern_text: str = ""
     format: str | None = None
     minimum: float | None = None
@@ -70,6 +71,7 @@ class CRD:
     scope: str
     schema: Schema
     file: str
+    scale_spec_path: str = ""  # the scale subresource's specReplicasPath (".spec.replicas"), if any
 
 
 def _compile(node: Mapping[str, Any], *, where: str) -> Schema:
@@ -86,7 +88,7 @@ def _compile(node: Mapping[str, Any], *, where: str) -> Schema:
         s.enum = tuple(node["enum"])
     if "pattern" in node:
         s.pattern_text = str(node["pattern"])
-        s.pattern = re.compile(s.pattern_text, re.ASCII)  # RE2 classes (\d, \w) are ASCII
+        s.pattern = regex.compile_re2(s.pattern_text)
     s.format = node.get("format")
     s.minimum = node.get("minimum")
     s.maximum = node.get("maximum")
@@ -133,6 +135,9 @@ def _load(version: str, kind: str) -> CRD:
         scope=spec.get("scope", "Namespaced"),
         schema=schema,
         file=name,
+        scale_spec_path=str(
+            ((ver.get("subresources") or {}).get("scale") or {}).get("specReplicasPath") or ""
+        ),
     )
 
 

@@ -16,13 +16,13 @@ absent ``expireAfter`` hashes as absent (equal to ``Never``, what the golden vec
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
 from nodewright import labels
+from nodewright.crd import regex
 from nodewright.drift.gotypes import NODE_CLAIM_TEMPLATE
 from nodewright.drift.hashstructure import KARPENTER_OPTIONS, GoTimeValue, hash_value
 from nodewright.errors import Collector, InputError
@@ -35,8 +35,9 @@ DEFAULT_EXPIRE_AFTER: Final = "720h"
 TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 # CRD patterns (OpenAPI patterns are searched, not fully matched: kept verbatim).
-_EXPIRE_AFTER_PATTERN: Final = re.compile(r"^(([0-9]+(s|m|h))+)|(Never)$")
-_TGP_PATTERN: Final = re.compile(r"^([0-9]+(s|m|h))+$")
+# Compiled with RE2 as the API server does (``$`` only at the very end of the text).
+_EXPIRE_AFTER_PATTERN: Final = r"^(([0-9]+(s|m|h))+)|(Never)$"
+_TGP_PATTERN: Final = r"^([0-9]+(s|m|h))+$"
 
 _TEMPLATE_KEYS: Final = frozenset({"metadata", "spec"})
 _META_KEYS: Final = frozenset({"labels", "annotations"})
@@ -88,7 +89,7 @@ def as_mapping(obj: Any) -> tuple[Mapping[str, Any], Origin]:
 
 
 def _duration(
-    value: Any, *, field: str, pattern: re.Pattern[str], never_ok: bool, c: Collector, where: str
+    value: Any, *, field: str, pattern: str, never_ok: bool, c: Collector, where: str
 ) -> int | None:
     """Nanoseconds of a Go duration field (``None`` for Never / absent); problems go to ``c``."""
     if value is None:
@@ -106,8 +107,8 @@ def _duration(
     except DurationError as exc:
         c.add(where, f"invalid duration {value!r} ({exc}); {hint}")
         return None
-    if not pattern.search(value):
-        c.add(where, f"invalid duration {value!r}: Karpenter's CRD accepts only {pattern.pattern}; {hint}")
+    if not regex.search(pattern, value):
+        c.add(where, f"invalid duration {value!r}: Karpenter's CRD accepts only {pattern}; {hint}")
         return None
     return ns
 

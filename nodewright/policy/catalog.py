@@ -13,7 +13,7 @@ from typing import Any, Final, Literal
 
 from nodewright.api.amifamily import USER_DATA_MAX_BYTES
 from nodewright.policy.cost_rules import check_oversized_types
-from nodewright.policy.crd_rules import check_crd_valid
+from nodewright.policy.crd_rules import check_crd_update, check_crd_valid
 from nodewright.policy.drift_rules import check_instances_hash, check_nodepool_hash, check_pair_health
 from nodewright.policy.labels_rules import (
     check_custom_ami_user_data,
@@ -58,6 +58,19 @@ POLICIES: Final[tuple[PolicySpec, ...]] = (
         description="NodePool and EC2NodeClass CRs pass the Karpenter release's CRD (schema, CEL rules) and runtime validation.",
         enforcement="mandatory",
         resource_check=check_crd_valid,
+    ),
+    PolicySpec(
+        name="karpenter-crd-update-valid",
+        description="NodePool and EC2NodeClass CRs are valid updates of the base branch's (transition rules such as an immutable nodeClassRef group/kind or static/dynamic NodePools, immutable metadata; unchanged invalid fields ratchet).",
+        enforcement="mandatory",
+        resource_check=check_crd_update,
+        config_properties={
+            "base": {
+                "type": "string",
+                "default": "",
+                "description": "`nodewright preview -o json` of the base branch (`nodewright preview --base` sets it); empty: not checked.",
+            }
+        },
     ),
     PolicySpec(
         name="nodepool-hash-current",

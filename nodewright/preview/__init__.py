@@ -89,6 +89,21 @@ def _redactions(stack_config: Mapping[str, str], project: str, secret_keys: froz
     return out
 
 
+UPDATE_POLICY = "karpenter-crd-update-valid"
+
+
+def with_base(config: Mapping[str, Any] | None, base: Path) -> dict[str, Any]:
+    """The policy config with the base preview given to the update policy (its level kept)."""
+    out = dict(config or {})
+    given = out.get(UPDATE_POLICY)
+    entry: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {}
+    if isinstance(given, str):
+        entry["enforcementLevel"] = given
+    entry["base"] = str(base)
+    out[UPDATE_POLICY] = entry
+    return out
+
+
 def preview(
     *,
     stack: str | None = None,
@@ -97,11 +112,14 @@ def preview(
     cwd: Path | None = None,
     at: datetime | None = None,
     cluster_state: str | None = None,
+    base: Path | None = None,
 ) -> PreviewResult:
     """Run the program of the stack offline, the policy pack on it, and build the report document.
 
     ``cluster_state`` overrides the stack's ``nodewright:clusterState`` (a file or ``live``);
-    ``at`` is when scheduled disruption budgets are evaluated for the rollout waves.
+    ``at`` is when scheduled disruption budgets are evaluated for the rollout waves; ``base`` (the
+    base branch's ``-o json``) makes ``karpenter-crd-update-valid`` check each CR as an update of
+    the base's.
     """
     from nodewright.preview.analyzer import analyze, has_mandatory
     from nodewright.preview.pack import pack_version
@@ -112,6 +130,8 @@ def preview(
     if cluster_state:
         st = replace(st, config={**st.config, f"{st.project}:clusterState": cluster_state})
     run = run_program(st)
+    if base is not None:
+        policy_config = with_base(policy_config, base)
     violations = analyze(run.registrations, config=policy_config, version=pack_version(st.project_dir))
     drift = _drift(st.config, st.project, st.project_dir, at=at)
     doc = build_document(
