@@ -53,7 +53,7 @@ def _project(d: Path) -> None:
     repo = Path(__file__).resolve().parent.parent
     project = d / "project"
     project.mkdir(exist_ok=True)
-    for name in ("Pulumi.yaml", "__main__.py", "components", "policies", "nodewright"):
+    for name in ("Pulumi.yaml", "__main__.py", "nodewright_pulumi", "policies", "nodewright"):
         if not (project / name).exists():
             (project / name).symlink_to(repo / name)
     dev = (repo / "stacks/Pulumi.dev.yaml").read_text()

@@ -12,12 +12,12 @@ from pathlib import Path
 import pulumi
 import pulumi_aws as aws
 
-from components.capacity import Capacity, CapacityArgs
-from components.node_class import NodeClass, NodeClassArgs
-from components.node_pool import NodePool, NodePoolArgs
-from components.osc import OperatingSystemConfig, OperatingSystemConfigArgs
 from nodewright import crd
 from nodewright.stack import build_stack_plan, read_settings
+from nodewright_pulumi.components.capacity import Capacity, CapacityArgs
+from nodewright_pulumi.components.node_class import NodeClass, NodeClassArgs
+from nodewright_pulumi.components.node_pool import NodePool, NodePoolArgs
+from nodewright_pulumi.components.osc import OperatingSystemConfig, OperatingSystemConfigArgs
 
 KEYS = (
     "mode", "files", "cluster", "kubernetesVersion", "clusterState", "claims", "subnets",

@@ -32,7 +32,7 @@ def walkthrough_commands() -> list[str]:
 def _scratch(tmp: Path) -> Path:
     dest = tmp / "repo"
     dest.mkdir()
-    for name in ("stacks", "components", "policies"):
+    for name in ("stacks", "policies"):
         shutil.copytree(ROOT / name, dest / name)
     for name in ("Pulumi.yaml", "__main__.py", "requirements.txt"):
         shutil.copy2(ROOT / name, dest / name)
