@@ -1,7 +1,7 @@
-"""This repository's Pulumi program: the packaged one (:mod:`nodewright_pulumi.program`).
+"""The Pulumi program: nodewright's own (:mod:`nodewright_pulumi.program`), installed with nodewright.
 
-The same two lines `nodewright init` writes into a user's repository; stack config is documented in
-docs/pulumi.md.
+`nodewright init` writes this file; stack config (``stacks/Pulumi.<stack>.yaml``, keys
+``nodewright:<key>``) is documented in nodewright's docs/pulumi.md.
 """
 
 from nodewright_pulumi import run_program

@@ -15,8 +15,6 @@ from typing import Any
 
 import click
 
-from nodewright import __version__
-
 _COMMANDS: dict[str, str] = {
     "catalog": "catalog",
     "plan": "plan",
@@ -27,6 +25,7 @@ _COMMANDS: dict[str, str] = {
     "health": "health",
     "validate": "validate",
     "cluster": "cluster",
+    "init": "init",
 }
 """Command name -> its module under ``nodewright.cli``, imported when the command is looked up, so
 a process imports only what its command uses (start-up time counts for every command)."""
@@ -70,6 +69,6 @@ class _Main(click.Group):
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="nodewright")
+@click.version_option(package_name="nodewright", prog_name="nodewright", message="%(prog)s %(version)s")
 def main() -> None:
     """Karpenter NodePools, EC2NodeClasses and node bootstrap from Git, as real infrastructure."""

@@ -11,18 +11,35 @@ from collections import Counter
 import click
 
 from nodewright.api.loading import load_objects
-from nodewright.cli._common import emit, files_option, handle_errors, karpenter_version_option, output_option
+from nodewright.cli._common import INPUT_PATH, emit, handle_errors, karpenter_version_option, output_option
 from nodewright.tables import format_table
 
+EXAMPLES = """\b
+Examples:
+  nodewright validate -f stacks/nodepools.yaml -f stacks/nodeclasses.yaml
+  nodewright validate --skip-foreign stacks/*.yaml     # as the pre-commit hook runs it
+"""
 
-@click.command("validate")
-@files_option("YAML or JSON file (repeatable).")
+
+@click.command("validate", epilog=EXAMPLES)
+@click.option(
+    "-f", "--filename", "files", multiple=True, type=INPUT_PATH, help="YAML or JSON file (repeatable)."
+)
+@click.argument("more", nargs=-1, type=INPUT_PATH, metavar="[FILE]...")
+@click.option(
+    "--skip-foreign",
+    is_flag=True,
+    help="Skip documents that are not Karpenter objects (workflows, stack configs...): for pre-commit.",
+)
 @output_option()
 @karpenter_version_option()
 @handle_errors
-def command(files: tuple[str, ...], output: str) -> None:
+def command(files: tuple[str, ...], more: tuple[str, ...], skip_foreign: bool, output: str) -> None:
     """Validate files against Karpenter's rules; exit 1 on any problem."""
-    objs = load_objects(files)
+    files = (*files, *more)
+    if not files:
+        raise click.UsageError("give the files to validate: -f FILE (repeatable) or FILE...")
+    objs = load_objects(files, only_karpenter=skip_foreign)
     counts = Counter(doc.kind for doc in objs.documents)
     data = {"valid": True, "files": list(files), "objects": dict(sorted(counts.items()))}
     emit(data, output, table=lambda: format_table(["KIND", "COUNT"], sorted(counts.items())))

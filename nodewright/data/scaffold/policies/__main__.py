@@ -1,7 +1,7 @@
-"""This repository's CrossGuard pack: the packaged one (:mod:`nodewright_pulumi.policies`).
+"""The CrossGuard policy pack: nodewright's own (:mod:`nodewright_pulumi.policies`).
 
-``pulumi preview --policy-pack policies --policy-pack-config policies/config.json``; the same two
-lines `nodewright init` writes into a user's repository.
+``pulumi preview --policy-pack policies --policy-pack-config policies/config.json``; `nodewright
+init` writes this file. The rules and their config are documented in nodewright's docs/pulumi.md.
 """
 
 from nodewright_pulumi import serve_policy_pack
