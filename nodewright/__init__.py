@@ -10,6 +10,7 @@ state (`cluster`), scheduling simulation (`scheduling`), drift hashing (`drift`)
 
 from typing import Any
 
+__version__: str  # resolved by __getattr__ below
 
 def __getattr__(name: str) -> Any:
     """``__version__``: the installed distribution's (importlib.metadata), read on first use only
