@@ -1,4 +1,4 @@
-# nodewright as a container image (docs/container.md): the CLI, the Pulumi program, its components and
+# nodewright as a container image (docs/adopt.md): the CLI, the Pulumi program, its components and
 # the policy pack, installed from the wheel built out of this source; runs as a non-root user.
 #   docker build -t nodewright .
 #   docker run --rm -v "$PWD:/work" nodewright preview --stack dev

@@ -15,6 +15,8 @@ from typing import Any
 
 import click
 
+from nodewright.cli.examples import attach
+
 _COMMANDS: dict[str, str] = {
     "catalog": "catalog",
     "plan": "plan",
@@ -45,7 +47,8 @@ class _Main(click.Group):
             # an unknown name loads them all, so click's "did you mean" still sees every command
             for name in [cmd_name] if cmd_name in _COMMANDS else list(_COMMANDS):
                 if name not in self.commands:
-                    self.add_command(importlib.import_module(f"nodewright.cli.{_COMMANDS[name]}").command)
+                    cmd = importlib.import_module(f"nodewright.cli.{_COMMANDS[name]}").command
+                    self.add_command(attach(cmd, name))
         return self.commands.get(cmd_name)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
@@ -68,7 +71,13 @@ class _Main(click.Group):
         os._exit(code or 0)
 
 
-@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=_Main,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="\b\nExamples:\n  nodewright init my-fleet\n  nodewright preview --stack dev\n"
+    "\b\nShell completion (bash; zsh and fish alike, docs/cli.md):\n"
+    '  eval "$(_NODEWRIGHT_COMPLETE=bash_source nodewright)"',
+)
 @click.version_option(package_name="nodewright", prog_name="nodewright", message="%(prog)s %(version)s")
 def main() -> None:
     """Karpenter NodePools, EC2NodeClasses and node bootstrap from Git, as real infrastructure."""

@@ -11,15 +11,8 @@ import click
 
 from nodewright.cli._common import emit, handle_errors, log, output_option
 
-EXAMPLES = """\\b
-Examples:
-  nodewright init my-fleet && cd my-fleet
-  nodewright validate -f stacks/nodepools.yaml -f stacks/nodeclasses.yaml
-  nodewright preview --stack dev
-"""
 
-
-@click.command("init", epilog=EXAMPLES)
+@click.command("init")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--force", is_flag=True, help="Write into a non-empty DIRECTORY (overwrites the template files)."

@@ -14,14 +14,8 @@ from nodewright.api.loading import load_objects
 from nodewright.cli._common import INPUT_PATH, emit, handle_errors, karpenter_version_option, output_option
 from nodewright.tables import format_table
 
-EXAMPLES = """\b
-Examples:
-  nodewright validate -f stacks/nodepools.yaml -f stacks/nodeclasses.yaml
-  nodewright validate --skip-foreign stacks/*.yaml     # as the pre-commit hook runs it
-"""
 
-
-@click.command("validate", epilog=EXAMPLES)
+@click.command("validate")
 @click.option(
     "-f", "--filename", "files", multiple=True, type=INPUT_PATH, help="YAML or JSON file (repeatable)."
 )
