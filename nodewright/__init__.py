@@ -12,6 +12,7 @@ from typing import Any
 
 __version__: str  # resolved by __getattr__ below
 
+
 def __getattr__(name: str) -> Any:
     """``__version__``: the installed distribution's (importlib.metadata), read on first use only
     (the metadata scan costs start-up time every command would pay)."""
