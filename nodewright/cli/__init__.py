@@ -79,5 +79,16 @@ class _Main(click.Group):
     '  eval "$(_NODEWRIGHT_COMPLETE=bash_source nodewright)"',
 )
 @click.version_option(package_name="nodewright", prog_name="nodewright", message="%(prog)s %(version)s")
-def main() -> None:
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No progress lines on stderr (shown only when stderr is a terminal, e.g. the first catalog build).",
+)
+def main(quiet: bool) -> None:
     """Karpenter NodePools, EC2NodeClasses and node bootstrap from Git, as real infrastructure."""
+    import logging
+
+    progress = logging.getLogger("nodewright.progress")
+    progress.setLevel(logging.INFO if not quiet and sys.stderr.isatty() else logging.WARNING)
+    progress.disabled = False
