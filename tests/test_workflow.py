@@ -78,6 +78,20 @@ def test_actionlint_and_zizmor_are_clean() -> None:
     lint([WORKFLOW, ACTION], ROOT)
 
 
+def test_action_scripts_pass_shellcheck(tmp_path: Path) -> None:
+    """actionlint checks workflows' scripts, not a composite action's: shellcheck each ``run:`` here."""
+    steps = yaml.safe_load(ACTION.read_text())["runs"]["steps"]
+    scripts = [s for s in steps if "run" in s]
+    assert scripts and all(s["shell"] == "bash" for s in scripts)
+    for i, step in enumerate(scripts):
+        path = tmp_path / f"step{i}.sh"
+        path.write_text("#!/bin/bash\nset -e\n" + step["run"])
+        done = subprocess.run(
+            [_tool("shellcheck"), "-s", "bash", str(path)], capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, f"{step.get('name')}:\n{done.stdout}"
+
+
 @pytest.mark.parametrize("path", [WORKFLOW, ACTION], ids=lambda p: p.name)
 def test_every_action_is_pinned_by_commit_sha(path: Path) -> None:
     uses = pinned_uses(path.read_text())
