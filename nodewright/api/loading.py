@@ -387,6 +387,12 @@ def objects_from_documents(
     return out
 
 
+KARPENTER_GROUPS = ("karpenter.sh/", "karpenter.k8s.aws/")
+KARPENTER_KINDS = frozenset({"NodePool", "EC2NodeClass", "NodeClaim"})
+"""apiVersion prefixes and kinds of Karpenter's own objects (what ``validate --skip-foreign`` keeps:
+a NodePool with a wrong or missing apiVersion is still reported)."""
+
+
 def load_objects(
     paths: Iterable[str | Path],
     *,
@@ -394,13 +400,21 @@ def load_objects(
     pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
     raw_kinds: Collection[str] = (),
     base: Iterable[str | Path] | None = None,
+    only_karpenter: bool = False,
 ) -> Objects:
     """Read, build and validate every object in ``paths`` (see module docstring and
     :func:`objects_from_documents` for ``kinds``, ``pods_where``, ``raw_kinds``; ``base``: files
-    of the objects as they are in the cluster, making each object with a base an update)."""
+    of the objects as they are in the cluster, making each object with a base an update).
+
+    ``only_karpenter`` drops, unread, every document whose apiVersion is not Karpenter's (a
+    repository's other YAML: workflows, stack configs, other manifests), as a pre-commit hook
+    handed every staged YAML file needs."""
+    docs = load_documents(paths)
+    if only_karpenter:
+        docs = [d for d in docs if d.api_version.startswith(KARPENTER_GROUPS) or d.kind in KARPENTER_KINDS]
     base_docs = load_documents(base) if base is not None else None
     return objects_from_documents(
-        load_documents(paths), kinds=kinds, pods_where=pods_where, raw_kinds=raw_kinds, base=base_docs
+        docs, kinds=kinds, pods_where=pods_where, raw_kinds=raw_kinds, base=base_docs
     )
 
 

@@ -39,6 +39,12 @@ def _read_base(path: Path) -> dict[str, Any]:
     help="A Pulumi.<stack>.yaml file instead of --stack.",
 )
 @click.option(
+    "--project-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The directory holding Pulumi.yaml [default: the nearest at or above the working directory].",
+)
+@click.option(
     "--base",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
@@ -67,6 +73,7 @@ def _read_base(path: Path) -> dict[str, Any]:
 def command(
     stack: str | None,
     stack_file: Path | None,
+    project_dir: Path | None,
     base: Path | None,
     policy_pack_config: Path | None,
     cluster_state: str | None,
@@ -87,6 +94,7 @@ def command(
     result = preview(
         stack=stack if stack_file is None else None,
         stack_file=stack_file,
+        project_dir=project_dir,
         policy_config=cfg,
         at=time_option("--at", at),
         cluster_state=cluster_state,

@@ -13,19 +13,20 @@ from collections import Counter
 import click
 
 from nodewright.api.loading import load_objects
-from nodewright.cli._common import (
-    INPUT_PATH,
-    emit,
-    files_option,
-    handle_errors,
-    karpenter_version_option,
-    output_option,
-)
+from nodewright.cli._common import INPUT_PATH, emit, handle_errors, karpenter_version_option, output_option
 from nodewright.tables import format_table
 
 
 @click.command("validate")
-@files_option("YAML or JSON file (repeatable).")
+@click.option(
+    "-f", "--filename", "files", multiple=True, type=INPUT_PATH, help="YAML or JSON file (repeatable)."
+)
+@click.argument("more", nargs=-1, type=INPUT_PATH, metavar="[FILE]...")
+@click.option(
+    "--skip-foreign",
+    is_flag=True,
+    help="Skip documents that are not Karpenter objects (workflows, stack configs...): for pre-commit.",
+)
 @click.option(
     "--base",
     "base",
@@ -37,9 +38,14 @@ from nodewright.tables import format_table
 @output_option()
 @karpenter_version_option()
 @handle_errors
-def command(files: tuple[str, ...], base: tuple[str, ...], output: str) -> None:
+def command(
+    files: tuple[str, ...], more: tuple[str, ...], skip_foreign: bool, base: tuple[str, ...], output: str
+) -> None:
     """Validate files against Karpenter's rules; exit 1 on any problem."""
-    objs = load_objects(files, base=base or None)
+    files = (*files, *more)
+    if not files:
+        raise click.UsageError("give the files to validate: -f FILE (repeatable) or FILE...")
+    objs = load_objects(files, only_karpenter=skip_foreign, base=base or None)
     counts = Counter(doc.kind for doc in objs.documents)
     data = {"valid": True, "files": list(files), "objects": dict(sorted(counts.items()))}
     if base:

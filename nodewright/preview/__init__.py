@@ -110,6 +110,7 @@ def preview(
     stack_file: Path | None = None,
     policy_config: Mapping[str, Any] | None = None,
     cwd: Path | None = None,
+    project_dir: Path | None = None,
     at: datetime | None = None,
     cluster_state: str | None = None,
     base: Path | None = None,
@@ -126,7 +127,7 @@ def preview(
     from nodewright.preview.report import build_document
     from nodewright.preview.runner import load_stack, run_program
 
-    st = load_stack(stack=stack, stack_file=stack_file, cwd=cwd)
+    st = load_stack(stack=stack, stack_file=stack_file, cwd=cwd, project_dir=project_dir)
     if cluster_state:
         st = replace(st, config={**st.config, f"{st.project}:clusterState": cluster_state})
     run = run_program(st)

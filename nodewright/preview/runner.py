@@ -1,8 +1,12 @@
-"""Run the repository's Pulumi program (``__main__.py``) under Pulumi's mock runtime.
+"""Run a project's Pulumi program (``__main__.py``) under Pulumi's mock runtime.
 
-Boundary: no engine, no plugins, no cloud credentials. The program runs in this process exactly as
+Boundary: no engine, no plugins, no cloud credentials. The project is the directory holding
+``Pulumi.yaml`` (``--project-dir``, else the nearest one at or above the working directory), not
+this package's source tree: a repository made by ``nodewright init`` runs the same way as this one.
+The program runs in this process exactly as
 the Python language host would run it (project directory as working directory and on
-``sys.path``, stack config from ``stacks/Pulumi.<stack>.yaml`` as ``<namespace>:<key>`` strings),
+``sys.path``, ``main:`` of ``Pulumi.yaml`` honoured, stack config from
+``<stackConfigDir>/Pulumi.<stack>.yaml`` as ``<namespace>:<key>`` strings),
 with :mod:`nodewright.preview.mocks` answering resources and invokes. Pulumi's runtime state is
 process-global: :func:`run_program` resets it before every run, so several runs in one process
 are independent (the tests rely on it).
@@ -55,6 +59,8 @@ class StackConfig:
     stack_file: Path | None
     config: dict[str, str]
     secret_keys: frozenset[str]
+    program: Path | None = None
+    """The program file the language host runs (``main:`` of Pulumi.yaml, else ``__main__.py``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,8 +98,35 @@ def find_project_dir(start: Path) -> Path:
         if (d / "Pulumi.yaml").is_file():
             return d
     raise InputError(
-        "no Pulumi.yaml here or in any parent directory; run from the repository", file=str(start)
+        "no Pulumi.yaml here or in any parent directory; run from your nodewright repository, "
+        "pass --project-dir, or start one with `nodewright init DIR`",
+        file=str(start),
     )
+
+
+def _project_at(project_dir: Path) -> Path:
+    if not (project_dir / "Pulumi.yaml").is_file():
+        raise InputError(
+            "no Pulumi.yaml in this project directory; pass the directory holding it, "
+            "or start one with `nodewright init DIR`",
+            file=str(project_dir),
+        )
+    return project_dir.resolve()
+
+
+def _program(project_dir: Path, project_file: Path, main: Any) -> Path:
+    """The file the Python language host runs: ``main:`` (a file, or a directory with
+    ``__main__.py``) relative to the project, else the project's ``__main__.py``."""
+    target = project_dir / str(main) if main else project_dir
+    program = target / "__main__.py" if target.is_dir() else target
+    if not program.is_file():
+        raise InputError(
+            f"no Pulumi program at {program}; the project needs a __main__.py (`nodewright init` writes "
+            "one that runs the packaged program)",
+            file=str(project_file),
+            path="main" if main else "",
+        )
+    return program
 
 
 def _flatten_value(value: Any) -> str:
@@ -105,18 +138,28 @@ def _flatten_value(value: Any) -> str:
 
 
 def load_stack(
-    *, stack: str | None = None, stack_file: Path | None = None, cwd: Path | None = None
+    *,
+    stack: str | None = None,
+    stack_file: Path | None = None,
+    cwd: Path | None = None,
+    project_dir: Path | None = None,
 ) -> StackConfig:
-    """Read the project file and the stack config file the way the Pulumi CLI does."""
+    """Read the project file and the stack config file the way the Pulumi CLI does.
+
+    ``project_dir`` is the directory holding ``Pulumi.yaml``; without it, the nearest one at or
+    above the stack file's directory (``stack_file``) or ``cwd`` (default: the working directory)."""
     if stack_file is not None:
-        project_dir = find_project_dir(stack_file.parent if stack_file.parent != Path("") else Path("."))
+        if project_dir is None:
+            project_dir = find_project_dir(stack_file.parent if stack_file.parent != Path("") else Path("."))
         name = stack_file.name
         stack_name = name[len("Pulumi.") : -len(".yaml")] if name.startswith("Pulumi.") else Path(name).stem
         path: Path | None = stack_file
     else:
-        project_dir = find_project_dir(cwd or Path.cwd())
+        if project_dir is None:
+            project_dir = find_project_dir(cwd or Path.cwd())
         stack_name = stack or "dev"
         path = None
+    project_dir = _project_at(project_dir)
     project_file = project_dir / "Pulumi.yaml"
     project_doc = reader.load_yaml(reader.read_text(project_file), file=str(project_file)) or {}
     if not isinstance(project_doc, Mapping):
@@ -157,6 +200,7 @@ def load_stack(
         stack_file=path.resolve(),
         config=config,
         secret_keys=frozenset(secret),
+        program=_program(project_dir, project_file, project_doc.get("main")),
     )
 
 
@@ -289,7 +333,7 @@ def run_program(stack: StackConfig, *, ssm_fixture: Path | None = None) -> Progr
     pulumi.runtime.set_all_config(dict(stack.config), sorted(stack.secret_keys))
     pulumi_settings.SETTINGS.rpc_manager.clear()
     pulumi_settings.SETTINGS.outputs.clear()
-    main = stack.project_dir / "__main__.py"
+    main = stack.program or stack.project_dir / "__main__.py"
     with _in_project(stack.project_dir), _lean_runtime():
 
         def program() -> None:

@@ -19,11 +19,13 @@ from nodewright.preview.findings import findings
 from nodewright.preview.userdata_groups import group_user_data
 
 ROOT = Path(__file__).resolve().parents[2]
+DEV = ROOT / "tests" / "data" / "pulumi" / "stacks" / "Pulumi.dev-userdata.yaml"
+"""The dev stack with its launch templates on (preview only): the comment's user-data sections."""
 
 
 @cache
 def _dev() -> dict[str, Any]:
-    return preview(stack="dev", cwd=ROOT).document
+    return preview(stack_file=DEV).document
 
 
 def _hundred_pools() -> dict[str, Any]:
@@ -180,7 +182,7 @@ def test_resource_diff_create_update_replace_delete() -> None:
 
 
 def test_rollout_waves_in_the_comment() -> None:
-    doc = preview(stack="dev", cwd=ROOT, cluster_state="stacks/examples/cluster.json").document
+    doc = preview(stack_file=DEV, cluster_state="stacks/examples/cluster.json").document
     pool = next(p for p in doc["drift"]["nodePools"] if p["name"] == "default")
     assert pool["rollout"] == {
         "drifted": 2, "nodes": 2, "disrupting": 0, "allowedPerWave": 1, "waves": 2, "blocked": False, "notes": []

@@ -21,7 +21,6 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.outputs import output_map
 from nodewright import labels
 from nodewright.policy.resources import AMI_FAMILY_TAG
 from nodewright.stack import (
@@ -31,6 +30,7 @@ from nodewright.stack import (
     NetworkInterfaceSpec,
     NodeClassPlan,
 )
+from nodewright_pulumi.components.outputs import output_map
 
 
 @dataclass(frozen=True, kw_only=True)
