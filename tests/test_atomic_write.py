@@ -64,7 +64,7 @@ def test_kill_between_write_and_rename_keeps_the_old_file(tmp_path: Path) -> Non
     assert target.read_text() == OLD
     # the next write replaces it whole and removes the killed writer's temporary file
     done = _plan(target)
-    out, err = done.communicate(timeout=300)
+    _, err = done.communicate(timeout=300)
     assert done.returncode == 0, err
     assert _claims(target)["metadata"] == {  # type: ignore[comparison-overlap]
         "generatedBy": "nodewright plan",
@@ -193,7 +193,7 @@ def test_disk_full_is_one_line_and_keeps_the_old_file(
 
 
 def test_a_directory_as_target_is_one_line(tmp_path: Path) -> None:
-    with pytest.raises(atomicfile.WriteError, match="is a directory|Is a directory"):
+    with pytest.raises(atomicfile.WriteError, match=r"(?i)is a directory"):
         atomicfile.write_text(tmp_path, "x")
 
 
