@@ -4,7 +4,7 @@ Secrets are recognised three ways, so a secret is hidden whatever path it took t
 
 * **by content**: AWS access key ids, AWS secret access keys (assigned to their usual names),
   private keys (PEM blocks), Kubernetes bootstrap tokens (``[a-z0-9]{6}.[a-z0-9]{16}``), GitHub
-  tokens, password assignments, and any base64 PEM block (a cluster CA bundle, a key), including
+  tokens, password assignments, PEM certificates in clear, and any base64 PEM block (a cluster CA bundle, a key), including
   the line-wrapped base64 GNU ``base64`` prints (76 columns), raw or with JSON/TOML ``\\n`` escapes;
 * **by structure**: the values of fields that hold a CA bundle or a credential (``caBundle``,
   ``certificateAuthority``, Bottlerocket ``cluster-certificate``, ``--b64-cluster-ca``,
@@ -96,6 +96,13 @@ DETECTORS: Final[tuple[Detector, ...]] = (
         "password assignment",
         r"(?i)\b(?:password|passwd)[\"']?\s*[=:]\s*[\"']?(?P<s>[^\s'\"<>\[\]]{6,})",
         r"(?i)passw",
+    ),
+    # a PEM certificate in clear (a CA bundle a file or a Secret carries): its body
+    _d(
+        "PEM certificate",
+        r"-----BEGIN (?:TRUSTED )?CERTIFICATE-----(?P<s>(?s:.*?))-----END (?:TRUSTED )?CERTIFICATE-----",
+        r"CERTIFICATE-----",
+        credential=False,
     ),
     # base64 of "-----BEGIN": a PEM block (CA bundle, certificate, key) in base64, wrapped or not
     _d(
