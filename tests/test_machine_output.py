@@ -46,7 +46,7 @@ BASE: dict[str, list[str]] = {
     ],
     "render userdata": ["-f", NC, "--nodepool", NP, "--nodepool-name", "default", "--cluster-info", INFO],
     "render osc": ["-f", OSC[0], "--format", "cloud-init"],
-    "health": ["--cluster", CLUSTER, "--now", "2026-03-02T10:00:00Z"],
+    "health": ["--cluster", CLUSTER, "--at", "2026-03-02T10:00:00Z"],
     "preview": ["--stack", "dev"],
     "validate": ["-f", NP, "-f", NC],
     "cluster snapshot": ["--kubeconfig", "{kubeconfig}", "-q"],
