@@ -64,7 +64,9 @@ def main() -> None:
         make(out, a.nodes, a.pending)
     wall, cpu, rss, code = run(out)
     print("| path | wall s | CPU s | peak RSS MiB | exit |\n|---|---:|---:|---:|---:|")
-    print(f"| plan, {a.pending} pods beside {a.nodes:,} nodes they cannot use | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {code} |")
+    print(
+        f"| plan, {a.pending} pods beside {a.nodes:,} nodes they cannot use | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {code} |"
+    )
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; input in {out}")
 
 
