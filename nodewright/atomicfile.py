@@ -10,7 +10,7 @@ is left behind), and the temporary file a killed writer left is removed by the n
 ``<path>: <OS reason>; <what to do>``, and the temporary file is removed.
 
 The new file gets the previous file's permission bits, or ``0o666`` less the umask (as ``open``
-would create it).
+would create it); a symbolic link is written through (it stays a link).
 """
 
 from __future__ import annotations
@@ -69,6 +69,8 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically (see module docstring)."""
     target = Path(path)
     shown = str(path)
+    if target.is_symlink():  # write through the link (it stays a link), beside its target
+        target = Path(os.path.realpath(target))
     directory = target.parent
     if target.is_dir():
         raise _error(shown, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)))

@@ -209,3 +209,12 @@ def test_permissions_follow_the_previous_file(tmp_path: Path) -> None:
     umask = os.umask(0)
     os.umask(umask)
     assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_a_symlink_is_written_through(tmp_path: Path) -> None:
+    real = tmp_path / "real.yaml"
+    real.write_text("old")
+    link = tmp_path / "link.yaml"
+    link.symlink_to(real)
+    atomicfile.write_text(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"
