@@ -13,15 +13,14 @@ Boundary: serialisation and files only; no EC2 calls, no math.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Final
 
+from nodewright import atomicfile
 from nodewright.catalog.aws import BaseType
 from nodewright.catalog.model import Ec2Facts, Offering, RequirementSpec
 
@@ -146,18 +145,9 @@ def write(path: Path, types: list[BaseType], *, meta: dict[str, Any]) -> None:
     """Atomically write the cache file; failures (read-only home, full disk) are ignored."""
     if not cache_enabled():
         return
-    tmp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         body = json.dumps({"format": FORMAT_VERSION, "meta": meta, **_encode(types)}, separators=(",", ":"))
-        fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(body)
-        os.replace(tmp, path)
-        tmp = None
-    except OSError:
+        atomicfile.write_text(path, body)
+    except (OSError, atomicfile.WriteError):
         pass
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)

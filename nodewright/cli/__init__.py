@@ -55,6 +55,7 @@ class _Main(click.Group):
         if args or kwargs.get("args") is not None or not kwargs.get("standalone_mode", True):
             return super().main(*args, **kwargs)
         gc.disable()
+        _document_owns_stdout()
         code: Any = 0
         try:
             super().main(*args, **kwargs)
@@ -69,6 +70,35 @@ class _Main(click.Group):
         except (BrokenPipeError, OSError):
             pass
         os._exit(code or 0)
+
+
+def _document_owns_stdout() -> None:
+    """In a process run, stdout carries only what the command prints (the document): Python's
+    ``sys.stdout`` keeps writing to the real stdout through a duplicate of fd 1, while fd 1 itself
+    is pointed at stderr, so whatever a library writes to fd 1 from C (a solver's banner) lands on
+    stderr rather than inside a JSON or YAML document."""
+    old = sys.stdout
+    try:
+        old.flush()
+        doc_fd = os.dup(1)
+    except (OSError, ValueError):
+        return
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        os.close(doc_fd)
+        return
+    sys.stdout = open(  # noqa: SIM115 - lives until os._exit, flushed in main()
+        doc_fd,
+        "w",
+        encoding=old.encoding,
+        errors=old.errors,
+        newline=None,
+        buffering=-1,
+        closefd=True,
+    )
+    if old.line_buffering:
+        sys.stdout.reconfigure(line_buffering=True)
 
 
 @click.group(

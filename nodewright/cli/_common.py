@@ -80,6 +80,47 @@ def time_option(name: str, value: str | None) -> datetime | None:
     return when
 
 
+def at_option(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """``--at RFC3339``: the one time a command judges time by (``what`` it drives), default now;
+    ``--now`` is its hidden former name. The command gets ``at`` (str or None): pass it to
+    :func:`resolve_at`."""
+
+    def remember_now(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.meta["nodewright.now"] = value
+
+    def decorate(fn: Callable[P, R]) -> Callable[P, R]:
+        fn = click.option(
+            "--now", default=None, hidden=True, expose_value=False, callback=remember_now,
+            help="Former name of --at.",
+        )(fn)  # fmt: skip
+        return click.option(
+            "--at", default=None, help=f"Evaluation time (RFC 3339) for {what}; default: the current time."
+        )(fn)
+
+    return decorate
+
+
+def resolve_at(at: str | None) -> datetime:
+    """The time of ``--at`` (or its former name ``--now``), else the current time (UTC)."""
+    from datetime import UTC
+
+    ctx = click.get_current_context(silent=True)
+    now = ctx.meta.get("nodewright.now") if ctx is not None else None
+    if at is not None and now is not None and at != now:
+        raise click.UsageError("--now is the former name of --at: give one of them")
+    value = at if at is not None else now
+    when = time_option("--at" if at is not None or now is None else "--now", value)
+    return when or datetime.now(UTC)
+
+
+def format_at(when: datetime) -> str:
+    """``when`` as RFC 3339 in UTC with ``Z`` (how outputs state the time they used)."""
+    from datetime import UTC
+
+    return when.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
 def cluster_option(param: str = "cluster") -> Callable[[Callable[P, R]], Callable[P, R]]:
     """The required ``--cluster`` option (file, directory or ``-``)."""
     return click.option("--cluster", param, required=True, type=INPUT_PATH, help=CLUSTER_HELP)

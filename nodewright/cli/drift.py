@@ -8,14 +8,16 @@ from __future__ import annotations
 import click
 
 from nodewright.cli._common import (
+    at_option,
     cluster_option,
     emit,
     files_option,
+    format_at,
     handle_errors,
     karpenter_version_option,
     load_cluster_info,
     output_option,
-    time_option,
+    resolve_at,
 )
 from nodewright.drift import DriftReport, PoolImpact, drift_impact_files
 from nodewright.drift.detect import DefaultsMode
@@ -50,6 +52,9 @@ def _table(report: DriftReport) -> str:
     ]
     out += [f"note: {n}" for n in report.notes]
     out += [f"note: {p.name}: {n}" for p in report.pools if p.rollout for n in p.rollout.notes]
+    out += [f"window: {p.name}: {w.describe()}" for p in report.pools if p.rollout for w in p.rollout.windows]
+    if report.at is not None:
+        out.append(f"at: {format_at(report.at)}")
     return "\n".join(out)
 
 
@@ -81,6 +86,10 @@ def _markdown(report: DriftReport) -> str:
             ),
         ]
     lines += [f"\n> note: {n}" for n in report.notes]
+    windows = [f"{p.name}: {w.describe()}" for p in report.pools if p.rollout for w in p.rollout.windows]
+    lines += [f"\n> window: {w}" for w in windows]
+    if report.at is not None:
+        lines.append(f"\nEvaluated at {format_at(report.at)}.")
     return "\n".join(lines)
 
 
@@ -92,15 +101,7 @@ def _markdown(report: DriftReport) -> str:
     default=None,
     help="Instance-type catalog (file or aws:<region>) to check InstanceTypeNotFound; skipped when absent.",
 )
-@click.option(
-    "--now", default=None, help="Evaluation time (RFC 3339) for the 1h InstanceTypeNotFound age gate."
-)
-@click.option(
-    "--at",
-    default=None,
-    help="Time (RFC 3339) at which scheduled disruption budgets are evaluated for the rollout waves; "
-    "without it, budgets with a schedule are left out and named in a note.",
-)
+@at_option("the 1h InstanceTypeNotFound age gate and every disruption budget (scheduled ones too)")
 @click.option(
     "--crd-defaults",
     type=click.Choice(["auto", "always", "never"]),
@@ -121,19 +122,16 @@ def command(
     files: tuple[str, ...],
     cluster: str,
     catalog: str | None,
-    now: str | None,
     at: str | None,
     crd_defaults: str,
     info_file: str | None,
     output: str,
 ) -> None:
     """List NodeClaims Karpenter would mark Drifted once these NodePools are applied, and nodes replaced per NodePool."""
-    when = time_option("--now", now)
+    when = resolve_at(at)
     mode: DefaultsMode = (
         "always" if crd_defaults == "always" else "never" if crd_defaults == "never" else "auto"
     )
     ca_bundle = load_cluster_info(info_file).ca_bundle if info_file else None
-    report = drift_impact_files(
-        files, cluster, catalog, now=when, defaults=mode, ca_bundle=ca_bundle, at=time_option("--at", at)
-    )
+    report = drift_impact_files(files, cluster, catalog, defaults=mode, ca_bundle=ca_bundle, at=when)
     emit(report.as_dict(), output, table=lambda: _table(report), markdown=lambda: _markdown(report))

@@ -5,21 +5,20 @@ Thin: load the cluster state, call :func:`nodewright.health.nodepool_health`, pr
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import click
 
 from nodewright.cli._common import (
     INPUT_PATH,
+    at_option,
     cluster_option,
     emit,
+    format_at,
     handle_errors,
     karpenter_version_option,
     output_option,
+    resolve_at,
 )
-from nodewright.drift.detect import parse_time
 from nodewright.drift.inputs import read_kind
-from nodewright.errors import InputError
 from nodewright.health import HealthReport, nodepool_health, render_prometheus
 from nodewright.tables import format_markdown_table, format_table
 
@@ -64,19 +63,13 @@ _HEADERS = [
     type=INPUT_PATH,
     help="EC2NodeClass files whose generation/uid the cluster state does not list (repeatable).",
 )
-@click.option("--now", default=None, help="Evaluation time (RFC 3339); default: the current time.")
+@at_option("the registration timeouts and the condition's reset")
 @output_option(("table", "json", "yaml", "markdown", "prometheus"))
 @karpenter_version_option()
 @handle_errors
-def command(cluster: str, files: tuple[str, ...], now: str | None, output: str) -> None:
+def command(cluster: str, files: tuple[str, ...], at: str | None, output: str) -> None:
     """Show per NodePool the NodeRegistrationHealthy condition, its buffer, verified NodeClasses and pending pods."""
-    when: datetime | None = None
-    if now is not None:
-        when = parse_time(now)
-        if when is None:
-            raise InputError(
-                f"--now {now!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
-            )
+    when = resolve_at(at)
     nodeclasses = read_kind(files, "EC2NodeClass") if files else []
     report = nodepool_health(cluster, now=when, nodeclasses=nodeclasses)
     if output == "prometheus":
@@ -85,6 +78,9 @@ def command(cluster: str, files: tuple[str, ...], now: str | None, output: str) 
     emit(
         report.as_dict(),
         output,
-        table=lambda: format_table(_HEADERS, _rows(report)),
-        markdown=lambda: format_markdown_table([h.title() for h in _HEADERS], _rows(report)),
+        table=lambda: format_table(_HEADERS, _rows(report)) + f"\nat: {format_at(report.now)}",
+        markdown=lambda: (
+            format_markdown_table([h.title() for h in _HEADERS], _rows(report))
+            + f"\n\nEvaluated at {format_at(report.now)}."
+        ),
     )

@@ -13,7 +13,14 @@ from typing import Any
 import click
 
 from nodewright import reader
-from nodewright.cli._common import emit, handle_errors, karpenter_version_option, output_option, time_option
+from nodewright.cli._common import (
+    at_option,
+    emit,
+    handle_errors,
+    karpenter_version_option,
+    output_option,
+    resolve_at,
+)
 from nodewright.errors import InputError
 
 
@@ -62,11 +69,7 @@ def _read_base(path: Path) -> dict[str, Any]:
     default=None,
     help="Override the stack's nodewright:clusterState: `live` (kubeconfig) or a state file/directory.",
 )
-@click.option(
-    "--at",
-    default=None,
-    help="Time (RFC 3339) at which scheduled disruption budgets are evaluated for the drift rollout.",
-)
+@at_option("the drift rollout (its disruption budgets, scheduled ones too)")
 @output_option(("table", "json", "markdown"), default="table")
 @karpenter_version_option()
 @handle_errors
@@ -96,7 +99,7 @@ def command(
         stack_file=stack_file,
         project_dir=project_dir,
         policy_config=cfg,
-        at=time_option("--at", at),
+        at=resolve_at(at),
         cluster_state=cluster_state,
         base=base,
     )

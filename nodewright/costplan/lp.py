@@ -13,13 +13,36 @@ Boundary: numbers in, numbers out; no scheduling objects.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 _INF = float("inf")
+
+
+@contextlib.contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    """File descriptor 1 points at /dev/null for the block: a C library's prints (HiGHS's banner)
+    never reach a machine-readable stdout. Python's own buffered output is flushed first."""
+    with contextlib.suppress(ValueError, OSError):
+        sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no fd 1 (closed): nothing to protect
+        yield
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 1)
+        finally:
+            os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +69,10 @@ def cover_lp(
     import highspy  # lazily: a heavy import only the cost strategy needs
     import numpy as np
 
-    h = _new_highs(highspy)
+    with _quiet_stdout():  # HiGHS prints its banner on fd 1 in the constructor, before any option
+        h = highspy.Highs()
     h.setOptionValue("output_flag", False)
+    h.setOptionValue("log_to_console", False)
     h.setOptionValue("threads", 1)
     h.setOptionValue("random_seed", 0)
     if time_limit is not None:
@@ -77,19 +102,3 @@ def cover_lp(
             duals[r] = max(0.0, float(row_duals[i])) / demand[r]
     value = float(sum(p * v for p, v in zip(prices, x, strict=True)))
     return LpResult(value=value, x=x, duals=tuple(duals))
-
-
-def _new_highs(highspy: Any) -> Any:
-    """A ``Highs`` solver without its licence banner: the library prints it on the process's
-    standard output (file descriptor 1) when the first solver is built, before any option can
-    silence it, which would corrupt ``plan --strategy cost -o json``. The descriptor points at
-    the null device for that call only."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w", encoding="utf-8") as null:
-            os.dup2(null.fileno(), 1)
-            return highspy.Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)

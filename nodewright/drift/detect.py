@@ -117,6 +117,7 @@ class DriftReport:
     node_claims: int = 0
     skipped: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()
+    at: datetime | None = None  # the one time the report was evaluated at (age gate, budgets)
 
     @property
     def replaced(self) -> int:
@@ -127,6 +128,7 @@ class DriftReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "at": self.at.astimezone(UTC).isoformat().replace("+00:00", "Z") if self.at else None,
             "drifted": [d.as_dict() for d in self.drifted],
             "nodePools": [p.as_dict() for p in self.pools],
             "details": [
@@ -420,10 +422,10 @@ def drift_impact(
     CRD default (720h) when the live copy shows the API server defaulted it; ``"always"``/``"never"``.
     ``ca_bundle``: the cluster CA bundle Karpenter runs with (cluster info ``caBundle``); it is part
     of the EC2NodeClass hash, so with it NodeClassDrift is exact and a CA rotation is predicted.
-    ``at``: when the rollout's scheduled disruption budgets are evaluated (None: they are left out,
-    see :func:`nodewright.drift.rollout.rollout`).
+    ``at``: the one time everything is judged at: the InstanceTypeNotFound age gate and every
+    disruption budget, scheduled or not (None: now). ``now`` is its former name, still accepted.
     """
-    now = now or datetime.now(UTC)
+    now = at or now or datetime.now(UTC)
     if isinstance(catalog, str):
         catalog = load_catalog(catalog)
     claims_raw, live_pools, live_classes, node_objs = _load_cluster(cluster)
@@ -500,7 +502,7 @@ def drift_impact(
                 reasons=reasons,
                 hash_before=p.hash_before,
                 hash_after=p.hash_after,
-                rollout=rollout(p.budgets, drifted=len(mine), nodes=base, disrupting=disrupting, at=at),
+                rollout=rollout(p.budgets, drifted=len(mine), nodes=base, disrupting=disrupting, at=now),
             )
         )
     return DriftReport(
@@ -509,6 +511,7 @@ def drift_impact(
         node_claims=len(claims_raw),
         skipped=tuple(sorted(skipped)),
         notes=tuple(notes),
+        at=now,
     )
 
 

@@ -138,7 +138,8 @@ class HealthReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "now": self.now.isoformat().replace("+00:00", "Z"),
+            "at": self.now.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+            "now": self.now.astimezone(UTC).isoformat().replace("+00:00", "Z"),  # the former name of "at"
             "nodePools": [p.as_dict() for p in self.pools],
             "unmatchedPendingPods": list(self.unmatched_pods),
         }

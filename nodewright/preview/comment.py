@@ -194,11 +194,22 @@ def _changes(changes: list[ResourceChange]) -> list[str]:
     ]
 
 
+def _window(w: Mapping[str, Any]) -> str:
+    """A scheduled budget's window, as ``drift``'s table prints it."""
+    head = f"budgets[{w.get('budget')}] (nodes {w.get('nodes')}, schedule `{w.get('schedule')}` for {w.get('duration')})"
+    if w.get("active"):
+        return head + (f" active until {w['closesAt']}" if w.get("closesAt") else " active, with no end")
+    return head + (
+        f" inactive, opens at {w['opensAt']}" if w.get("opensAt") else " inactive, not within five years"
+    )
+
+
 def _drift(doc: Mapping[str, Any]) -> list[str]:
     drift = doc.get("drift")
     if not drift:
         return []
-    sec = [f"#### Drift impact (cluster state: `{drift.get('clusterState', '?')}`)"]
+    at = f", at {drift['at']}" if drift.get("at") else ""
+    sec = [f"#### Drift impact (cluster state: `{drift.get('clusterState', '?')}`{at})"]
     rows = []
     notes: list[str] = []
     for p in drift.get("nodePools", []):
@@ -217,6 +228,7 @@ def _drift(doc: Mapping[str, Any]) -> list[str]:
             )
         )
         notes += [f"> `{p['name']}`: {n}" for n in r.get("notes", [])]
+        notes += [f"> `{p['name']}`: {_window(w)}" for w in r.get("windows", [])]
     sec.append(
         format_markdown_table(
             ["NodePool", "hash", "NodeClaims", "replaced", "per wave", "waves", "reasons"], rows

@@ -29,7 +29,9 @@ def _plan(target: str, venv: Path) -> list[str]:
 def test_make_preview_installs_runtime_only_and_says_so(tmp_path: Path) -> None:
     lines = _plan("preview", tmp_path / "venv")
     installs = [line for line in lines if "pip install" in line and "--upgrade pip" not in line]
-    assert installs == [f"{tmp_path / 'venv'}/bin/python -m pip install -q -c requirements-lock.txt -e '.[live]'"]
+    assert installs == [
+        f"{tmp_path / 'venv'}/bin/python -m pip install -q -c requirements-lock.txt -e '.[live]'"
+    ]
     said = [line for line in lines if line.startswith("echo ")]
     assert any("runtime dependencies" in line for line in said)
     assert lines[-1].endswith("nodewright preview --stack dev")

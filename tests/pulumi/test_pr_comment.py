@@ -185,8 +185,10 @@ def test_rollout_waves_in_the_comment() -> None:
     doc = preview(stack_file=DEV, cluster_state="stacks/examples/cluster.json").document
     pool = next(p for p in doc["drift"]["nodePools"] if p["name"] == "default")
     assert pool["rollout"] == {
-        "drifted": 2, "nodes": 2, "disrupting": 0, "allowedPerWave": 1, "waves": 2, "blocked": False, "notes": []
+        "drifted": 2, "nodes": 2, "disrupting": 0, "allowedPerWave": 1, "waves": 2, "blocked": False, "notes": [],
+        "windows": [], "nextChange": None,
     }  # fmt: skip
+    assert doc["drift"]["at"].endswith("Z")  # one clock: the time the rollout was judged at
     md = render_markdown(doc)
     assert "| `default` | `default` | 17 |" in md and "2 of 2, 1 at a time, 2 wave(s)" in md
 
