@@ -50,6 +50,7 @@ BASE: dict[str, list[str]] = {
     "preview": ["--stack", "dev"],
     "validate": ["-f", NP, "-f", NC],
     "cluster snapshot": ["--kubeconfig", "{kubeconfig}", "-q"],
+    "init": ["{tmp}/my-fleet"],
 }
 """Each command's arguments on the example files (the ``-o`` format is added per case)."""
 
@@ -141,6 +142,8 @@ def test_stdout_is_only_the_document(
     if name == "cluster snapshot":
         pytest.importorskip("kubernetes")
         args = [a.replace("{kubeconfig}", request.getfixturevalue("kubeconfig")) for a in args]
+    if name == "init":
+        args = [a.replace("{tmp}", str(request.getfixturevalue("tmp_path"))) for a in args]
     proc = subprocess.run(
         [sys.executable, "-m", "nodewright.cli", *args],
         capture_output=True,
