@@ -23,29 +23,64 @@ class PreviewResult:
     mandatory: bool
 
 
-def _drift(
-    stack_config: Mapping[str, str], project: str, project_dir: Path, *, at: datetime | None = None
-) -> dict[str, Any] | None:
-    """Drift impact (with rollout waves) of the stack's files against its ``clusterState`` (file or live)."""
+def _state(stack_config: Mapping[str, str], project: str, project_dir: Path) -> Any:
+    """The stack's ``clusterState`` (file or live), read once for drift and cost; None when unset."""
     spec = stack_config.get(f"{project}:clusterState")
-    files = _files(stack_config, project)
-    if not spec or not files:
+    if not spec or not _files(stack_config, project):
         return None
     from nodewright.cluster import resolve_cluster
-    from nodewright.drift import drift_impact_files
 
-    state = resolve_cluster(
+    return resolve_cluster(
         spec,
         base_dir=project_dir,
         kubeconfig=stack_config.get(f"{project}:kubeconfig") or None,
         context=stack_config.get(f"{project}:kubeContext") or None,
     )
+
+
+def _drift(
+    stack_config: Mapping[str, str],
+    project: str,
+    project_dir: Path,
+    state: Any,
+    *,
+    at: datetime | None = None,
+) -> dict[str, Any] | None:
+    """Drift impact (with rollout waves) of the stack's files against its ``clusterState`` (file or live)."""
+    spec = stack_config.get(f"{project}:clusterState")
+    files = _files(stack_config, project)
+    if state is None or not spec:
+        return None
+    from nodewright.drift import drift_impact_files
+
     report = drift_impact_files(
         [project_dir / f for f in files], state, at=at, ca_bundle=_ca_bundle(stack_config, project)
     )
     out: dict[str, Any] = report.as_dict()
     out["clusterState"] = "live" if spec == "live" else spec
     return out
+
+
+def stack_settings(stack_config: Mapping[str, str], project: str, stack: str) -> Any:
+    """The stack's :class:`~nodewright.stack.Settings`, as the program reads them (``aws:region`` too)."""
+    from nodewright.stack import read_settings
+
+    prefix = f"{project}:"
+    get: dict[str, str | None] = {
+        k[len(prefix) :]: v for k, v in stack_config.items() if k.startswith(prefix)
+    }
+    get["aws:region"] = stack_config.get("aws:region")
+    return read_settings(get, stack=stack)
+
+
+def _cost(
+    stack_config: Mapping[str, str], project: str, stack: str, project_dir: Path, state: Any
+) -> dict[str, Any]:
+    """``cost``: the cluster's NodeClaims before and after convergence (:mod:`nodewright.stack.cost`)."""
+    from nodewright.stack.cost import stack_cost
+
+    settings = stack_settings(stack_config, project, stack)
+    return stack_cost(settings, base_dir=project_dir, state=state).as_dict()
 
 
 def _files(stack_config: Mapping[str, str], project: str) -> list[str]:
@@ -113,11 +148,14 @@ def preview(
         st = replace(st, config={**st.config, f"{st.project}:clusterState": cluster_state})
     run = run_program(st)
     violations = analyze(run.registrations, config=policy_config, version=pack_version(st.project_dir))
-    drift = _drift(st.config, st.project, st.project_dir, at=at)
+    state = _state(st.config, st.project, st.project_dir)
+    drift = _drift(st.config, st.project, st.project_dir, state, at=at)
+    cost = _cost(st.config, st.project, st.stack, st.project_dir, state)
     doc = build_document(
         run,
         violations,
         drift=drift,
+        cost=cost,
         redact=_redactions(st.config, st.project, st.secret_keys),
         sources=_sources(st.config, st.project, st.project_dir),
     )

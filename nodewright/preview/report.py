@@ -52,6 +52,7 @@ def build_document(
     violations: Sequence[Violation],
     *,
     drift: Mapping[str, Any] | None = None,
+    cost: Mapping[str, Any] | None = None,
     redact: Sequence[str] = (),
     sources: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
@@ -106,6 +107,8 @@ def build_document(
         doc["notes"] = list(dict.fromkeys(run.notes))
     if drift is not None:
         doc["drift"] = dict(drift)
+    if cost is not None:
+        doc["cost"] = dict(cost)
     return doc
 
 
