@@ -61,6 +61,20 @@ def _versus(s: dict[str, Any]) -> str:
     return f" (strategy {s['strategy']}; karpenter strategy: {s['karpenterHourlyCost']:.4f})"
 
 
+_POOL_HEADERS = ["NODEPOOL", "NEW NODECLAIMS", "HOURLY", "MONTHLY"]
+
+
+def _pool_rows(s: dict[str, Any]) -> list[list[Any]]:
+    return [
+        [name, p["newNodeClaims"], f"{p['hourlyCost']:.4f}", f"{p['monthlyCost']:,.2f}"]
+        for name, p in (s.get("byNodePool") or {}).items()
+    ]
+
+
+def _monthly(s: dict[str, Any]) -> str:
+    return f"monthly cost: {s['monthlyCost']:,.2f} (730 h)" if "monthlyCost" in s else ""
+
+
 def render_table(doc: dict[str, Any]) -> str:
     s = doc["summary"]
     out = [format_table(_CLAIM_HEADERS, _claim_rows(doc)) if doc["nodeClaims"] else "No new NodeClaims."]
@@ -78,6 +92,8 @@ def render_table(doc: dict[str, Any]) -> str:
         f"pending pods: {s['pendingPods']}, scheduled: {s['scheduled']}, new NodeClaims: {s['newNodeClaims']}, "
         f"hourly cost: {s['hourlyCost']:.4f}" + _versus(s),
     ]
+    if s.get("byNodePool"):
+        out += [_monthly(s), "", format_table(_POOL_HEADERS, _pool_rows(s))]
     return "\n".join(out)
 
 
@@ -88,6 +104,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
         f"**{s['newNodeClaims']}** new NodeClaim(s), **{s['scheduled']}/{s['pendingPods']}** pending pods "
         f"scheduled, hourly cost **{s['hourlyCost']:.4f}**" + _versus(s)
     )
+    if s.get("byNodePool"):
+        out += ["", _monthly(s), "", format_markdown_table(_POOL_HEADERS, _pool_rows(s))]
     if doc["nodeClaims"]:
         out += ["", format_markdown_table(_CLAIM_HEADERS, _claim_rows(doc))]
     if doc["existingNodes"]:

@@ -6,6 +6,7 @@ Boundary: pure over a preview document (and the base branch's, ``--base``). Layo
    ``pulumi preview --diff`` counts them), findings, drifted nodes, notes;
 2. **NodePools**: one row per NodePool, never trimmed: its NodeClass, launch templates and max-pods
    values, what changes, how many nodes roll and in how many waves under its disruption budgets;
+   then **cost** per NodePool, before and after the merge (:mod:`nodewright.preview.cost_section`);
 3. **policy violations**, one line per user mistake: the user's file, object and field, and how many
    generated resources it affects (:mod:`nodewright.preview.findings`);
 4. changed resources against the base, with the changed fields and why a replace is a replace
@@ -24,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from nodewright.labels import NODEPOOL
+from nodewright.preview.cost_section import cost_section, cost_summary
 from nodewright.preview.diff import CHANGES, ResourceChange, counts, diff_documents
 from nodewright.preview.userdata_groups import (
     CAPACITY_PLACEHOLDER,
@@ -75,6 +77,8 @@ def _summary(doc: Mapping[str, Any], changes: list[ResourceChange] | None) -> st
     drift = doc.get("drift")
     if drift:
         line += f"; **{drift['summary']['drifted']}** nodes would roll"
+    if doc.get("cost"):
+        line += "; " + cost_summary(doc["cost"])
     out = [f"### nodewright preview: `{doc['project']}/{doc['stack']}`", line + "."]
     if changes is None:
         out.append("> no `--base`: every resource is shown as new.")
@@ -306,6 +310,9 @@ def markdown_sections(
                 ],
             )
         )
+    cost = cost_section(doc.get("cost"))
+    if cost:
+        sections.append((True, cost))
     found = _findings(doc)
     if found:
         sections.append((True, ["#### Policy violations", "\n".join(found)]))

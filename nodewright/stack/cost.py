@@ -32,6 +32,7 @@ from typing import Any, Final
 from nodewright import labels
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog import Catalog, InstanceType, load_catalog
+from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cluster import ClusterState
 from nodewright.drift import drift_impact
 from nodewright.drift.inputs import as_documents, read_objects
@@ -41,8 +42,6 @@ from nodewright.scheduling.claimsfile import load_claims
 from nodewright.stack.model import Settings
 from nodewright.userdata import nodeclass_catalog
 
-HOURS_PER_MONTH: Final = 730
-"""infracost's month (and AWS's pricing pages'): 730 hours."""
 _DELETED_AT: Final = "1970-01-01T00:00:00Z"
 
 
