@@ -63,7 +63,9 @@ def _names(names: Sequence[str], limit: int = 3) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def _summary(doc: Mapping[str, Any], changes: list[ResourceChange] | None) -> str:
+def _summary(
+    doc: Mapping[str, Any], changes: list[ResourceChange] | None, base: Mapping[str, Any] | None = None
+) -> str:
     s = doc["summary"]
     mandatory = s["mandatoryViolations"]
     status = ":x: mandatory policy violations" if mandatory else ":white_check_mark: no mandatory violations"
@@ -78,7 +80,7 @@ def _summary(doc: Mapping[str, Any], changes: list[ResourceChange] | None) -> st
     if drift:
         line += f"; **{drift['summary']['drifted']}** nodes would roll"
     if doc.get("cost"):
-        line += "; " + cost_summary(doc["cost"])
+        line += "; " + cost_summary(doc["cost"], (base or {}).get("cost"))
     out = [f"### nodewright preview: `{doc['project']}/{doc['stack']}`", line + "."]
     if changes is None:
         out.append("> no `--base`: every resource is shown as new.")
@@ -175,14 +177,29 @@ def _findings(doc: Mapping[str, Any]) -> list[str]:
     return out
 
 
+FIELDS_SHOWN: Final = 5
+"""Changed fields shown with their values per resource row; the rest are counted ("and K more")."""
+
+
+def _fields(c: ResourceChange) -> str:
+    """``path: old → new; ...`` (at most :data:`FIELDS_SHOWN`), else the changed paths' names."""
+    shown = [v.text() for v in c.values[:FIELDS_SHOWN]]
+    rest = len(c.values) - len(shown) + c.more_values
+    if "userData" in c.fields:
+        shown.append("userData (see User data)")
+    if not shown:
+        return ", ".join(c.fields)
+    return "; ".join(shown) + (f"; and {rest} more" if rest else "")
+
+
 def _changes(changes: list[ResourceChange]) -> list[str]:
-    """Changed resources; those with the same change (op, type, fields) fold into one row."""
+    """Changed resources; those with the same change (op, type, values) fold into one row."""
     folded: dict[tuple[str, str, str], list[str]] = {}
     for c in changes:
         if c.op == "same":
             continue
         why = f" (replace: {', '.join(c.replace_because)})" if c.replace_because else ""
-        fields = (", ".join(c.fields) + why) or "-"
+        fields = (_fields(c) + why) or "-"
         folded.setdefault((c.op, c.type, fields), []).append(c.name)
     if not folded:
         return ["#### Changes against base", "No resource changes."]
@@ -194,7 +211,7 @@ def _changes(changes: list[ResourceChange]) -> list[str]:
     ]
     return [
         "#### Changes against base",
-        format_markdown_table(["op", "type", "resources", "changed fields"], rows),
+        format_markdown_table(["op", "type", "resources", "changed fields (old → new)"], rows),
     ]
 
 
@@ -295,7 +312,7 @@ def markdown_sections(
 ) -> list[tuple[bool, list[str]]]:
     """The comment as (always kept?, atomic blocks) sections, in order."""
     changes = diff_documents(base, doc) if base is not None else None
-    sections: list[tuple[bool, list[str]]] = [(True, [_summary(doc, changes)])]
+    sections: list[tuple[bool, list[str]]] = [(True, [_summary(doc, changes, base)])]
     rows = _pool_rows(doc, base, changes)
     if rows:
         sections.append(
@@ -310,7 +327,7 @@ def markdown_sections(
                 ],
             )
         )
-    cost = cost_section(doc.get("cost"))
+    cost = cost_section(doc.get("cost"), (base or {}).get("cost"))
     if cost:
         sections.append((True, cost))
     found = _findings(doc)

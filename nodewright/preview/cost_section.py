@@ -31,42 +31,56 @@ def _side(side: Mapping[str, Any], pool: str | None) -> tuple[float, float, int]
     return float(d.get("hourly", 0.0)), float(d.get("monthly", 0.0)), int(d.get("nodes", 0))
 
 
-def cost_summary(cost: Mapping[str, Any]) -> str:
-    """One line for the comment's summary: the monthly cost after the merge and its change."""
+def cost_summary(cost: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> str:
+    """One line for the comment's summary: the monthly cost after the merge and its change (and
+    the change against the base branch's forecast, when the base document has one)."""
     _, before, _ = _side(cost["before"], None)
     _, after, _ = _side(cost["after"], None)
-    return f"cost after merge **{monthly_with_change(after, before)}**"
+    line = f"cost after merge **{monthly_with_change(after, before)}**"
+    if base:
+        _, base_after, _ = _side(base["after"], None)
+        line += f" ({usd(after - base_after, sign=True)}/mo against the base branch)"
+    return line
 
 
-def cost_section(cost: Mapping[str, Any] | None) -> list[str]:
-    """``#### Cost``: one row per NodePool and a total, then the notes on how it was computed."""
+def cost_section(cost: Mapping[str, Any] | None, base: Mapping[str, Any] | None = None) -> list[str]:
+    """``#### Cost``: one row per NodePool and a total, then the notes on how it was computed.
+
+    before: the cluster's NodeClaims now; after: once Karpenter converges on the branch; with the
+    base branch's ``cost`` (``--base``), a column compares after with the base branch's after."""
     if not cost:
         return []
     before, after = cost["before"], cost["after"]
-    pools = sorted({*(before.get("byNodePool") or {}), *(after.get("byNodePool") or {})})
+    sides = [before, after] + ([base["after"]] if base else [])
+    pools = sorted({p for side in sides for p in side.get("byNodePool") or {}})
     rows = []
     for pool in [*pools, None]:
         bh, bm, bn = _side(before, pool)
         ah, am, an = _side(after, pool)
         name = "**total**" if pool is None else f"`{pool or '(no NodePool)'}`"
-        rows.append(
-            (
-                name,
-                f"{bn} → {an}",
-                f"{usd(bm)}/mo",
-                f"{usd(am)}/mo",
-                f"{usd(am - bm, sign=True)}/mo",
-                f"{usd(bh, places=4)} → {usd(ah, places=4)}/h",
-            )
-        )
+        row = [
+            name,
+            f"{bn} → {an}",
+            f"{usd(bm)}/mo",
+            f"{usd(am)}/mo",
+            f"{usd(am - bm, sign=True)}/mo",
+            f"{usd(bh, places=4)} → {usd(ah, places=4)}/h",
+        ]
+        if base:
+            row.append(f"{usd(am - _side(base['after'], pool)[1], sign=True)}/mo")
+        rows.append(row)
+    headers = ["NodePool", "nodes", "before", "after", "change", "hourly"] + (
+        ["vs base branch"] if base else []
+    )
     sec = [
         f"#### Cost (catalog `{cost.get('catalog', '?')}`, {cost.get('hoursPerMonth', 730)} h/month)",
-        format_markdown_table(["NodePool", "nodes", "before", "after", "change", "hourly"], rows),
+        format_markdown_table(headers, rows),
     ]
     unpriced = [*before.get("unpriced", []), *after.get("unpriced", [])]
     notes = [f"> {n}" for n in cost.get("notes", [])]
     if unpriced:
-        notes.append(f"> unpriced NodeClaims: {', '.join(f'`{u}`' for u in unpriced[:10])}")
+        more = f" and {len(unpriced) - 10} more" if len(unpriced) > 10 else ""
+        notes.append(f"> unpriced NodeClaims: {', '.join(f'`{u}`' for u in unpriced[:10])}{more}")
     if notes:
-        sec.append("\n".join(notes))
+        sec.append("\n>\n".join(notes))
     return sec

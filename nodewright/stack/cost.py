@@ -36,9 +36,9 @@ from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cluster import ClusterState
 from nodewright.drift import drift_impact
 from nodewright.drift.inputs import as_documents, read_objects
+from nodewright.scheduling.claimsfile import load_claims
 from nodewright.scheduling.plan import PlanOptions, plan
 from nodewright.settings import KarpenterSettings
-from nodewright.scheduling.claimsfile import load_claims
 from nodewright.stack.model import Settings
 from nodewright.userdata import nodeclass_catalog
 
@@ -312,12 +312,16 @@ def stack_cost(
     if settings.mode == "fleet":
         claims_file = settings.claims or f"stacks/claims-{settings.stack}.yaml"
         reviewed = load_claims(base_dir / claims_file, strategy=settings.plan_strategy)
-    return converged_cost(
+    catalog = settings.catalog
+    if not catalog.startswith("aws:") and not Path(catalog).is_absolute():
+        catalog = str(base_dir / catalog)  # a catalog file is relative to the project, as in the program
+    report = converged_cost(
         state=state,
         nodepools=objs.nodepools,
         nodeclasses=objs.nodeclasses,
-        catalog=settings.catalog,
+        catalog=catalog,
         settings=karpenter,
         ca_bundle=settings.cluster.ca_bundle or None,
         reviewed=reviewed,
     )
+    return replace(report, catalog=settings.catalog)
