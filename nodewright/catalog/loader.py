@@ -10,6 +10,7 @@ Boundary: orchestration; the math is :mod:`.overhead`/:mod:`.aws`, the format :m
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Mapping
@@ -29,6 +30,7 @@ AWS_PREFIX: Final = "aws:"
 DEFAULT_SPEC: Final = "aws:us-east-1"
 
 _lock = threading.Lock()
+_progress = logging.getLogger("nodewright.progress")  # shown by the CLI on a terminal only
 _base_memo: dict[tuple[str, str], list[aws.BaseType]] = {}
 _catalog_memo: dict[tuple[str, str], Catalog] = {}
 _file_memo: dict[tuple[str, str], Catalog] = {}
@@ -90,6 +92,11 @@ def aws_base_types(region: str) -> list[aws.BaseType]:
     path = cache.cache_path(region, inputs)
     types = cache.read(path, ttl_seconds=None if embedded else cache.AWS_TTL_SECONDS)
     if types is None:
+        _progress.info(
+            "building the aws:%s instance-type catalog (%s; first run only, then cached)",
+            region,
+            "embedded EC2 answers" if embedded else "asking EC2",
+        )
         answers, _ = aws.fetch(region, embedded=embedded)
         types = aws.base_types(answers)
         if not types:

@@ -71,5 +71,15 @@ class _Main(click.Group):
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="nodewright")
-def main() -> None:
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    default=False,
+    help="No progress lines on stderr (they are only shown when stderr is a terminal).",
+)
+def main(quiet: bool) -> None:
     """Karpenter NodePools, EC2NodeClasses and node bootstrap from Git, as real infrastructure."""
+    from nodewright.cli._common import setup_progress
+
+    setup_progress(quiet=quiet)

@@ -16,6 +16,7 @@ from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
 from nodewright.catalog.model import InstanceType
 from nodewright.cli._common import (
+    PROGRESS,
     cluster_option,
     emit,
     files_option,
@@ -51,6 +52,9 @@ def _claim_rows(doc: dict[str, Any]) -> list[list[Any]]:
         )
     return rows
 
+
+BIG_PLAN_PODS = 2000
+"""A cluster state with this many pods gets a progress line (on a terminal) while it is planned."""
 
 _CLAIM_HEADERS = ["NODECLAIM", "NODEPOOL", "INSTANCE TYPE", "ZONE", "CAPACITY", "PRICE/H", "OPTIONS", "PODS"]
 
@@ -249,6 +253,13 @@ def command(
         min_values_policy=min_values_policy,
         reserved_fallback=reserved_fallback,
     )
+    if len(cluster.pods) >= BIG_PLAN_PODS:
+        PROGRESS.info(
+            "planning %d pods over %d NodePools (%s strategy)",
+            len(cluster.pods),
+            len(objs.nodepools),
+            strategy,
+        )
     if strategy == "cost":
         doc = plan_cost(
             nodepools=objs.nodepools,

@@ -10,11 +10,14 @@ importing this package (e.g. from the CLI) stays cheap.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+_progress = logging.getLogger("nodewright.progress")  # shown by the CLI on a terminal only
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -146,9 +149,11 @@ def preview(
     st = load_stack(stack=stack, stack_file=stack_file, cwd=cwd)
     if cluster_state:
         st = replace(st, config={**st.config, f"{st.project}:clusterState": cluster_state})
+    _progress.info("running the Pulumi program of stack %s offline", st.stack)
     run = run_program(st)
     violations = analyze(run.registrations, config=policy_config, version=pack_version(st.project_dir))
     state = _state(st.config, st.project, st.project_dir)
+    _progress.info("forecasting drift and cost against the cluster state" if state else "forecasting cost")
     drift = _drift(st.config, st.project, st.project_dir, state, at=at)
     cost = _cost(st.config, st.project, st.stack, st.project_dir, state)
     doc = build_document(
