@@ -16,6 +16,7 @@ compared through the documents' ``userData`` section instead.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -143,6 +144,20 @@ def show_value(path: str, value: Any, *, secret: bool = False) -> str:
     return text if len(text) <= VALUE_WIDTH else text[: VALUE_WIDTH - 1] + "…"
 
 
+def _show_pair(path: str, old: Any, new: Any, *, secret: bool) -> tuple[str, str]:
+    """Both values shown; two long strings sharing a long start are shown from a little before
+    where they differ (``…150313-v1 → …150313``), so the cut never hides the change."""
+    if not secret and isinstance(old, str) and isinstance(new, str) and max(len(old), len(new)) > VALUE_WIDTH:
+        common = len(os.path.commonprefix([old, new]))
+        if common > 12:
+            a, b = show_value(path, old), show_value(path, new)
+            if redact.REDACTED in (a, b):
+                return a, b
+            start = common - 8
+            return show_value(path, "…" + old[start:]), show_value(path, "…" + new[start:])
+    return show_value(path, old, secret=secret), show_value(path, new, secret=secret)
+
+
 def _values(
     before: Mapping[str, Any], after: Mapping[str, Any], secret: frozenset[str]
 ) -> tuple[tuple[ValueChange, ...], int]:
@@ -150,13 +165,8 @@ def _values(
     changed = changed_values(before, after)
     for path, old, new in changed[:MAX_VALUES]:
         hidden = path in secret or any(path.startswith(s + ".") or path.startswith(s + "[") for s in secret)
-        out.append(
-            ValueChange(
-                path=path,
-                before=show_value(path, old, secret=hidden),
-                after=show_value(path, new, secret=hidden),
-            )
-        )
+        before, after = _show_pair(path, old, new, secret=hidden)
+        out.append(ValueChange(path=path, before=before, after=after))
     return tuple(out), max(0, len(changed) - MAX_VALUES)
 
 
