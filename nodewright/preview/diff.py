@@ -16,7 +16,6 @@ compared through the documents' ``userData`` section instead.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -148,7 +147,9 @@ def _show_pair(path: str, old: Any, new: Any, *, secret: bool) -> tuple[str, str
     """Both values shown; two long strings sharing a long start are shown from a little before
     where they differ (``…150313-v1 → …150313``), so the cut never hides the change."""
     if not secret and isinstance(old, str) and isinstance(new, str) and max(len(old), len(new)) > VALUE_WIDTH:
-        common = len(os.path.commonprefix([old, new]))
+        common = next(
+            (i for i, (x, y) in enumerate(zip(old, new, strict=False)) if x != y), min(len(old), len(new))
+        )
         if common > 12:
             a, b = show_value(path, old), show_value(path, new)
             if redact.REDACTED in (a, b):
@@ -165,8 +166,8 @@ def _values(
     changed = changed_values(before, after)
     for path, old, new in changed[:MAX_VALUES]:
         hidden = path in secret or any(path.startswith(s + ".") or path.startswith(s + "[") for s in secret)
-        before, after = _show_pair(path, old, new, secret=hidden)
-        out.append(ValueChange(path=path, before=before, after=after))
+        shown_old, shown_new = _show_pair(path, old, new, secret=hidden)
+        out.append(ValueChange(path=path, before=shown_old, after=shown_new))
     return tuple(out), max(0, len(changed) - MAX_VALUES)
 
 
