@@ -129,6 +129,16 @@ def render_table(doc: Mapping[str, Any]) -> str:
     for k, v in doc["outputs"].items():
         out.append(f"    {k}: {v}")
     out += [f"note: {n}" for n in doc.get("notes", [])]
+    cost = doc.get("cost")
+    if cost:
+        from nodewright.preview.cost_section import monthly_with_change
+
+        out += [
+            "",
+            f"Cost ({cost['catalog']}): {cost['before']['nodes']} → {cost['after']['nodes']} nodes, "
+            + monthly_with_change(cost["after"]["monthly"], cost["before"]["monthly"]),
+        ]
+        out += [f"note: cost: {n}" for n in cost.get("notes", [])]
     s = doc["summary"]
     out += [
         "",

@@ -229,8 +229,11 @@ def converged_claims(
             cache[key] = nodeclass_catalog(catalog, by_class.get(ref.name) if key else None)
         return cache[key]
 
+    # NodePools of the cluster that the branch does not declare stay as they are (as in drift)
+    branch = {np.name for np in nodepools}
+    pools = [*nodepools, *(np for np in state.nodepools if np.name not in branch)]
     doc = plan(
-        nodepools=nodepools,
+        nodepools=pools,
         cluster=replace(state, nodeclaims=deleting),
         catalog_for=catalog_for,
         options=_plan_options(settings),

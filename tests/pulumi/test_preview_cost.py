@@ -18,12 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pulumi_helpers import STACKS
 
 from nodewright.catalog import load_catalog
 from nodewright.cluster import load_cluster
 from nodewright.drift.inputs import read_objects
 from nodewright.preview import stack_settings
+from nodewright.preview.cost_section import usd
 from nodewright.stack.cost import converged_cost, price_nodeclaims
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,3 +159,14 @@ def test_stack_catalog_follows_aws_region(config: dict[str, str], catalog: str) 
         "nodewright:cluster": json.dumps(dev["nodewright:cluster"]),
     }
     assert stack_settings({**base, **config}, "nodewright", "dev").catalog == catalog
+
+
+@given(st.floats(min_value=-1e7, max_value=1e7, allow_nan=False))
+def test_money_text_reads_back(amount: float) -> None:
+    """``$1,234.56`` / ``-$1.00`` / ``+$0.50``: the text is the amount rounded to cents."""
+    for sign in (False, True):
+        text = usd(amount, sign=sign)
+        assert re.fullmatch(r"[+-]?\$\d{1,3}(,\d{3})*\.\d\d", text), text
+        value = float(text.replace("$", "").replace(",", ""))
+        assert abs(value - round(amount, 2)) < 0.0051
+        assert text.startswith("-") == (round(amount, 2) < 0 and round(abs(amount), 2) != 0)
