@@ -15,6 +15,7 @@ import click
 from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
 from nodewright.catalog.model import InstanceType
+from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cli._common import (
     PROGRESS,
     cluster_option,
@@ -76,7 +77,7 @@ def _pool_rows(s: dict[str, Any]) -> list[list[Any]]:
 
 
 def _monthly(s: dict[str, Any]) -> str:
-    return f"monthly cost: {s['monthlyCost']:,.2f} (730 h)" if "monthlyCost" in s else ""
+    return f"monthly cost: {s['monthlyCost']:,.2f} ({HOURS_PER_MONTH} h)" if "monthlyCost" in s else ""
 
 
 def render_table(doc: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.tables import format_markdown_table
 
 
@@ -73,7 +74,7 @@ def cost_section(cost: Mapping[str, Any] | None, base: Mapping[str, Any] | None 
         ["vs base branch"] if base else []
     )
     sec = [
-        f"#### Cost (catalog `{cost.get('catalog', '?')}`, {cost.get('hoursPerMonth', 730)} h/month)",
+        f"#### Cost (catalog `{cost.get('catalog', '?')}`, {cost.get('hoursPerMonth', HOURS_PER_MONTH)} h/month)",
         format_markdown_table(headers, rows),
     ]
     unpriced = [*before.get("unpriced", []), *after.get("unpriced", [])]
