@@ -26,7 +26,11 @@ KEYS = (
 )  # fmt: skip
 
 config = pulumi.Config("nodewright")
-settings = read_settings({k: config.get(k) for k in KEYS}, stack=pulumi.get_stack())
+# aws:region (the AWS provider's) picks the catalog when nodewright:catalog is unset
+settings = read_settings(
+    {**{k: config.get(k) for k in KEYS}, "aws:region": pulumi.Config("aws").get("region")},
+    stack=pulumi.get_stack(),
+)
 crd.select(settings.karpenter_version, source="config.nodewright:karpenterVersion")
 plan = build_stack_plan(settings, base_dir=Path.cwd())
 fleet = settings.mode == "fleet"

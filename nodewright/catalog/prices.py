@@ -29,6 +29,8 @@ from nodewright.errors import CatalogError
 log = logging.getLogger("nodewright")
 
 FALLBACK_REGION: Final = "us-east-1"
+HOURS_PER_MONTH: Final = 730
+"""A month of an hourly price, as infracost (and AWS's pricing pages) count it: 730 hours."""
 DATA_PACKAGE: Final = "nodewright.data"
 
 

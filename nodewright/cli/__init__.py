@@ -117,8 +117,6 @@ def _document_owns_stdout() -> None:
 )
 def main(quiet: bool) -> None:
     """Karpenter NodePools, EC2NodeClasses and node bootstrap from Git, as real infrastructure."""
-    import logging
+    from nodewright.cli._common import setup_progress
 
-    progress = logging.getLogger("nodewright.progress")
-    progress.setLevel(logging.INFO if not quiet and sys.stderr.isatty() else logging.WARNING)
-    progress.disabled = False
+    setup_progress(quiet=quiet)

@@ -28,6 +28,30 @@ class _StderrHandler(logging.Handler):
         click.echo(f"{level}: {record.getMessage()}", err=True)
 
 
+PROGRESS = logging.getLogger("nodewright.progress")
+"""Progress of long steps (first catalog build, big plans, the preview's program run): the core
+logs them at INFO here; shown on stderr only when stderr is a terminal and ``-q`` is not given."""
+
+
+class _ProgressHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        isatty = getattr(sys.stderr, "isatty", None)
+        if callable(isatty) and isatty():
+            click.echo(f"... {record.getMessage()}", err=True)
+
+
+def setup_progress(*, quiet: bool) -> None:
+    """Show progress lines on a terminal's stderr (never when ``quiet``, never into a pipe or file)."""
+    for h in list(PROGRESS.handlers):
+        if isinstance(h, _ProgressHandler):
+            PROGRESS.removeHandler(h)
+    PROGRESS.propagate = False
+    PROGRESS.setLevel(logging.WARNING if quiet else logging.INFO)
+    PROGRESS.disabled = False
+    if not quiet:
+        PROGRESS.addHandler(_ProgressHandler())
+
+
 def _setup_logging() -> None:
     if not any(isinstance(h, _StderrHandler) for h in log.handlers):
         log.addHandler(_StderrHandler())

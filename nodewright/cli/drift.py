@@ -5,6 +5,8 @@ Thin: read the files and the cluster state, call :func:`nodewright.drift.drift_i
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from nodewright.cli._common import (
@@ -22,6 +24,10 @@ from nodewright.cli._common import (
 from nodewright.drift import DriftReport, PoolImpact, drift_impact_files
 from nodewright.drift.detect import DefaultsMode
 from nodewright.tables import format_markdown_table, format_table
+
+EXIT_WOULD_ROLL = 3
+"""``drift --exit-code``: nodes would roll. Not 1 (an error here, unlike ``kubectl diff``) nor 2
+(a usage error here, unlike ``terraform plan -detailed-exitcode``), so a script can tell them apart."""
 
 
 def _wave_cells(p: PoolImpact) -> tuple[str, str]:
@@ -115,6 +121,13 @@ def _markdown(report: DriftReport) -> str:
     default=None,
     help="INFO.yaml (as for render userdata): its caBundle makes EC2NodeClass hashes exact and predicts CA rotations.",
 )
+@click.option(
+    "--exit-code",
+    is_flag=True,
+    default=False,
+    help=f"Exit {EXIT_WOULD_ROLL} when at least one node would roll (0 when none would; 1 stays an error, "
+    "2 a usage error).",
+)
 @output_option(("table", "json", "yaml", "markdown"))
 @karpenter_version_option()
 @handle_errors
@@ -125,6 +138,7 @@ def command(
     at: str | None,
     crd_defaults: str,
     info_file: str | None,
+    exit_code: bool,
     output: str,
 ) -> None:
     """List NodeClaims Karpenter would mark Drifted once these NodePools are applied, and nodes replaced per NodePool."""
@@ -135,3 +149,5 @@ def command(
     ca_bundle = load_cluster_info(info_file).ca_bundle if info_file else None
     report = drift_impact_files(files, cluster, catalog, defaults=mode, ca_bundle=ca_bundle, at=when)
     emit(report.as_dict(), output, table=lambda: _table(report), markdown=lambda: _markdown(report))
+    if exit_code and report.drifted:
+        sys.exit(EXIT_WOULD_ROLL)

@@ -16,7 +16,9 @@ from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
 from nodewright.catalog.model import InstanceType
 from nodewright.catalog.overlay import merge_overlays, overlay_catalogs
+from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cli._common import (
+    PROGRESS,
     cluster_option,
     emit,
     files_option,
@@ -54,6 +56,9 @@ def _claim_rows(doc: dict[str, Any]) -> list[list[Any]]:
     return rows
 
 
+BIG_PLAN_PODS = 2000
+"""A cluster state with this many pods gets a progress line (on a terminal) while it is planned."""
+
 _CLAIM_HEADERS = ["NODECLAIM", "NODEPOOL", "INSTANCE TYPE", "ZONE", "CAPACITY", "PRICE/H", "OPTIONS", "PODS"]
 
 
@@ -61,6 +66,20 @@ def _versus(s: dict[str, Any]) -> str:
     if "karpenterHourlyCost" not in s:
         return ""
     return f" (strategy {s['strategy']}; karpenter strategy: {s['karpenterHourlyCost']:.4f})"
+
+
+_POOL_HEADERS = ["NODEPOOL", "NEW NODECLAIMS", "HOURLY", "MONTHLY"]
+
+
+def _pool_rows(s: dict[str, Any]) -> list[list[Any]]:
+    return [
+        [name, p["newNodeClaims"], f"{p['hourlyCost']:.4f}", f"{p['monthlyCost']:,.2f}"]
+        for name, p in (s.get("byNodePool") or {}).items()
+    ]
+
+
+def _monthly(s: dict[str, Any]) -> str:
+    return f"monthly cost: {s['monthlyCost']:,.2f} ({HOURS_PER_MONTH} h)" if "monthlyCost" in s else ""
 
 
 def render_table(doc: dict[str, Any]) -> str:
@@ -80,6 +99,8 @@ def render_table(doc: dict[str, Any]) -> str:
         f"pending pods: {s['pendingPods']}, scheduled: {s['scheduled']}, new NodeClaims: {s['newNodeClaims']}, "
         f"hourly cost: {s['hourlyCost']:.4f}" + _versus(s),
     ]
+    if s.get("byNodePool"):
+        out += [_monthly(s), "", format_table(_POOL_HEADERS, _pool_rows(s))]
     return "\n".join(out)
 
 
@@ -90,6 +111,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
         f"**{s['newNodeClaims']}** new NodeClaim(s), **{s['scheduled']}/{s['pendingPods']}** pending pods "
         f"scheduled, hourly cost **{s['hourlyCost']:.4f}**" + _versus(s)
     )
+    if s.get("byNodePool"):
+        out += ["", _monthly(s), "", format_markdown_table(_POOL_HEADERS, _pool_rows(s))]
     if doc["nodeClaims"]:
         out += ["", format_markdown_table(_CLAIM_HEADERS, _claim_rows(doc))]
     if doc["existingNodes"]:
@@ -208,6 +231,13 @@ def command(
         min_values_policy=min_values_policy,
         reserved_fallback=reserved_fallback,
     )
+    if len(cluster.pods) >= BIG_PLAN_PODS:
+        PROGRESS.info(
+            "planning %d pods over %d NodePools (%s strategy)",
+            len(cluster.pods),
+            len(objs.nodepools),
+            strategy,
+        )
     if strategy == "cost":
         doc = plan_cost(
             nodepools=objs.nodepools,

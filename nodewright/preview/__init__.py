@@ -10,11 +10,14 @@ importing this package (e.g. from the CLI) stays cheap.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+_progress = logging.getLogger("nodewright.progress")  # shown by the CLI on a terminal only
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,29 +26,64 @@ class PreviewResult:
     mandatory: bool
 
 
-def _drift(
-    stack_config: Mapping[str, str], project: str, project_dir: Path, *, at: datetime | None = None
-) -> dict[str, Any] | None:
-    """Drift impact (with rollout waves) of the stack's files against its ``clusterState`` (file or live)."""
+def _state(stack_config: Mapping[str, str], project: str, project_dir: Path) -> Any:
+    """The stack's ``clusterState`` (file or live), read once for drift and cost; None when unset."""
     spec = stack_config.get(f"{project}:clusterState")
-    files = _files(stack_config, project)
-    if not spec or not files:
+    if not spec or not _files(stack_config, project):
         return None
     from nodewright.cluster import resolve_cluster
-    from nodewright.drift import drift_impact_files
 
-    state = resolve_cluster(
+    return resolve_cluster(
         spec,
         base_dir=project_dir,
         kubeconfig=stack_config.get(f"{project}:kubeconfig") or None,
         context=stack_config.get(f"{project}:kubeContext") or None,
     )
+
+
+def _drift(
+    stack_config: Mapping[str, str],
+    project: str,
+    project_dir: Path,
+    state: Any,
+    *,
+    at: datetime | None = None,
+) -> dict[str, Any] | None:
+    """Drift impact (with rollout waves) of the stack's files against its ``clusterState`` (file or live)."""
+    spec = stack_config.get(f"{project}:clusterState")
+    files = _files(stack_config, project)
+    if state is None or not spec:
+        return None
+    from nodewright.drift import drift_impact_files
+
     report = drift_impact_files(
         [project_dir / f for f in files], state, at=at, ca_bundle=_ca_bundle(stack_config, project)
     )
     out: dict[str, Any] = report.as_dict()
     out["clusterState"] = "live" if spec == "live" else spec
     return out
+
+
+def stack_settings(stack_config: Mapping[str, str], project: str, stack: str) -> Any:
+    """The stack's :class:`~nodewright.stack.Settings`, as the program reads them (``aws:region`` too)."""
+    from nodewright.stack import read_settings
+
+    prefix = f"{project}:"
+    get: dict[str, str | None] = {
+        k[len(prefix) :]: v for k, v in stack_config.items() if k.startswith(prefix)
+    }
+    get["aws:region"] = stack_config.get("aws:region")
+    return read_settings(get, stack=stack)
+
+
+def _cost(
+    stack_config: Mapping[str, str], project: str, stack: str, project_dir: Path, state: Any
+) -> dict[str, Any]:
+    """``cost``: the cluster's NodeClaims before and after convergence (:mod:`nodewright.stack.cost`)."""
+    from nodewright.stack.cost import stack_cost
+
+    settings = stack_settings(stack_config, project, stack)
+    return stack_cost(settings, base_dir=project_dir, state=state).as_dict()
 
 
 def _files(stack_config: Mapping[str, str], project: str) -> list[str]:
@@ -130,15 +168,20 @@ def preview(
     st = load_stack(stack=stack, stack_file=stack_file, cwd=cwd, project_dir=project_dir)
     if cluster_state:
         st = replace(st, config={**st.config, f"{st.project}:clusterState": cluster_state})
+    _progress.info("running the Pulumi program of stack %s offline", st.stack)
     run = run_program(st)
     if base is not None:
         policy_config = with_base(policy_config, base)
     violations = analyze(run.registrations, config=policy_config, version=pack_version(st.project_dir))
-    drift = _drift(st.config, st.project, st.project_dir, at=at)
+    state = _state(st.config, st.project, st.project_dir)
+    _progress.info("forecasting drift and cost against the cluster state" if state else "forecasting cost")
+    drift = _drift(st.config, st.project, st.project_dir, state, at=at)
+    cost = _cost(st.config, st.project, st.stack, st.project_dir, state)
     doc = build_document(
         run,
         violations,
         drift=drift,
+        cost=cost,
         redact=_redactions(st.config, st.project, st.secret_keys),
         sources=_sources(st.config, st.project, st.project_dir),
     )

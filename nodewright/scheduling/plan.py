@@ -31,6 +31,7 @@ from nodewright.api.core import (
 )
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType, Offering
+from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
@@ -413,6 +414,7 @@ def render(
     claims_out: list[dict[str, Any]] = []
     taken: set[str] = set()
     cost = 0.0
+    by_pool: dict[str, list[float]] = {}  # pool -> [NodeClaims, hourly cost]
     scheduled = 0
     views = _launch_views(result, options)
     for claim in result.new_claims:
@@ -435,6 +437,9 @@ def render(
                 "price": _round_price(view.launch.price),
             }
             cost += view.launch.price
+        tally = by_pool.setdefault(claim.template.name, [0, 0.0])
+        tally[0] += 1
+        tally[1] += view.launch.price if view.launch is not None else 0.0
         ref = claim.template.nodepool.spec.template.spec.node_class_ref
         item: dict[str, Any] = {
             "name": name,
@@ -467,5 +472,14 @@ def render(
             "scheduled": scheduled,
             "newNodeClaims": len(claims_out),
             "hourlyCost": _round_price(cost),
+            "monthlyCost": round(cost * HOURS_PER_MONTH, 2),
+            "byNodePool": {
+                pool: {
+                    "newNodeClaims": int(n),
+                    "hourlyCost": _round_price(c),
+                    "monthlyCost": round(c * HOURS_PER_MONTH, 2),
+                }
+                for pool, (n, c) in sorted(by_pool.items())
+            },
         },
     }

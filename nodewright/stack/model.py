@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from nodewright import crd
+from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.errors import Collector, InputError
 from nodewright.scheduling.claimsfile import STRATEGIES
 from nodewright.stack.ami import AmiSource
@@ -62,7 +63,7 @@ class Settings:
     osc_format: str = "cloud-init"
     osc_namespace: str = "kube-system"
     tags: Mapping[str, str] = field(default_factory=dict)
-    catalog: str = "aws:us-east-1"
+    catalog: str = DEFAULT_SPEC  # nodewright:catalog, else aws:<aws:region>
     karpenter_version: str = crd.DEFAULT_VERSION
     plan_strategy: str = "karpenter"  # fleet mode: the strategy the claims file must be planned with
 
@@ -164,8 +165,18 @@ def _json(value: str | None, *, key: str, default: Any) -> Any:
         return value
 
 
+def _region_catalog(region: str | None) -> str:
+    """``nodewright:catalog`` unset: the catalog of the stack's ``aws:region`` (else us-east-1)."""
+    region = (region or "").strip()
+    return f"aws:{region}" if region else DEFAULT_SPEC
+
+
 def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
-    """Settings from flattened stack config (``key`` -> string, as ``pulumi.Config().get`` gives)."""
+    """Settings from flattened stack config (``key`` -> string, as ``pulumi.Config().get`` gives).
+
+    ``get`` may also hold ``aws:region`` (the Pulumi AWS provider's region): when
+    ``nodewright:catalog`` is unset, the catalog is ``aws:<that region>``.
+    """
     c = Collector(f"Pulumi.{stack}.yaml")
     mode = get.get("mode") or "karpenter"
     if mode not in MODES:
@@ -227,7 +238,7 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         osc_format=get.get("oscFormat") or "cloud-init",
         osc_namespace=get.get("oscNamespace") or "kube-system",
         tags={str(k): str(v) for k, v in tags.items()} if isinstance(tags, Mapping) else {},
-        catalog=get.get("catalog") or "aws:us-east-1",
+        catalog=get.get("catalog") or _region_catalog(get.get("aws:region")),
         karpenter_version=karpenter_version,
         plan_strategy=strategy,
     )

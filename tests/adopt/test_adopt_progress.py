@@ -57,10 +57,10 @@ def _catalog(tmp: Path, *, tty: bool, quiet: bool = False) -> str:
 
 def test_progress_only_on_a_terminal(tmp_path: Path) -> None:
     shown = _catalog(tmp_path, tty=True)
-    assert "info: building the instance-type catalog of us-east-1" in shown
+    assert "... building the instance-type catalog of us-east-1" in shown
     assert "instance types" in shown
-    assert "info:" not in _catalog(tmp_path, tty=False)
+    assert "..." not in _catalog(tmp_path, tty=False)
 
 
 def test_quiet_silences_progress_on_a_terminal(tmp_path: Path) -> None:
-    assert "info:" not in _catalog(tmp_path, tty=True, quiet=True)
+    assert "..." not in _catalog(tmp_path, tty=True, quiet=True)

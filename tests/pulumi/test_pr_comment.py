@@ -175,7 +175,8 @@ def test_resource_diff_create_update_replace_delete() -> None:
     md = render_markdown(head, base=base)
     assert "**1** to create, **2** to update, **2** to replace, **1** to delete" in md
     assert re.search(
-        r"\| \+- replace \| `aws:ec2/launchTemplate:LaunchTemplate` \| `[^`]+` \| name \(replace: name\) \|",
+        r"\| \+- replace \| `aws:ec2/launchTemplate:LaunchTemplate` \| `[^`]+` \| "
+        r"name: …[^ ]+-v1 → …[^ ]+ \(replace: name\) \|",
         md,
     )
     assert render_markdown(head, base=head).count("unchanged") >= 2
@@ -202,7 +203,8 @@ def test_fleet_instances_count_in_their_pool_row() -> None:
     md = render_markdown(head, base=base)
     row = next(line for line in md.splitlines() if line.startswith("| `default` |"))
     assert "1 instance replace" in row and "1 instance update" in row, row
-    assert "subnetId (replace: subnetId)" in md
+    assert "subnetId: subnet-0old → " in md and "(replace: subnetId)" in md
+    assert "instanceType: m5.xlarge → " in md
 
 
 def test_findings_tell_same_named_resources_apart() -> None:
