@@ -26,9 +26,14 @@ class PreviewResult:
     mandatory: bool
 
 
+CONFIG_NAMESPACE = "nodewright"
+"""The program reads ``pulumi.Config("nodewright")``: its keys are ``nodewright:<key>`` whatever the
+project is called (a repository made by ``nodewright init DIR`` is named after DIR)."""
+
+
 def _state(stack_config: Mapping[str, str], project: str, project_dir: Path) -> Any:
     """The stack's ``clusterState`` (file or live), read once for drift and cost; None when unset."""
-    spec = stack_config.get(f"{project}:clusterState")
+    spec = stack_config.get(f"{CONFIG_NAMESPACE}:clusterState")
     if not spec or not _files(stack_config, project):
         return None
     from nodewright.cluster import resolve_cluster
@@ -36,8 +41,8 @@ def _state(stack_config: Mapping[str, str], project: str, project_dir: Path) -> 
     return resolve_cluster(
         spec,
         base_dir=project_dir,
-        kubeconfig=stack_config.get(f"{project}:kubeconfig") or None,
-        context=stack_config.get(f"{project}:kubeContext") or None,
+        kubeconfig=stack_config.get(f"{CONFIG_NAMESPACE}:kubeconfig") or None,
+        context=stack_config.get(f"{CONFIG_NAMESPACE}:kubeContext") or None,
     )
 
 
@@ -50,7 +55,7 @@ def _drift(
     at: datetime | None = None,
 ) -> dict[str, Any] | None:
     """Drift impact (with rollout waves) of the stack's files against its ``clusterState`` (file or live)."""
-    spec = stack_config.get(f"{project}:clusterState")
+    spec = stack_config.get(f"{CONFIG_NAMESPACE}:clusterState")
     files = _files(stack_config, project)
     if state is None or not spec:
         return None
@@ -68,7 +73,7 @@ def stack_settings(stack_config: Mapping[str, str], project: str, stack: str) ->
     """The stack's :class:`~nodewright.stack.Settings`, as the program reads them (``aws:region`` too)."""
     from nodewright.stack import read_settings
 
-    prefix = f"{project}:"
+    prefix = f"{CONFIG_NAMESPACE}:"
     get: dict[str, str | None] = {
         k[len(prefix) :]: v for k, v in stack_config.items() if k.startswith(prefix)
     }
@@ -87,7 +92,7 @@ def _cost(
 
 
 def _files(stack_config: Mapping[str, str], project: str) -> list[str]:
-    raw = stack_config.get(f"{project}:files")
+    raw = stack_config.get(f"{CONFIG_NAMESPACE}:files")
     if not raw:
         return []
     files = json.loads(raw) if raw.startswith("[") else [raw]
@@ -109,7 +114,7 @@ def _sources(stack_config: Mapping[str, str], project: str, project_dir: Path) -
 
 def _ca_bundle(stack_config: Mapping[str, str], project: str) -> str | None:
     """The ``caBundle`` of the stack's ``nodewright:cluster`` config (part of the EC2NodeClass hash)."""
-    cluster = stack_config.get(f"{project}:cluster")
+    cluster = stack_config.get(f"{CONFIG_NAMESPACE}:cluster")
     if not cluster:
         return None
     try:
