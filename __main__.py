@@ -16,18 +16,17 @@ from components.capacity import Capacity, CapacityArgs
 from components.node_class import NodeClass, NodeClassArgs
 from components.node_pool import NodePool, NodePoolArgs
 from components.osc import OperatingSystemConfig, OperatingSystemConfigArgs
-from nodewright import crd
 from nodewright.stack import build_stack_plan, read_settings
 
 KEYS = (
     "mode", "files", "cluster", "kubernetesVersion", "clusterState", "claims", "subnets",
     "securityGroups", "launchTemplates", "oscFormat", "oscNamespace", "tags", "catalog",
-    "kubeconfig", "kubeContext", "karpenterVersion", "planStrategy",
+    "kubeconfig", "kubeContext", "karpenterVersion", "planStrategy", "karpenter",
 )  # fmt: skip
 
 config = pulumi.Config("nodewright")
 settings = read_settings({k: config.get(k) for k in KEYS}, stack=pulumi.get_stack())
-crd.select(settings.karpenter_version, source="config.nodewright:karpenterVersion")
+# The Karpenter release (settings.release) and settings (settings.karpenter) are values of the plan.
 plan = build_stack_plan(settings, base_dir=Path.cwd())
 fleet = settings.mode == "fleet"
 for note in plan.notes:  # a degenerate stack previews and applies; say why it declares little
@@ -44,6 +43,7 @@ for nc in plan.nodeclasses:
             create_launch_templates=fleet or settings.launch_templates,
             security_group_ids=settings.security_groups,
             tags=settings.tags,
+            karpenter_version=settings.karpenter_version,
         ),
     )
 
@@ -55,7 +55,7 @@ def _nodeclass_crs(nc: NodeClass) -> list[pulumi.Resource]:
 node_pools = {
     p.name: NodePool(
         p.name,
-        NodePoolArgs(plan=p, create_custom_resource=not fleet),
+        NodePoolArgs(plan=p, create_custom_resource=not fleet, karpenter_version=settings.karpenter_version),
         # The NodePool CR names its EC2NodeClass CR: it waits for that object alone (a dependency on
         # the whole NodeClass component would also wait for every launch template it holds).
         pulumi.ResourceOptions(depends_on=_nodeclass_crs(node_classes[p.nodeclass])),
@@ -82,6 +82,7 @@ for osc in plan.oscs:
     OperatingSystemConfig(osc.name, OperatingSystemConfigArgs(plan=osc))
 
 pulumi.export("mode", settings.mode)
+pulumi.export("karpenter", settings.karpenter_dict())
 pulumi.export("nodePoolHashes", {p.name: p.hash for p in plan.nodepools})
 pulumi.export("imageIds", {name: nc.image_id for name, nc in node_classes.items()})
 pulumi.export("launchTemplateIds", {name: nc.launch_template_ids for name, nc in node_classes.items()})

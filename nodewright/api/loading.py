@@ -2,7 +2,7 @@
 
 ``load_objects(paths)`` reads YAML/JSON (multi-document, ``kind: List`` unpacked). Karpenter's
 kinds (NodePool, NodeClaim, EC2NodeClass) go through :func:`nodewright.crd.admit_object`, the one
-validation path: the shipped CRDs of the selected Karpenter release (schema, CEL rules, defaults,
+validation path: the shipped CRDs of the Karpenter release passed in (``release=``) (schema, CEL rules, defaults,
 as ``kubectl apply`` with strict field validation) and Karpenter's runtime checks; the pydantic
 model is then built from the stored (defaulted) object, which the model also keeps
 (``stored_body``/``written_body``) for hashing. Kubernetes kinds read from cluster state are built
@@ -38,6 +38,7 @@ from nodewright.api.core import (
 from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
+from nodewright.crd import Release
 from nodewright.errors import Collector, InputError, InputErrors, Problem, clip, typo_hint
 
 log = logging.getLogger("nodewright")
@@ -171,7 +172,7 @@ def _problems_from(exc: ValidationError, *, model: type[BaseModel], doc: Documen
     return problems
 
 
-def build(doc: Document, model: type[T]) -> T:
+def build(doc: Document, model: type[T], *, release: Release | None = None) -> T:
     """One document as ``model``; raises InputErrors naming file and path on a bad shape.
 
     Karpenter's kinds go through :func:`nodewright.crd.admit_object` first (the one validation
@@ -179,7 +180,7 @@ def build(doc: Document, model: type[T]) -> T:
     """
     kind = getattr(model.model_fields.get("kind"), "default", None)
     if isinstance(kind, str) and kind in crd.API_VERSIONS:
-        admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path)
+        admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path, rel=release)
         if not admitted.ok:
             raise InputErrors(admitted.problems)
         obj, problems = _build_lenient(Document(file=doc.file, path=doc.path, body=admitted.body), model)
@@ -239,8 +240,11 @@ def objects_from_documents(
     kinds: Collection[str] | None = None,
     pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
     raw_kinds: Collection[str] = (),
+    release: Release | None = None,
 ) -> Objects:
     """Build and validate every known object; collect every problem before raising.
+
+    Karpenter's kinds are admitted by ``release``'s CRDs (None: the default release).
 
     ``kinds`` limits the work to the kinds a caller reads (others are skipped unbuilt, quietly);
     ``pods_where`` keeps only the Pods whose raw body passes it (the rest are never built), so a
@@ -292,7 +296,7 @@ def objects_from_documents(
             )
             continue
         if kind in crd.API_VERSIONS:
-            admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path)
+            admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path, rel=release)
             if not admitted.ok:
                 problems.extend(admitted.problems)
                 continue
@@ -338,18 +342,19 @@ def load_objects(
     kinds: Collection[str] | None = None,
     pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
     raw_kinds: Collection[str] = (),
+    release: Release | None = None,
 ) -> Objects:
     """Read, build and validate every object in ``paths`` (see module docstring and
-    :func:`objects_from_documents` for ``kinds``, ``pods_where`` and ``raw_kinds``)."""
+    :func:`objects_from_documents` for ``kinds``, ``pods_where``, ``raw_kinds`` and ``release``)."""
     return objects_from_documents(
-        load_documents(paths), kinds=kinds, pods_where=pods_where, raw_kinds=raw_kinds
+        load_documents(paths), kinds=kinds, pods_where=pods_where, raw_kinds=raw_kinds, release=release
     )
 
 
-def load_nodepools(paths: Iterable[str | Path]) -> Objects:
+def load_nodepools(paths: Iterable[str | Path], *, release: Release | None = None) -> Objects:
     """Like :func:`load_objects`, but an input without any NodePool is an error."""
     paths = list(paths)
-    objs = load_objects(paths)
+    objs = load_objects(paths, release=release)
     if not objs.nodepools:
         names = ", ".join(str(p) for p in paths)
         raise InputError(

@@ -12,13 +12,15 @@ from nodewright.cli._common import (
     emit,
     files_option,
     handle_errors,
-    karpenter_version_option,
+    karpenter_options,
     load_cluster_info,
     output_option,
     time_option,
 )
+from nodewright.crd import Release
 from nodewright.drift import DriftReport, PoolImpact, drift_impact_files
 from nodewright.drift.detect import DefaultsMode
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 
 
@@ -115,7 +117,7 @@ def _markdown(report: DriftReport) -> str:
     help="INFO.yaml (as for render userdata): its caBundle makes EC2NodeClass hashes exact and predicts CA rotations.",
 )
 @output_option(("table", "json", "yaml", "markdown"))
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
 def command(
     files: tuple[str, ...],
@@ -126,6 +128,8 @@ def command(
     crd_defaults: str,
     info_file: str | None,
     output: str,
+    release: Release,
+    settings: KarpenterSettings,
 ) -> None:
     """List NodeClaims Karpenter would mark Drifted once these NodePools are applied, and nodes replaced per NodePool."""
     when = time_option("--now", now)
@@ -134,6 +138,14 @@ def command(
     )
     ca_bundle = load_cluster_info(info_file).ca_bundle if info_file else None
     report = drift_impact_files(
-        files, cluster, catalog, now=when, defaults=mode, ca_bundle=ca_bundle, at=time_option("--at", at)
+        files,
+        cluster,
+        catalog,
+        now=when,
+        defaults=mode,
+        ca_bundle=ca_bundle,
+        at=time_option("--at", at),
+        release=release,
+        karpenter={"version": release.version, **settings.as_dict()},
     )
     emit(report.as_dict(), output, table=lambda: _table(report), markdown=lambda: _markdown(report))

@@ -14,13 +14,15 @@ from nodewright.cli._common import (
     cluster_option,
     emit,
     handle_errors,
-    karpenter_version_option,
+    karpenter_options,
     output_option,
 )
+from nodewright.crd import Release
 from nodewright.drift.detect import parse_time
 from nodewright.drift.inputs import read_kind
 from nodewright.errors import InputError
 from nodewright.health import HealthReport, nodepool_health, render_prometheus
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 
 
@@ -66,9 +68,16 @@ _HEADERS = [
 )
 @click.option("--now", default=None, help="Evaluation time (RFC 3339); default: the current time.")
 @output_option(("table", "json", "yaml", "markdown", "prometheus"))
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
-def command(cluster: str, files: tuple[str, ...], now: str | None, output: str) -> None:
+def command(
+    cluster: str,
+    files: tuple[str, ...],
+    now: str | None,
+    output: str,
+    release: Release,
+    settings: KarpenterSettings,
+) -> None:
     """Show per NodePool the NodeRegistrationHealthy condition, its buffer, verified NodeClasses and pending pods."""
     when: datetime | None = None
     if now is not None:
@@ -77,7 +86,7 @@ def command(cluster: str, files: tuple[str, ...], now: str | None, output: str) 
             raise InputError(
                 f"--now {now!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
             )
-    nodeclasses = read_kind(files, "EC2NodeClass") if files else []
+    nodeclasses = read_kind(files, "EC2NodeClass", release=release) if files else []
     report = nodepool_health(cluster, now=when, nodeclasses=nodeclasses)
     if output == "prometheus":
         click.echo(render_prometheus(report), nl=False)

@@ -20,15 +20,17 @@ from nodewright.cli._common import (
     emit,
     files_option,
     handle_errors,
-    karpenter_version_option,
+    karpenter_options,
     output_option,
 )
 from nodewright.cluster import load_cluster
 from nodewright.costplan.oversize import advise
 from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, CostOptions, plan_cost
+from nodewright.crd import Release
 from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import STRATEGIES, claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import nodeclass_catalog
 
@@ -170,12 +172,6 @@ def _encode(value: Any, indent: str, out: list[str]) -> None:
     help="Truncate each NodeClaim's instance types (Karpenter MaxInstanceTypes).",
 )
 @click.option(
-    "--preference-policy", type=click.Choice(["Respect", "Ignore"]), default="Respect", show_default=True
-)
-@click.option(
-    "--min-values-policy", type=click.Choice(["Strict", "BestEffort"]), default="Strict", show_default=True
-)
-@click.option(
     "--reserved-fallback/--no-reserved-fallback",
     default=False,
     show_default=True,
@@ -197,7 +193,7 @@ def _encode(value: Any, indent: str, out: list[str]) -> None:
     help="Seconds the cost strategy may spend optimising (it stays deterministic).",
 )
 @output_option(("table", "json", "yaml", "markdown"))
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
 def command(
     files: tuple[str, ...],
@@ -205,16 +201,16 @@ def command(
     catalog_spec: str,
     write_path: str | None,
     max_instance_types: int,
-    preference_policy: str,
-    min_values_policy: str,
     reserved_fallback: bool,
     strategy: str,
     time_budget: float,
     output: str,
+    release: Release,
+    settings: KarpenterSettings,
 ) -> None:
     """Simulate one Karpenter provisioning round: which NodeClaims the NodePools would launch."""
-    objs = load_nodepools(files)
-    cluster = load_cluster(cluster_path)
+    objs = load_nodepools(files, release=release)
+    cluster = load_cluster(cluster_path, release=release)
     cache: dict[str, list[InstanceType]] = {}
 
     def catalog_for(np: NodePool) -> list[InstanceType]:
@@ -222,14 +218,11 @@ def command(
         key = ref.name if ref.kind == "EC2NodeClass" else ""
         if key not in cache:
             nodeclass = objs.nodeclass(ref.name) if key else None
-            cache[key] = list(nodeclass_catalog(catalog_spec, nodeclass))
+            cache[key] = list(nodeclass_catalog(catalog_spec, nodeclass, settings))
         return cache[key]
 
-    options = PlanOptions(
-        max_instance_types=max_instance_types,
-        preference_policy=preference_policy,
-        min_values_policy=min_values_policy,
-        reserved_fallback=reserved_fallback,
+    options = PlanOptions.of(
+        settings, max_instance_types=max_instance_types, reserved_fallback=reserved_fallback
     )
     if strategy == "cost":
         doc = plan_cost(
@@ -245,6 +238,7 @@ def command(
             nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options, doc=doc
         ):
             click.echo(f"warning: {line}", err=True)
+    doc["karpenter"] = {"version": release.version, **settings.as_dict()}
     if write_path:
         # the hash an in-cluster Karpenter stamps (CRD defaults applied), as the stack plan does
         hashes = {np.name: nodepool_hash(np, crd_defaults=True) for np in objs.nodepools}

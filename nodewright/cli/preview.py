@@ -13,7 +13,8 @@ from typing import Any
 import click
 
 from nodewright import reader
-from nodewright.cli._common import emit, handle_errors, karpenter_version_option, output_option, time_option
+from nodewright.cli._common import emit, handle_errors, karpenter_options, output_option, time_option
+from nodewright.crd import KarpenterChoice
 from nodewright.errors import InputError
 
 
@@ -61,7 +62,7 @@ def _read_base(path: Path) -> dict[str, Any]:
     help="Time (RFC 3339) at which scheduled disruption budgets are evaluated for the drift rollout.",
 )
 @output_option(("table", "json", "markdown"), default="table")
-@karpenter_version_option()
+@karpenter_options(stack=True)
 @handle_errors
 def command(
     stack: str | None,
@@ -71,6 +72,7 @@ def command(
     cluster_state: str | None,
     at: str | None,
     output: str,
+    karpenter: KarpenterChoice,
 ) -> None:
     """Run the Pulumi program offline (mock runtime) with the policy pack; exit 1 on a mandatory violation."""
     if stack and stack_file:
@@ -89,6 +91,7 @@ def command(
         policy_config=cfg,
         at=time_option("--at", at),
         cluster_state=cluster_state,
+        karpenter=karpenter,
     )
     doc = result.document
     if base_doc is not None and output == "json":

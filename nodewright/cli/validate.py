@@ -11,18 +11,20 @@ from collections import Counter
 import click
 
 from nodewright.api.loading import load_objects
-from nodewright.cli._common import emit, files_option, handle_errors, karpenter_version_option, output_option
+from nodewright.cli._common import emit, files_option, handle_errors, karpenter_options, output_option
+from nodewright.crd import Release
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_table
 
 
 @click.command("validate")
 @files_option("YAML or JSON file (repeatable).")
 @output_option()
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
-def command(files: tuple[str, ...], output: str) -> None:
+def command(files: tuple[str, ...], output: str, release: Release, settings: KarpenterSettings) -> None:
     """Validate files against Karpenter's rules; exit 1 on any problem."""
-    objs = load_objects(files)
+    objs = load_objects(files, release=release)
     counts = Counter(doc.kind for doc in objs.documents)
     data = {"valid": True, "files": list(files), "objects": dict(sorted(counts.items()))}
     emit(data, output, table=lambda: format_table(["KIND", "COUNT"], sorted(counts.items())))

@@ -26,6 +26,7 @@ from nodewright.api.documents import Document
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.api.loading import Objects, load_objects
+from nodewright.crd import Release
 
 log = logging.getLogger("nodewright")
 
@@ -97,6 +98,7 @@ def load_cluster(
     pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
     raw_nodeclaims: bool = False,
     raw_nodes: bool = False,
+    release: Release | None = None,
 ) -> ClusterState:
     """Read cluster state files: a ``List`` or typed lists (``NodeList``...), a directory, ``-``.
 
@@ -114,6 +116,7 @@ def load_cluster(
         kinds=kinds,
         pods_where=pods_where,
         raw_kinds=(*(["NodeClaim"] if raw_nodeclaims else []), *(["Node"] if raw_nodes else [])),
+        release=release,
     )
     state = cluster_from_objects(objs, source=source or ", ".join(str(p) for p in paths))
     if not any(d.kind in ("Node", "Pod") for d in objs.documents):

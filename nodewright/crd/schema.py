@@ -18,7 +18,7 @@ from typing import Any, Final
 import yaml
 
 from nodewright.crd.celrules import Rule, compile_rule
-from nodewright.crd.releases import CRD_FILES, Release, release
+from nodewright.crd.releases import CRD_FILES, Release, default_release
 
 MISSING: Final = object()
 
@@ -117,8 +117,7 @@ def read_crd_text(rel: Release, kind: str) -> str:
 
 
 @functools.lru_cache(maxsize=32)
-def _load(version: str, kind: str) -> CRD:
-    rel = release(version)
+def _load(rel: Release, kind: str) -> CRD:
     name = f"{rel.crd_folder}/{CRD_FILES[kind]}"
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 5x faster startup
     doc = yaml.load(read_crd_text(rel, kind), Loader=loader)  # a safe loader (package data)
@@ -137,9 +136,8 @@ def _load(version: str, kind: str) -> CRD:
 
 
 def crd(kind: str, rel: Release | None = None) -> CRD:
-    """The compiled CRD of ``kind`` in ``rel`` (default: the selected release); cached."""
-    rel = rel or release(None)
-    return _load(rel.version, kind)
+    """The compiled CRD of ``kind`` in ``rel`` (None: the default release); cached per release."""
+    return _load(rel or default_release(), kind)
 
 
 def kinds() -> tuple[str, ...]:

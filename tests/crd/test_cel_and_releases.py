@@ -89,10 +89,14 @@ def test_every_shipped_rule_compiles_once() -> None:
 
 
 def test_releases_table_and_unknown_version() -> None:
-    assert crd.supported_versions() == ["1.14.1"]
+    assert crd.supported_versions() == ["1.11.3", "1.14.1"]
     rel = crd.release("v1.14.1")
     assert (rel.nodepool_hash_version, rel.ec2nodeclass_hash_version) == ("v3", "v5")
-    with pytest.raises(InputError, match=r"unsupported Karpenter version '1\.2\.0'; supported: 1\.14\.1"):
+    old = crd.release("1.11.3")
+    assert (old.nodepool_hash_version, old.ec2nodeclass_hash_version) == ("v3", "v4")
+    with pytest.raises(
+        InputError, match=r"unsupported Karpenter version '1\.2\.0'; supported: 1\.11\.3, 1\.14\.1"
+    ):
         crd.release("1.2.0")
 
 
@@ -125,7 +129,7 @@ def test_cli_karpenter_version_option(tmp_path: Path) -> None:
     assert ok.exit_code == 0, ok.output
     bad = CliRunner().invoke(main, ["hash", "-f", str(path), "--karpenter-version", "0.37.0"])
     assert bad.exit_code == 2
-    assert "unsupported Karpenter version '0.37.0'; supported: 1.14.1" in bad.output
+    assert "unsupported Karpenter version '0.37.0'; supported: 1.11.3, 1.14.1" in bad.output
 
 
 def test_stack_setting_karpenter_version() -> None:
@@ -139,7 +143,7 @@ def test_stack_setting_karpenter_version() -> None:
     with pytest.raises(InputError) as info:
         read_settings({**base, "karpenterVersion": "9.9.9"}, stack="t")
     assert info.value.path == "config.nodewright:karpenterVersion"
-    assert "supported: 1.14.1" in info.value.message
+    assert "supported: 1.11.3, 1.14.1" in info.value.message
 
 
 def test_field_path_reason_and_skipped_rules_are_reported() -> None:
