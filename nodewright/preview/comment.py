@@ -84,6 +84,14 @@ def _summary(doc: Mapping[str, Any], changes: list[ResourceChange] | None) -> st
             "`--cluster-state`)."
         )
     out += [f"> note: {n}" for n in doc.get("notes", [])]
+    karpenter = doc.get("karpenter")
+    if karpenter:
+        rest = ", ".join(
+            f"{k} `{str(v).lower() if isinstance(v, bool) else v}`"
+            for k, v in karpenter.items()
+            if k != "version"
+        )
+        out.append(f"> Karpenter `{karpenter.get('version')}`: {rest}.")
     return "\n\n".join(out)
 
 
@@ -217,6 +225,7 @@ def _drift(doc: Mapping[str, Any]) -> list[str]:
             )
         )
         notes += [f"> `{p['name']}`: {n}" for n in r.get("notes", [])]
+    notes += [f"> note: {n}" for n in drift.get("notes", [])]
     sec.append(
         format_markdown_table(
             ["NodePool", "hash", "NodeClaims", "replaced", "per wave", "waves", "reasons"], rows
