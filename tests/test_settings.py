@@ -137,3 +137,18 @@ def test_reserved_enis_shape_the_catalog_from_flag_or_environment() -> None:
     assert _m5_large_pods("--reserved-enis", "1") == 20
     assert _m5_large_pods(RESERVED_ENIS="1") == 20
     assert _m5_large_pods("--reserved-enis", "0", RESERVED_ENIS="1") == 29  # the flag wins
+
+
+def test_stack_config_karpenter_map() -> None:
+    from nodewright.stack import read_settings
+
+    base = {
+        "files": '["stacks/nodepools.yaml"]',
+        "cluster": '{"clusterName": "c", "clusterEndpoint": "https://x", "caBundle": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tClkyRXRZblZ1Wkd4bAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="}',
+    }
+    got = read_settings({**base, "karpenter": '{"featureGates": "NodeRepair=true", "reservedENIs": 2}'}, stack="t")
+    assert got.karpenter.feature_gates.node_repair and got.karpenter.reserved_enis == 2
+    assert got.karpenter_dict()["version"] == "1.14.1" and got.karpenter_dict()["reservedENIs"] == 2
+    with pytest.raises(InputError) as info:
+        read_settings({**base, "karpenter": '{"minValuesPolicy": "Lenient"}'}, stack="t")
+    assert info.value.path == "config.nodewright:karpenter" and "minValuesPolicy" in info.value.message

@@ -160,3 +160,18 @@ def test_policy_expects_the_stack_release(fake: Release) -> None:
     found = check_nodepool_hashes([component, cr], {})
     assert [(urn, "expected v9" in msg) for urn, msg in found] == [("urn:cr", True)]
     assert check_nodepool_hashes([cr], {}) == []  # no component: the default release (v3)
+
+
+def test_preview_hands_flags_and_environment_over_the_stack_to_the_program(tmp_path: Path) -> None:
+    from nodewright.preview import preview
+
+    stack = _project(tmp_path, None)
+    cfg = yaml.safe_load(stack.read_text())
+    cfg["config"]["nodewright:karpenter"] = {"reservedENIs": 3, "preferencePolicy": "Ignore"}
+    stack.write_text(yaml.safe_dump(cfg))
+    choice = KarpenterChoice(flags={"reserved_enis": "1"}, env={"FEATURE_GATES": "NodeRepair=true"})
+    doc = preview(stack_file=stack, karpenter=choice).document
+    used = doc["outputs"]["karpenter"]
+    assert used == doc["karpenter"]
+    assert (used["version"], used["reservedENIs"], used["preferencePolicy"]) == ("1.14.1", 1, "Ignore")
+    assert "NodeRepair=true" in used["featureGates"]
