@@ -87,7 +87,7 @@ def command(
                 f"--now {now!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
             )
     nodeclasses = read_kind(files, "EC2NodeClass", release=release) if files else []
-    report = nodepool_health(cluster, now=when, nodeclasses=nodeclasses)
+    report = nodepool_health(cluster, now=when, nodeclasses=nodeclasses, release=release)
     if output == "prometheus":
         click.echo(render_prometheus(report), nl=False)
         return

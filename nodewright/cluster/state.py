@@ -125,7 +125,12 @@ def load_cluster(
 
 
 def resolve_cluster(
-    spec: str, *, base_dir: Path | None = None, kubeconfig: str | None = None, context: str | None = None
+    spec: str,
+    *,
+    base_dir: Path | None = None,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    release: Release | None = None,
 ) -> ClusterState:
     """``live`` (the cluster the kubeconfig/context points at) or a state file path (relative to ``base_dir``)."""
     if spec == LIVE:
@@ -136,7 +141,7 @@ def resolve_cluster(
             log.warning("%s", state.empty_note())
         return state
     path = Path(spec) if base_dir is None or spec == "-" else base_dir / spec
-    return load_cluster(path, source=spec)
+    return load_cluster(path, source=spec, release=release)
 
 
 LIVE = "live"

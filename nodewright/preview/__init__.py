@@ -48,6 +48,7 @@ def _drift(
         base_dir=project_dir,
         kubeconfig=stack_config.get(f"{project}:kubeconfig") or None,
         context=stack_config.get(f"{project}:kubeContext") or None,
+        release=release,
     )
     report = drift_impact_files(
         [project_dir / f for f in files],

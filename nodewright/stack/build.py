@@ -290,6 +290,7 @@ def load_state(settings: Settings, *, base_dir: Path) -> ClusterState | None:
         base_dir=base_dir,
         kubeconfig=settings.kubeconfig,
         context=settings.kube_context,
+        release=settings.release,
     )
 
 
