@@ -125,6 +125,13 @@ _SETTING_FLAGS: tuple[tuple[str, str, Any, str], ...] = (
 )
 
 
+_METAVARS: dict[str, str] = {
+    "feature_gates": "GATES",
+    "reserved_enis": "N",
+    "vm_memory_overhead_percent": "FRACTION",
+}
+
+
 def karpenter_options(*, stack: bool = False) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """``--karpenter-version`` and Karpenter's settings flags, resolved ONCE into values.
 
@@ -160,7 +167,10 @@ def karpenter_options(*, stack: bool = False) -> Callable[[Callable[..., R]], Ca
         from nodewright import crd
 
         for attr, flag, kind, help_text in reversed(_SETTING_FLAGS):
-            wrapper = click.option(flag, attr, type=kind, default=None, help=help_text)(wrapper)
+            metavar = _METAVARS.get(attr)
+            wrapper = click.option(flag, attr, type=kind, default=None, metavar=metavar, help=help_text)(
+                wrapper
+            )
         return click.option(
             "--karpenter-version",
             "karpenter_version",

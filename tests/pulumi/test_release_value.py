@@ -135,6 +135,13 @@ def test_preview_program_policy_and_drift_agree(
     assert hash_policies == [] and not result.mandatory
     assert [p["hash"]["version"] for p in doc["drift"]["nodePools"]] == ["v9"]
     assert doc["outputs"]["karpenter"]["version"] == "9.9.0"
+    # the bump v3 -> v9 is forecast as Karpenter's hash controller handles it, in json and markdown
+    assert doc["drift"]["summary"]["drifted"] == 0
+    assert any("rolls no node" in n for n in doc["drift"]["notes"])
+    from nodewright.preview.report import render_markdown
+
+    md = render_markdown(doc)
+    assert "rolls no node" in md and "Karpenter `9.9.0`" in md
 
 
 def test_preview_flag_and_stack_disagree_is_a_usage_error(fake: Release, tmp_path: Path) -> None:
