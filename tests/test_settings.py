@@ -146,7 +146,9 @@ def test_stack_config_karpenter_map() -> None:
         "files": '["stacks/nodepools.yaml"]',
         "cluster": '{"clusterName": "c", "clusterEndpoint": "https://x", "caBundle": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tClkyRXRZblZ1Wkd4bAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="}',
     }
-    got = read_settings({**base, "karpenter": '{"featureGates": "NodeRepair=true", "reservedENIs": 2}'}, stack="t")
+    got = read_settings(
+        {**base, "karpenter": '{"featureGates": "NodeRepair=true", "reservedENIs": 2}'}, stack="t"
+    )
     assert got.karpenter.feature_gates.node_repair and got.karpenter.reserved_enis == 2
     assert got.karpenter_dict()["version"] == "1.14.1" and got.karpenter_dict()["reservedENIs"] == 2
     with pytest.raises(InputError) as info:
