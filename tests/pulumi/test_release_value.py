@@ -182,3 +182,18 @@ def test_preview_hands_flags_and_environment_over_the_stack_to_the_program(tmp_p
     assert used == doc["karpenter"]
     assert (used["version"], used["reservedENIs"], used["preferencePolicy"]) == ("1.14.1", 1, "Ignore")
     assert "NodeRepair=true" in used["featureGates"]
+
+
+def test_reserved_enis_reach_the_programs_launch_templates() -> None:
+    """RESERVED_ENIS lowers the ENI-limited max pods, so the max-pods groups of the launch templates
+    change: m5.large 29 -> 20, c5.xlarge 58 -> 44 (one ENI reserved)."""
+    from nodewright.preview import preview
+
+    stack = REPO / "tests/data/pulumi/stacks/Pulumi.karpenter.yaml"
+    names = lambda doc: sorted(r["name"] for r in doc["resources"] if r["type"].endswith("LaunchTemplate"))  # noqa: E731
+    default = names(preview(stack_file=stack).document)
+    reserved = names(
+        preview(stack_file=stack, karpenter=KarpenterChoice(env={"RESERVED_ENIS": "1"})).document
+    )
+    assert default == ["default-default-pods29", "default-default-pods58"]
+    assert reserved == ["default-default-pods20", "default-default-pods44"]
