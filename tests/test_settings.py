@@ -101,7 +101,12 @@ def test_command_line_errors_are_usage_errors_stack_errors_are_input_errors() ->
 def _cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if k not in ("FEATURE_GATES", "RESERVED_ENIS")} | env
     return subprocess.run(
-        [sys.executable, "-m", "nodewright.cli", *args], capture_output=True, text=True, env=full, check=False
+        [sys.executable, "-m", "nodewright.cli", *args],
+        capture_output=True,
+        text=True,
+        env=full,
+        cwd=REPO,
+        check=False,
     )
 
 
@@ -115,8 +120,12 @@ def _cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
         (["--karpenter-version", "0.37.0"], {}, "unsupported Karpenter version '0.37.0'"),
     ],
 )
-def test_invalid_settings_exit_2_naming_the_setting(args: list[str], env: dict[str, str], named: str) -> None:
-    res = _cli("hash", "-f", str(REPO / "stacks/nodepools.yaml"), *args, **env)
+@pytest.mark.parametrize("command", ["hash", "preview"])
+def test_invalid_settings_exit_2_naming_the_setting(
+    args: list[str], env: dict[str, str], named: str, command: str
+) -> None:
+    files = ["-f", str(REPO / "stacks/nodepools.yaml")] if command == "hash" else ["--stack", "dev"]
+    res = _cli(command, *files, *args, **env)
     assert res.returncode == 2, res.stderr
     assert res.stderr.count("\n") == 1 and res.stderr.startswith("error: ") and named in res.stderr
 
@@ -154,3 +163,10 @@ def test_stack_config_karpenter_map() -> None:
     with pytest.raises(InputError) as info:
         read_settings({**base, "karpenter": '{"minValuesPolicy": "Lenient"}'}, stack="t")
     assert info.value.path == "config.nodewright:karpenter" and "minValuesPolicy" in info.value.message
+
+
+def test_preview_release_flag_disagreeing_with_the_stack_exits_2_naming_both() -> None:
+    """stacks/Pulumi.dev.yaml says nodewright:karpenterVersion 1.14.1."""
+    res = _cli("preview", "--stack", "dev", "--karpenter-version", "1.11.3")
+    assert res.returncode == 2, res.stderr
+    assert "--karpenter-version 1.11.3 disagrees with config.nodewright:karpenterVersion 1.14.1" in res.stderr

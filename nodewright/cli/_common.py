@@ -147,14 +147,17 @@ def karpenter_options(*, stack: bool = False) -> Callable[[Callable[..., R]], Ca
         def wrapper(*args: Any, **kwargs: Any) -> R:
             import os
 
+            from nodewright import crd
             from nodewright.crd import KarpenterChoice
 
             version = kwargs.pop("karpenter_version", None)
             flags = {attr: kwargs.pop(attr, None) for attr, *_ in _SETTING_FLAGS}
             choice = KarpenterChoice(version=version, flags=flags, env=dict(os.environ))
             try:
-                if stack:
-                    choice.settings()  # flags and environment are checked before any file is read
+                if stack:  # flags and environment are checked before any file is read
+                    if version is not None:
+                        crd.release(version)
+                    choice.settings()
                     kwargs["karpenter"] = choice
                 else:
                     kwargs["release"] = choice.release()
