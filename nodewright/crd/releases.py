@@ -113,7 +113,7 @@ def choose_release(
         raise UsageError(
             f"{flag_source} {from_flag.version} disagrees with {stack_source} {from_stack.version}; "
             "drop the flag or change the stack",
-            file=flag_source,
+            file="<args>",
         )
     return from_flag or from_stack or default_release()
 

@@ -177,3 +177,45 @@ def test_field_path_reason_and_skipped_rules_are_reported() -> None:
     w = _Walk("f.yaml", "")
     w.walk({"a": "5", "b": "y"}, s, "spec")
     assert [p.path for p in w.problems] == ["spec.a"] and w.skipped
+
+
+def test_each_release_validates_with_its_own_crds(tmp_path: Path) -> None:
+    """spec.cpuOptions exists in aws/karpenter-provider-aws v1.14.1's EC2NodeClass CRD, not in
+    v1.11.3's: the same file is valid for one release and an unknown field for the other."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "nc.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "karpenter.k8s.aws/v1",
+                "kind": "EC2NodeClass",
+                "metadata": {"name": "x"},
+                "spec": {
+                    "role": "R",
+                    "amiSelectorTerms": [{"alias": "al2023@latest"}],
+                    "subnetSelectorTerms": [{"tags": {"a": "b"}}],
+                    "securityGroupSelectorTerms": [{"tags": {"a": "b"}}],
+                    "cpuOptions": {"nestedVirtualization": "enabled"},
+                },
+            }
+        )
+    )
+
+    def validate(version: str) -> subprocess.CompletedProcess[str]:
+        args = [
+            sys.executable,
+            "-m",
+            "nodewright.cli",
+            "validate",
+            "-f",
+            str(path),
+            "--karpenter-version",
+            version,
+        ]
+        return subprocess.run(args, capture_output=True, text=True, check=False)
+
+    assert validate("1.14.1").returncode == 0
+    old = validate("1.11.3")
+    assert old.returncode == 1 and 'spec.cpuOptions: unknown field "cpuOptions"' in old.stderr
