@@ -9,10 +9,12 @@ lives here (that is :mod:`nodewright.crd.admission`).
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Any, Final
 
 import yaml
@@ -111,7 +113,10 @@ def _compile(node: Mapping[str, Any], *, where: str) -> Schema:
 
 
 def read_crd_text(rel: Release, kind: str) -> str:
-    """The shipped CRD file of ``kind`` for ``rel`` (package data)."""
+    """The CRD file of ``kind`` for ``rel``: package data (``nodewright/data/crds/<crd_folder>``),
+    or the folder itself when ``crd_folder`` is an absolute path (a release registered from outside)."""
+    if os.path.isabs(rel.crd_folder):
+        return Path(rel.crd_folder, CRD_FILES[kind]).read_text(encoding="utf-8")
     path = resources.files("nodewright") / "data" / "crds" / rel.crd_folder / CRD_FILES[kind]
     return path.read_text(encoding="utf-8")
 

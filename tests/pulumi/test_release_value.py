@@ -1,7 +1,7 @@
 """The Karpenter release is one value: `hash`, `drift`, `preview` and the policy pack agree on it.
 
-A fake second release (its own hash versions v9/v8, the v1.14.1 CRD folder) is registered by
-monkeypatching the release table; every consumer must then stamp, expect and report those
+A fake second release (its own CRD folder, a copy of v1.11.3's outside the package, and its own hash
+versions v9/v8) is registered by monkeypatching the release table; every consumer must then stamp, expect and report those
 versions. Before the release was a value, ``preview --karpenter-version <other>`` stamped one
 version and its own mandatory policy expected another. These run in-process (CliRunner): the
 registered release exists only in this process.
@@ -10,6 +10,7 @@ registered release exists only in this process.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -27,21 +28,24 @@ from nodewright.policy.resources import NODEPOOL_COMPONENT, NODEPOOL_CR, Resourc
 
 REPO = Path(__file__).resolve().parents[2]
 POOLS = REPO / "tests/data/pulumi/nodepools.yaml"
-FAKE = Release(
-    version="9.9.0",
-    crd_folder="v1.14.1",
-    nodepool_hash_version="v9",
-    ec2nodeclass_hash_version="v8",
-    ec2nodeclass_hash_ca_bundle=True,
-    karpenter_commit="0" * 40,
-    provider_commit="0" * 40,
-)
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Release:
-    monkeypatch.setitem(crd.RELEASES, FAKE.version, FAKE)
-    return FAKE
+def fake(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Release:
+    folder = tmp_path_factory.mktemp("crds-9.9.0")
+    for name in crd.releases.CRD_FILES.values():
+        shutil.copy(REPO / "nodewright/data/crds/v1.11.3" / name, folder / name)
+    release = Release(
+        version="9.9.0",
+        crd_folder=str(folder),
+        nodepool_hash_version="v9",
+        ec2nodeclass_hash_version="v8",
+        ec2nodeclass_hash_ca_bundle=False,
+        karpenter_commit="0" * 40,
+        provider_commit="0" * 40,
+    )
+    monkeypatch.setitem(crd.RELEASES, release.version, release)
+    return release
 
 
 def _cluster(path: Path) -> Path:
@@ -197,3 +201,14 @@ def test_reserved_enis_reach_the_programs_launch_templates() -> None:
     )
     assert default == ["default-default-pods29", "default-default-pods58"]
     assert reserved == ["default-default-pods20", "default-default-pods44"]
+
+
+def test_the_fake_release_validates_with_its_own_folder(fake: Release, tmp_path: Path) -> None:
+    """Its folder holds v1.11.3's CRDs: v1.14's spec.cpuOptions is an unknown field there."""
+    nc = next(d for d in yaml.safe_load_all(POOLS.read_text()) if d["kind"] == "EC2NodeClass")
+    nc["spec"]["cpuOptions"] = {"nestedVirtualization": "enabled"}
+    path = tmp_path / "nc.yaml"
+    path.write_text(yaml.safe_dump(nc))
+    assert CliRunner().invoke(main, ["validate", "-f", str(path)]).exit_code == 0
+    res = CliRunner().invoke(main, ["validate", "-f", str(path), "--karpenter-version", "9.9.0"])
+    assert res.exit_code == 1 and 'unknown field "cpuOptions"' in res.stderr
