@@ -170,3 +170,31 @@ def test_preview_release_flag_disagreeing_with_the_stack_exits_2_naming_both() -
     res = _cli("preview", "--stack", "dev", "--karpenter-version", "1.11.3")
     assert res.returncode == 2, res.stderr
     assert "--karpenter-version 1.11.3 disagrees with config.nodewright:karpenterVersion 1.14.1" in res.stderr
+
+
+def test_a_gate_the_release_lacks_is_refused() -> None:
+    """kubernetes-sigs/karpenter v1.11.2 options.go FeatureGates has no CapacityBuffer (v1.14.1 has)."""
+    pools = str(REPO / "stacks/nodepools.yaml")
+    assert _cli("hash", "-f", pools, "--feature-gates", "CapacityBuffer=true").returncode == 0
+    old = _cli("hash", "-f", pools, "--karpenter-version", "1.11.3", FEATURE_GATES="CapacityBuffer=true")
+    assert (
+        old.returncode == 2
+        and "error: <environment>: feature gate CapacityBuffer does not exist in Karpenter 1.11.3"
+        in old.stderr
+    )
+    off = _cli(
+        "hash", "-f", pools, "--karpenter-version", "1.11.3", "--feature-gates", "CapacityBuffer=false"
+    )
+    assert off.returncode == 0, off.stderr
+
+    from nodewright.stack import read_settings
+
+    base = {
+        "files": '["stacks/nodepools.yaml"]',
+        "cluster": '{"clusterName": "c", "clusterEndpoint": "https://x", "caBundle": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tClkyRXRZblZ1Wkd4bAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="}',
+        "karpenter": '{"featureGates": "CapacityBuffer=true"}',
+    }
+    assert read_settings(base, stack="t").karpenter.feature_gates.capacity_buffer
+    with pytest.raises(InputError) as info:
+        read_settings({**base, "karpenterVersion": "1.11.3"}, stack="t")
+    assert info.value.path == "config.nodewright:karpenter" and "CapacityBuffer" in info.value.message

@@ -160,8 +160,8 @@ def karpenter_options(*, stack: bool = False) -> Callable[[Callable[..., R]], Ca
                     choice.settings()
                     kwargs["karpenter"] = choice
                 else:
-                    kwargs["release"] = choice.release()
-                    kwargs["settings"] = choice.settings()
+                    kwargs["release"] = release = choice.release()
+                    kwargs["settings"] = choice.settings(release=release)
             except NodewrightError as exc:
                 click.echo(f"error: {exc.lines()[0]}", err=True)
                 sys.exit(2)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from nodewright.errors import InputError, UsageError
-from nodewright.settings import KarpenterSettings, resolve
+from nodewright.settings import GATE_NAMES, KarpenterSettings, resolve
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,6 +32,8 @@ class Release:
     ec2nodeclass_hash_ca_bundle: bool
     karpenter_commit: str
     provider_commit: str
+    # The feature gates the release's controller has (FeatureGates in core options.go at its tag).
+    feature_gates: tuple[str, ...] = tuple(GATE_NAMES)
 
     def crd_file(self, kind: str) -> str:
         return CRD_FILES[kind]
@@ -56,6 +58,13 @@ RELEASES: Final[dict[str, Release]] = {
         ec2nodeclass_hash_ca_bundle=False,
         karpenter_commit="268e2b6ccbeeab41a3f7a2eb7639584294b46a91",
         provider_commit="0c4e1cfeb0757c2dca913e607d825dde8f7a06d3",
+        feature_gates=(
+            "NodeRepair",
+            "ReservedCapacity",
+            "SpotToSpotConsolidation",
+            "NodeOverlay",
+            "StaticCapacity",
+        ),
     ),
     "1.14.1": Release(
         version="1.14.1",
@@ -135,6 +144,34 @@ class KarpenterChoice:
         return choose_release(self.version, stack, stack_source=stack_source)
 
     def settings(
-        self, stack: Mapping[str, object] | None = None, snapshot: Mapping[str, object] | None = None
+        self,
+        stack: Mapping[str, object] | None = None,
+        snapshot: Mapping[str, object] | None = None,
+        *,
+        release: Release | None = None,
     ) -> KarpenterSettings:
-        return resolve(flags=self.flags, env=self.env, stack=stack, snapshot=snapshot)
+        """The settings in force (flag > environment > ``stack`` > ``snapshot`` > default), checked
+        against ``release``'s feature gates when given (:func:`check_gates`)."""
+        settings = resolve(flags=self.flags, env=self.env, stack=stack, snapshot=snapshot)
+        if release is not None:
+            check_gates(settings, release)
+        return settings
+
+
+def check_gates(settings: KarpenterSettings, release: Release) -> None:
+    """A gate enabled for a release whose controller does not have it is an error (Karpenter would
+    ignore it: the forecast would assume a feature the cluster does not run). A usage error when the
+    gates came from the command line or its environment."""
+    missing = [g for g in settings.feature_gates.enabled() if g not in release.feature_gates]
+    if not missing:
+        return
+    origin = settings.sources.get("feature_gates", "default")
+    error = UsageError if origin in ("flag", "env") else InputError
+    where = {"flag": "<args>", "env": "<environment>", "stack": "config.nodewright:karpenter"}.get(
+        origin, origin
+    )
+    raise error(
+        f"feature gate {', '.join(missing)} does not exist in Karpenter {release.version} "
+        f"(its gates: {', '.join(release.feature_gates)}); drop it or choose a newer release",
+        file=where,
+    )

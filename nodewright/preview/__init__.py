@@ -175,7 +175,7 @@ def _karpenter(st: Any, karpenter: KarpenterChoice | None) -> tuple[Any, Release
                 path="config.nodewright:karpenter",
             )
     try:
-        settings = choice.settings(stack=stack_settings)
+        settings = choice.settings(stack=stack_settings, release=release)
     except InputError as exc:
         if exc.file.startswith("config."):
             raise InputError(exc.message, file=file, path=exc.file) from exc

@@ -220,6 +220,8 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
     else:
         try:
             karpenter = resolve(stack=raw_karpenter)
+            if not c.problems:
+                crd.check_gates(karpenter, crd.release(karpenter_version))
         except InputError as exc:
             c.add("config.nodewright:karpenter", exc.message)
     c.raise_if_any()
