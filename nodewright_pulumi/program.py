@@ -12,7 +12,6 @@ from pathlib import Path
 import pulumi
 import pulumi_aws as aws
 
-from nodewright import crd
 from nodewright.stack import build_stack_plan, read_settings
 from nodewright_pulumi.components.capacity import Capacity, CapacityArgs
 from nodewright_pulumi.components.node_class import NodeClass, NodeClassArgs
@@ -22,7 +21,7 @@ from nodewright_pulumi.components.osc import OperatingSystemConfig, OperatingSys
 KEYS = (
     "mode", "files", "cluster", "kubernetesVersion", "clusterState", "claims", "subnets",
     "securityGroups", "launchTemplates", "oscFormat", "oscNamespace", "tags", "catalog",
-    "kubeconfig", "kubeContext", "karpenterVersion", "planStrategy",
+    "kubeconfig", "kubeContext", "karpenterVersion", "planStrategy", "karpenter",
 )  # fmt: skip
 
 config = pulumi.Config("nodewright")
@@ -31,7 +30,7 @@ settings = read_settings(
     {**{k: config.get(k) for k in KEYS}, "aws:region": pulumi.Config("aws").get("region")},
     stack=pulumi.get_stack(),
 )
-crd.select(settings.karpenter_version, source="config.nodewright:karpenterVersion")
+# The Karpenter release (settings.release) and settings (settings.karpenter) are values of the plan.
 plan = build_stack_plan(settings, base_dir=Path.cwd())
 fleet = settings.mode == "fleet"
 for note in plan.notes:  # a degenerate stack previews and applies; say why it declares little
@@ -48,6 +47,7 @@ for nc in plan.nodeclasses:
             create_launch_templates=fleet or settings.launch_templates,
             security_group_ids=settings.security_groups,
             tags=settings.tags,
+            karpenter_version=settings.karpenter_version,
         ),
     )
 
@@ -59,7 +59,7 @@ def _nodeclass_crs(nc: NodeClass) -> list[pulumi.Resource]:
 node_pools = {
     p.name: NodePool(
         p.name,
-        NodePoolArgs(plan=p, create_custom_resource=not fleet),
+        NodePoolArgs(plan=p, create_custom_resource=not fleet, karpenter_version=settings.karpenter_version),
         # The NodePool CR names its EC2NodeClass CR: it waits for that object alone (a dependency on
         # the whole NodeClass component would also wait for every launch template it holds).
         pulumi.ResourceOptions(depends_on=_nodeclass_crs(node_classes[p.nodeclass])),
@@ -86,6 +86,7 @@ for osc in plan.oscs:
     OperatingSystemConfig(osc.name, OperatingSystemConfigArgs(plan=osc))
 
 pulumi.export("mode", settings.mode)
+pulumi.export("karpenter", settings.karpenter_dict())
 pulumi.export("nodePoolHashes", {p.name: p.hash for p in plan.nodepools})
 pulumi.export("imageIds", {name: nc.image_id for name, nc in node_classes.items()})
 pulumi.export("launchTemplateIds", {name: nc.launch_template_ids for name, nc in node_classes.items()})

@@ -4,7 +4,7 @@ subset the scheduler needs, as frozen pydantic v2 models; plus loading and valid
 Public names are re-exported here; modules: ``core`` (Kubernetes), ``karpenter``, ``nodeoverlay``
 (``karpenter.sh/v1alpha1`` NodeOverlay), ``ec2nodeclass``,
 ``documents`` (file reading), ``loading`` (build + validate through :mod:`nodewright.crd`, the
-shipped CRDs of the selected Karpenter release), ``validation`` (cluster-state Pod checks, typo hint).
+shipped CRDs of the Karpenter release passed in), ``validation`` (cluster-state Pod checks, typo hint).
 """
 
 from nodewright.api.core import (

@@ -2,7 +2,7 @@
 
 ``load_objects(paths)`` reads YAML/JSON (multi-document, ``kind: List`` unpacked). Karpenter's
 kinds (NodePool, NodeClaim, EC2NodeClass, NodeOverlay) go through :func:`nodewright.crd.admit_object`, the one
-validation path: the shipped CRDs of the selected Karpenter release (schema, CEL rules, defaults,
+validation path: the shipped CRDs of the Karpenter release passed in (``release=``) (schema, CEL rules, defaults,
 as ``kubectl apply`` with strict field validation) and Karpenter's runtime checks; the pydantic
 model is then built from the stored (defaulted) object, which the model also keeps
 (``stored_body``/``written_body``) for hashing. Kubernetes kinds read from cluster state are built
@@ -39,6 +39,7 @@ from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.api.nodeoverlay import NodeOverlay
+from nodewright.crd import Release
 from nodewright.errors import Collector, InputError, InputErrors, Problem, clip, typo_hint
 
 log = logging.getLogger("nodewright")
@@ -182,7 +183,7 @@ def _problems_from(exc: ValidationError, *, model: type[BaseModel], doc: Documen
     return problems
 
 
-def build(doc: Document, model: type[T]) -> T:
+def build(doc: Document, model: type[T], *, release: Release | None = None) -> T:
     """One document as ``model``; raises InputErrors naming file and path on a bad shape.
 
     Karpenter's kinds go through :func:`nodewright.crd.admit_object` first (the one validation
@@ -190,7 +191,7 @@ def build(doc: Document, model: type[T]) -> T:
     """
     kind = getattr(model.model_fields.get("kind"), "default", None)
     if isinstance(kind, str) and kind in crd.API_VERSIONS:
-        admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path)
+        admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path, rel=release)
         if not admitted.ok:
             raise InputErrors(admitted.problems)
         obj, problems = _build_lenient(Document(file=doc.file, path=doc.path, body=admitted.body), model)
@@ -273,6 +274,7 @@ def objects_from_documents(
     pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
     raw_kinds: Collection[str] = (),
     base: Iterable[Document] | None = None,
+    release: Release | None = None,
 ) -> Objects:
     """Build and validate every known object; collect every problem before raising.
 
@@ -280,6 +282,7 @@ def objects_from_documents(
     object whose kind and name (namespace where namespaced) are in the base is admitted as an
     update of it (transition rules, ratcheting, immutable fields); the others are creates, and
     base objects absent here are deletes (listed in ``Objects.changes``, never an error).
+    Karpenter's kinds are admitted by ``release``'s CRDs (None: the default release).
 
     ``kinds`` limits the work to the kinds a caller reads (others are skipped unbuilt, quietly);
     ``pods_where`` keeps only the Pods whose raw body passes it (the rest are never built), so a
@@ -338,7 +341,9 @@ def objects_from_documents(
                 old_doc = olds.get(key)
                 old = old_doc.body if old_doc is not None else None
                 out.changes.setdefault("update" if old is not None else "create", []).append(_show_key(key))
-            admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path, old=old)
+            admitted = crd.admit_object(
+                doc.body, kind=kind, file=doc.file, path=doc.path, old=old, rel=release
+            )
             if not admitted.ok:
                 problems.extend(admitted.problems)
                 continue
@@ -401,6 +406,7 @@ def load_objects(
     raw_kinds: Collection[str] = (),
     base: Iterable[str | Path] | None = None,
     only_karpenter: bool = False,
+    release: Release | None = None,
 ) -> Objects:
     """Read, build and validate every object in ``paths`` (see module docstring and
     :func:`objects_from_documents` for ``kinds``, ``pods_where``, ``raw_kinds``; ``base``: files
@@ -414,14 +420,14 @@ def load_objects(
         docs = [d for d in docs if d.api_version.startswith(KARPENTER_GROUPS) or d.kind in KARPENTER_KINDS]
     base_docs = load_documents(base) if base is not None else None
     return objects_from_documents(
-        docs, kinds=kinds, pods_where=pods_where, raw_kinds=raw_kinds, base=base_docs
+        docs, kinds=kinds, pods_where=pods_where, raw_kinds=raw_kinds, base=base_docs, release=release
     )
 
 
-def load_nodepools(paths: Iterable[str | Path]) -> Objects:
+def load_nodepools(paths: Iterable[str | Path], *, release: Release | None = None) -> Objects:
     """Like :func:`load_objects`, but an input without any NodePool is an error."""
     paths = list(paths)
-    objs = load_objects(paths)
+    objs = load_objects(paths, release=release)
     if not objs.nodepools:
         names = ", ".join(str(p) for p in paths)
         raise InputError(

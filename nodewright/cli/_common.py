@@ -14,7 +14,7 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from nodewright import reader, redact
-from nodewright.errors import InputError, NodewrightError, clip
+from nodewright.errors import InputError, NodewrightError, UsageError, clip
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -150,31 +150,105 @@ def cluster_option(param: str = "cluster") -> Callable[[Callable[P, R]], Callabl
     return click.option("--cluster", param, required=True, type=INPUT_PATH, help=CLUSTER_HELP)
 
 
-def _select_release(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from nodewright import crd
+_SETTING_FLAGS: tuple[tuple[str, str, Any, str], ...] = (
+    (
+        "feature_gates",
+        "--feature-gates",
+        str,
+        "Karpenter feature gates, Karpenter's syntax (NodeRepair=true,ReservedCapacity=false; env FEATURE_GATES).",
+    ),
+    (
+        "preference_policy",
+        "--preference-policy",
+        click.Choice(["Respect", "Ignore"]),
+        "Karpenter's PREFERENCE_POLICY: Respect or Ignore preferred affinities and ScheduleAnyway spreads.",
+    ),
+    (
+        "min_values_policy",
+        "--min-values-policy",
+        click.Choice(["Strict", "BestEffort"]),
+        "Karpenter's MIN_VALUES_POLICY: Strict or BestEffort (relax minValues when unsatisfiable).",
+    ),
+    (
+        "reserved_enis",
+        "--reserved-enis",
+        str,
+        "The provider's RESERVED_ENIS: ENIs left out of max-pods and kube-reserved [default: 0].",
+    ),
+    (
+        "vm_memory_overhead_percent",
+        "--vm-memory-overhead-percent",
+        str,
+        "The provider's VM_MEMORY_OVERHEAD_PERCENT, a fraction [default: 0.075].",
+    ),
+    (
+        "ignore_dra_requests",
+        "--ignore-dra-requests",
+        click.Choice(["true", "false"]),
+        "Karpenter's IGNORE_DRA_REQUESTS [default: true].",
+    ),
+)
 
-    try:
-        return crd.select(value).version if value is not None else crd.selected().version
-    except NodewrightError as exc:
-        raise click.BadParameter(
-            f"unsupported Karpenter version {value!r}; supported: {', '.join(crd.supported_versions())}"
-        ) from exc
+
+_METAVARS: dict[str, str] = {
+    "feature_gates": "GATES",
+    "reserved_enis": "N",
+    "vm_memory_overhead_percent": "FRACTION",
+}
 
 
-def karpenter_version_option() -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """``--karpenter-version``: the Karpenter release whose CRDs validate and default the objects
-    (and whose hash versions apply); see README "Karpenter releases". Not passed to the command."""
-    from nodewright import crd
+def karpenter_options(*, stack: bool = False) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """``--karpenter-version`` and Karpenter's settings flags, resolved ONCE into values.
 
-    return click.option(
-        "--karpenter-version",
-        default=None,
-        expose_value=False,
-        is_eager=True,
-        callback=_select_release,
-        help=f"Karpenter release to validate against (default {crd.DEFAULT_VERSION}; supported: "
-        f"{', '.join(crd.supported_versions())}).",
-    )
+    The command receives ``release: Release`` and ``settings: KarpenterSettings`` (flag >
+    environment (``os.environ``, Karpenter's names: FEATURE_GATES, RESERVED_ENIS, ...) > default);
+    with ``stack=True`` it receives ``karpenter: KarpenterChoice`` instead, and resolves it against
+    the stack it reads (flag > environment > stack > default; a flag and a stack naming different
+    releases is a usage error). Invalid values are usage errors (exit 2) naming the setting.
+    """
+
+    def decorate(fn: Callable[..., R]) -> Callable[..., R]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> R:
+            import os
+
+            from nodewright import crd
+            from nodewright.crd import KarpenterChoice
+
+            version = kwargs.pop("karpenter_version", None)
+            flags = {attr: kwargs.pop(attr, None) for attr, *_ in _SETTING_FLAGS}
+            choice = KarpenterChoice(version=version, flags=flags, env=dict(os.environ))
+            try:
+                if stack:  # flags and environment are checked before any file is read
+                    if version is not None:
+                        crd.release(version)
+                    choice.settings()
+                    kwargs["karpenter"] = choice
+                else:
+                    kwargs["release"] = release = choice.release()
+                    kwargs["settings"] = choice.settings(release=release)
+            except NodewrightError as exc:
+                click.echo(f"error: {exc.lines()[0]}", err=True)
+                sys.exit(2)
+            return fn(*args, **kwargs)
+
+        from nodewright import crd
+
+        for attr, flag, kind, help_text in reversed(_SETTING_FLAGS):
+            metavar = _METAVARS.get(attr)
+            wrapper = click.option(flag, attr, type=kind, default=None, metavar=metavar, help=help_text)(
+                wrapper
+            )
+        return click.option(
+            "--karpenter-version",
+            "karpenter_version",
+            default=None,
+            help=f"Karpenter release (CRDs, hash versions, policies' expectations) [default: the stack's "
+            f"nodewright:karpenterVersion, else {crd.DEFAULT_VERSION}; supported: "
+            f"{', '.join(crd.supported_versions())}].",
+        )(wrapper)
+
+    return decorate
 
 
 class _RedactingStream:
@@ -233,6 +307,9 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
 def _run(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     try:
         return fn(*args, **kwargs)
+    except UsageError as exc:
+        click.echo(f"error: {exc.lines()[0]}", err=True)
+        sys.exit(2)
     except NodewrightError as exc:
         for line in exc.lines():
             click.echo(f"error: {line}", err=True)

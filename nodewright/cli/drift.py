@@ -16,13 +16,15 @@ from nodewright.cli._common import (
     files_option,
     format_at,
     handle_errors,
-    karpenter_version_option,
+    karpenter_options,
     load_cluster_info,
     output_option,
     resolve_at,
 )
+from nodewright.crd import Release
 from nodewright.drift import DriftReport, PoolImpact, drift_impact_files
 from nodewright.drift.detect import DefaultsMode
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 
 EXIT_WOULD_ROLL = 3
@@ -129,7 +131,7 @@ def _markdown(report: DriftReport) -> str:
     "2 a usage error).",
 )
 @output_option(("table", "json", "yaml", "markdown"))
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
 def command(
     files: tuple[str, ...],
@@ -140,6 +142,8 @@ def command(
     info_file: str | None,
     exit_code: bool,
     output: str,
+    release: Release,
+    settings: KarpenterSettings,
 ) -> None:
     """List NodeClaims Karpenter would mark Drifted once these NodePools are applied, and nodes replaced per NodePool."""
     when = resolve_at(at)
@@ -147,7 +151,16 @@ def command(
         "always" if crd_defaults == "always" else "never" if crd_defaults == "never" else "auto"
     )
     ca_bundle = load_cluster_info(info_file).ca_bundle if info_file else None
-    report = drift_impact_files(files, cluster, catalog, defaults=mode, ca_bundle=ca_bundle, at=when)
+    report = drift_impact_files(
+        files,
+        cluster,
+        catalog,
+        defaults=mode,
+        ca_bundle=ca_bundle,
+        at=when,
+        release=release,
+        karpenter={"version": release.version, **settings.as_dict()},
+    )
     emit(report.as_dict(), output, table=lambda: _table(report), markdown=lambda: _markdown(report))
     if exit_code and report.drifted:
         sys.exit(EXIT_WOULD_ROLL)

@@ -14,12 +14,14 @@ from nodewright.cli._common import (
     emit,
     format_at,
     handle_errors,
-    karpenter_version_option,
+    karpenter_options,
     output_option,
     resolve_at,
 )
+from nodewright.crd import Release
 from nodewright.drift.inputs import read_kind
 from nodewright.health import HealthReport, nodepool_health, render_prometheus
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 
 
@@ -65,13 +67,20 @@ _HEADERS = [
 )
 @at_option("the registration timeouts and the condition's reset")
 @output_option(("table", "json", "yaml", "markdown", "prometheus"))
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
-def command(cluster: str, files: tuple[str, ...], at: str | None, output: str) -> None:
+def command(
+    cluster: str,
+    files: tuple[str, ...],
+    at: str | None,
+    output: str,
+    release: Release,
+    settings: KarpenterSettings,
+) -> None:
     """Show per NodePool the NodeRegistrationHealthy condition, its buffer, verified NodeClasses and pending pods."""
     when = resolve_at(at)
-    nodeclasses = read_kind(files, "EC2NodeClass") if files else []
-    report = nodepool_health(cluster, now=when, nodeclasses=nodeclasses)
+    nodeclasses = read_kind(files, "EC2NodeClass", release=release) if files else []
+    report = nodepool_health(cluster, now=when, nodeclasses=nodeclasses, release=release)
     if output == "prometheus":
         click.echo(render_prometheus(report), nl=False)
         return

@@ -7,7 +7,6 @@ print it (json/yaml/table/markdown) and optionally write the claims file
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import click
@@ -23,16 +22,17 @@ from nodewright.cli._common import (
     emit,
     files_option,
     handle_errors,
-    karpenter_version_option,
+    karpenter_options,
     output_option,
 )
 from nodewright.cluster import load_cluster
 from nodewright.costplan.oversize import advise
 from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, CostOptions, plan_cost
+from nodewright.crd import Release
 from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import STRATEGIES, claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
-from nodewright.settings import resolve
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import nodeclass_catalog
 
@@ -151,12 +151,6 @@ def render_markdown(doc: dict[str, Any]) -> str:
     help="Truncate each NodeClaim's instance types (Karpenter MaxInstanceTypes).",
 )
 @click.option(
-    "--preference-policy", type=click.Choice(["Respect", "Ignore"]), default="Respect", show_default=True
-)
-@click.option(
-    "--min-values-policy", type=click.Choice(["Strict", "BestEffort"]), default="Strict", show_default=True
-)
-@click.option(
     "--reserved-fallback/--no-reserved-fallback",
     default=False,
     show_default=True,
@@ -177,15 +171,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
     show_default=True,
     help="Seconds the cost strategy may spend optimising (it stays deterministic).",
 )
-@click.option(
-    "--feature-gates",
-    "feature_gates",
-    default=None,
-    help="Karpenter feature gates, Name=true|false,... (env FEATURE_GATES; NodeOverlay=true applies "
-    "NodeOverlays from -f files and the cluster state).",
-)
 @output_option(("table", "json", "yaml", "markdown"))
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
 def command(
     files: tuple[str, ...],
@@ -193,17 +180,16 @@ def command(
     catalog_spec: str,
     write_path: str | None,
     max_instance_types: int,
-    preference_policy: str,
-    min_values_policy: str,
     reserved_fallback: bool,
     strategy: str,
     time_budget: float,
-    feature_gates: str | None,
     output: str,
+    release: Release,
+    settings: KarpenterSettings,
 ) -> None:
     """Simulate one Karpenter provisioning round: which NodeClaims the NodePools would launch."""
-    objs = load_nodepools(files)
-    cluster = load_cluster(cluster_path)
+    objs = load_nodepools(files, release=release)
+    cluster = load_cluster(cluster_path, release=release)
     cache: dict[str, list[InstanceType]] = {}
 
     def provider_catalog(np: NodePool) -> list[InstanceType]:
@@ -211,10 +197,9 @@ def command(
         key = ref.name if ref.kind == "EC2NodeClass" else ""
         if key not in cache:
             nodeclass = objs.nodeclass(ref.name) if key else None
-            cache[key] = list(nodeclass_catalog(catalog_spec, nodeclass))
+            cache[key] = list(nodeclass_catalog(catalog_spec, nodeclass, settings))
         return cache[key]
 
-    settings = resolve(flags={"feature_gates": feature_gates}, env=os.environ)
     overlaid = overlay_catalogs(
         merge_overlays(objs.nodeoverlays, cluster.nodeoverlays),
         objs.nodepools,
@@ -225,11 +210,8 @@ def command(
         click.echo(f"warning: {line}", err=True)
     catalog_for = overlaid.types_for(provider_catalog)
 
-    options = PlanOptions(
-        max_instance_types=max_instance_types,
-        preference_policy=preference_policy,
-        min_values_policy=min_values_policy,
-        reserved_fallback=reserved_fallback,
+    options = PlanOptions.of(
+        settings, max_instance_types=max_instance_types, reserved_fallback=reserved_fallback
     )
     if len(cluster.pods) >= BIG_PLAN_PODS:
         PROGRESS.info(
@@ -252,6 +234,7 @@ def command(
             nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options, doc=doc
         ):
             click.echo(f"warning: {line}", err=True)
+    doc["karpenter"] = {"version": release.version, **settings.as_dict()}
     if write_path:
         # the hash an in-cluster Karpenter stamps (CRD defaults applied), as the stack plan does
         hashes = {np.name: nodepool_hash(np, crd_defaults=True) for np in objs.nodepools}

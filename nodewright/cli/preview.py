@@ -17,10 +17,11 @@ from nodewright.cli._common import (
     at_option,
     emit,
     handle_errors,
-    karpenter_version_option,
+    karpenter_options,
     output_option,
     resolve_at,
 )
+from nodewright.crd import KarpenterChoice
 from nodewright.errors import InputError
 
 
@@ -71,7 +72,7 @@ def _read_base(path: Path) -> dict[str, Any]:
 )
 @at_option("the drift rollout (its disruption budgets, scheduled ones too)")
 @output_option(("table", "json", "markdown"), default="table")
-@karpenter_version_option()
+@karpenter_options(stack=True)
 @handle_errors
 def command(
     stack: str | None,
@@ -82,6 +83,7 @@ def command(
     cluster_state: str | None,
     at: str | None,
     output: str,
+    karpenter: KarpenterChoice,
 ) -> None:
     """Run the Pulumi program offline (mock runtime) with the policy pack; exit 1 on a mandatory violation."""
     if stack and stack_file:
@@ -102,6 +104,7 @@ def command(
         at=resolve_at(at),
         cluster_state=cluster_state,
         base=base,
+        karpenter=karpenter,
     )
     doc = result.document
     if base_doc is not None and output == "json":

@@ -13,7 +13,9 @@ from collections import Counter
 import click
 
 from nodewright.api.loading import load_objects
-from nodewright.cli._common import INPUT_PATH, emit, handle_errors, karpenter_version_option, output_option
+from nodewright.cli._common import INPUT_PATH, emit, handle_errors, karpenter_options, output_option
+from nodewright.crd import Release
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_table
 
 
@@ -36,16 +38,22 @@ from nodewright.tables import format_table
     "of -f with the same kind and name is validated as an update of it.",
 )
 @output_option()
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
 def command(
-    files: tuple[str, ...], more: tuple[str, ...], skip_foreign: bool, base: tuple[str, ...], output: str
+    files: tuple[str, ...],
+    more: tuple[str, ...],
+    skip_foreign: bool,
+    base: tuple[str, ...],
+    output: str,
+    release: Release,
+    settings: KarpenterSettings,
 ) -> None:
     """Validate files against Karpenter's rules; exit 1 on any problem."""
     files = (*files, *more)
     if not files:
         raise click.UsageError("give the files to validate: -f FILE (repeatable) or FILE...")
-    objs = load_objects(files, only_karpenter=skip_foreign, base=base or None)
+    objs = load_objects(files, only_karpenter=skip_foreign, base=base or None, release=release)
     counts = Counter(doc.kind for doc in objs.documents)
     data = {"valid": True, "files": list(files), "objects": dict(sorted(counts.items()))}
     if base:

@@ -29,6 +29,7 @@ from nodewright.api.loading import Objects, load_objects
 from nodewright.api.nodeoverlay import NodeOverlay
 from nodewright.cluster.controller import SNAPSHOT_API_VERSION, SNAPSHOT_KIND
 from nodewright.cluster.kinds import BY_KIND, RAW_KINDS
+from nodewright.crd import Release
 from nodewright.errors import InputError
 
 log = logging.getLogger("nodewright")
@@ -161,6 +162,7 @@ def load_cluster(
     pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
     raw_nodeclaims: bool = False,
     raw_nodes: bool = False,
+    release: Release | None = None,
 ) -> ClusterState:
     """Read cluster state files: a ``List`` or typed lists (``NodeList``...), a directory, ``-``.
 
@@ -178,6 +180,7 @@ def load_cluster(
         kinds=kinds,
         pods_where=pods_where,
         raw_kinds=(*(["NodeClaim"] if raw_nodeclaims else []), *(["Node"] if raw_nodes else [])),
+        release=release,
     )
     state = cluster_from_objects(objs, source=source or ", ".join(str(p) for p in paths))
     if not any(d.kind in ("Node", "Pod") for d in objs.documents):
@@ -186,7 +189,12 @@ def load_cluster(
 
 
 def resolve_cluster(
-    spec: str, *, base_dir: Path | None = None, kubeconfig: str | None = None, context: str | None = None
+    spec: str,
+    *,
+    base_dir: Path | None = None,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    release: Release | None = None,
 ) -> ClusterState:
     """``live`` (the cluster the kubeconfig/context points at) or a state file path (relative to ``base_dir``)."""
     if spec == LIVE:
@@ -197,7 +205,7 @@ def resolve_cluster(
             log.warning("%s", state.empty_note())
         return state
     path = Path(spec) if base_dir is None or spec == "-" else base_dir / spec
-    return load_cluster(path, source=spec)
+    return load_cluster(path, source=spec, release=release)
 
 
 LIVE = "live"

@@ -2,8 +2,8 @@
 
 Public API: :func:`admit_object` (the one function every loader calls: structural schema, CEL
 rules and defaults as the API server applies them, then Karpenter's runtime checks),
-:class:`Admitted`, the release table (:data:`RELEASES`, :func:`release`, :func:`select`,
-:func:`selecting`, :func:`supported_versions`) and :func:`crd`. Modules: ``releases`` (which
+:class:`Admitted`, the release table (:data:`RELEASES`, :func:`release`, :func:`choose_release`,
+:class:`KarpenterChoice`, :func:`supported_versions`) and :func:`crd`. Modules: ``releases`` (which
 release, which CRD folder, which hash versions), ``schema`` (CRD -> compiled schema tree),
 ``celrules`` (CEL programs and the Kubernetes extension functions), ``admission`` (prune, default,
 validate), ``update`` (an update: ratcheting, transition rules), ``ratchet`` (pairing old and new
@@ -22,11 +22,12 @@ from nodewright.crd.admission import Admitted, admit
 from nodewright.crd.releases import (
     DEFAULT_VERSION,
     RELEASES,
+    KarpenterChoice,
     Release,
+    check_gates,
+    choose_release,
+    default_release,
     release,
-    select,
-    selected,
-    selecting,
     supported_versions,
 )
 from nodewright.crd.runtime import ec2nodeclass_problems, nodeoverlay_problems, nodepool_problems
@@ -77,14 +78,15 @@ __all__ = [
     "DEFAULT_VERSION",
     "RELEASES",
     "Admitted",
+    "KarpenterChoice",
     "Release",
     "admit",
     "admit_object",
     "admit_update",
+    "check_gates",
+    "choose_release",
     "crd",
+    "default_release",
     "release",
-    "select",
-    "selected",
-    "selecting",
     "supported_versions",
 ]

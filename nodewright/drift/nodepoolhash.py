@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from nodewright import labels
-from nodewright.crd import regex
+from nodewright.crd import Release, regex
 from nodewright.drift.gotypes import NODE_CLAIM_TEMPLATE
 from nodewright.drift.hashstructure import KARPENTER_OPTIONS, GoTimeValue, hash_value
 from nodewright.errors import Collector, InputError
@@ -30,7 +29,6 @@ from nodewright.goduration import NEVER, DurationError, parse_duration
 
 log = logging.getLogger("nodewright")
 
-NODEPOOL_HASH_VERSION: Final = labels.NODEPOOL_HASH_VERSION_VALUE
 DEFAULT_EXPIRE_AFTER: Final = "720h"
 TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
@@ -52,7 +50,7 @@ class NodePoolHash:
 
     name: str
     hash: str
-    version: str = NODEPOOL_HASH_VERSION
+    version: str
 
     def as_dict(self) -> dict[str, str]:
         return {"name": self.name, "hash": self.hash, "version": self.version}
@@ -315,6 +313,10 @@ def nodepool_hash(nodepool: Any, *, crd_defaults: bool = False) -> str:
     return template_hash(template, origin=origin, crd_defaults=crd_defaults)
 
 
-def hash_nodepool(nodepool: Any, *, crd_defaults: bool = False) -> NodePoolHash:
-    """The annotation pair Karpenter stamps on ``nodepool``."""
-    return NodePoolHash(name=nodepool_name(nodepool), hash=nodepool_hash(nodepool, crd_defaults=crd_defaults))
+def hash_nodepool(nodepool: Any, *, release: Release, crd_defaults: bool = False) -> NodePoolHash:
+    """The annotation pair ``release``'s Karpenter stamps on ``nodepool``."""
+    return NodePoolHash(
+        name=nodepool_name(nodepool),
+        hash=nodepool_hash(nodepool, crd_defaults=crd_defaults),
+        version=release.nodepool_hash_version,
+    )

@@ -33,6 +33,7 @@ from typing import Any, Final
 
 from nodewright import labels
 from nodewright.cluster import load_cluster
+from nodewright.crd import Release
 from nodewright.drift.detect import parse_time
 from nodewright.drift.nodepoolhash import as_mapping
 from nodewright.health.pending import assign_pending
@@ -412,13 +413,17 @@ def degraded_reading(
     )
 
 
-def _load(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+def _load(cluster: Any, release: Release | None) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
     if isinstance(cluster, str | Path):
         from nodewright.api.loading import unbound_pods
 
         # claims stay raw mappings; pods matter only while pending: bound ones are never built
         objs = load_cluster(
-            cluster, kinds=("NodePool", "EC2NodeClass", "Pod"), pods_where=unbound_pods, raw_nodeclaims=True
+            cluster,
+            kinds=("NodePool", "EC2NodeClass", "Pod"),
+            pods_where=unbound_pods,
+            raw_nodeclaims=True,
+            release=release,
         )
         return list(objs.nodepools), list(objs.raw_nodeclaims), list(objs.nodeclasses), list(objs.pods)
     return (
@@ -435,15 +440,17 @@ def nodepool_health(
     now: datetime | None = None,
     nodeclasses: Iterable[Any] = (),
     tracker: Tracker | None = None,
+    release: Release | None = None,
 ) -> HealthReport:
     """Health of every NodePool of ``cluster`` (a ClusterState-like object or a kubectl List path).
 
     ``nodeclasses`` adds EC2NodeClasses the cluster state does not list (their ``generation`` and
     ``uid`` drive resets and the verified map). Pass the same ``tracker`` across a series of
-    states (oldest first) to carry buffers from one to the next.
+    states (oldest first) to carry buffers from one to the next. ``release``: the Karpenter release
+    whose CRDs read a cluster file (None: the default release).
     """
     now = now or datetime.now(UTC)
-    pools_raw, claims_raw, classes_raw, pods = _load(cluster)
+    pools_raw, claims_raw, classes_raw, pods = _load(cluster, release)
     classes: dict[str, Mapping[str, Any]] = {}
     for obj in [*classes_raw, *nodeclasses]:
         body, _ = as_mapping(obj)

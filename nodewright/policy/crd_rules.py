@@ -8,18 +8,28 @@ before ``up``. :func:`check_crd_update` admits the CR as an update of the same C
 branch's preview (policy config ``base``: a ``nodewright preview -o json`` file): what only an
 update can break (transition rules such as an immutable ``nodeClassRef`` group/kind or a NodePool
 switching between static and dynamic, immutable metadata), which a create-time check cannot see.
+
+The release is the stack's: the ``karpenterVersion`` the program's NodePool/NodeClass components
+declare (:func:`stack_release`), so these are stack policies (a resource policy sees one resource,
+never the stack's release).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from nodewright import crd, reader
 from nodewright.errors import NodewrightError
-from nodewright.policy.resources import EC2NODECLASS_CR, NODEPOOL_CR, ResourceView
+from nodewright.policy.resources import (
+    EC2NODECLASS_CR,
+    NODECLASS_COMPONENT,
+    NODEPOOL_COMPONENT,
+    NODEPOOL_CR,
+    ResourceView,
+)
 
 _KINDS: Final = {NODEPOOL_CR: "NodePool", EC2NODECLASS_CR: "EC2NodeClass"}
 
@@ -31,17 +41,33 @@ def _body(props: Mapping[str, Any], kind: str) -> dict[str, Any]:
     return body
 
 
-def check_crd_valid(resource: ResourceView, config: Mapping[str, Any]) -> list[str]:
+def stack_release(resources: Sequence[ResourceView]) -> crd.Release:
+    """The Karpenter release the stack's program declared (its components' ``karpenterVersion``);
+    the default release for resources built without nodewright's components."""
+    for r in resources:
+        if r.type in (NODEPOOL_COMPONENT, NODECLASS_COMPONENT):
+            version = r.props.get("karpenterVersion")
+            if isinstance(version, str) and version:
+                return crd.release(version, source=r.name)
+    return crd.default_release()
+
+
+def check_crd_valid(resource: ResourceView, config: Mapping[str, Any], *, release: crd.Release) -> list[str]:
     """Every problem the API server (and Karpenter's runtime validation) would find in the CR."""
     kind = _KINDS.get(resource.type)
     if kind is None:
         return []
-    admitted = crd.admit_object(_body(resource.props, kind), kind=kind, file=resource.name)
-    rel = crd.selected().version
+    admitted = crd.admit_object(_body(resource.props, kind), kind=kind, file=resource.name, rel=release)
     return [
-        f"{p.file}: {p.path or '<root>'}: {p.message} (Karpenter {rel} would reject the {kind})"
+        f"{p.file}: {p.path or '<root>'}: {p.message} (Karpenter {release.version} would reject the {kind})"
         for p in admitted.problems
     ]
+
+
+def check_crds_valid(resources: Sequence[ResourceView], config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """:func:`check_crd_valid` on every CR of the stack, with the stack's release."""
+    release = stack_release(resources)
+    return [(r.urn, m) for r in resources for m in check_crd_valid(r, config, release=release)]
 
 
 @functools.lru_cache(maxsize=4)
@@ -62,7 +88,7 @@ def base_crs(path: str) -> dict[tuple[str, str], dict[str, Any]]:
     return _base_crs(path, Path(path).stat().st_mtime_ns)
 
 
-def check_crd_update(resource: ResourceView, config: Mapping[str, Any]) -> list[str]:
+def check_crd_update(resource: ResourceView, config: Mapping[str, Any], *, release: crd.Release) -> list[str]:
     """What the API server would refuse when the CR replaces the base branch's CR of the same name
     (only the problems an update adds: a create-time problem is ``karpenter-crd-valid``'s)."""
     kind = _KINDS.get(resource.type)
@@ -78,12 +104,21 @@ def check_crd_update(resource: ResourceView, config: Mapping[str, Any]) -> list[
     old = olds.get((resource.type, name)) if isinstance(name, str) else None
     if old is None:
         return []  # a create
-    created = {(p.path, p.message) for p in crd.admit(body, kind=kind, file=resource.name).problems}
-    updated = crd.admit_update(body, _body(old, kind), kind=kind, file=resource.name)
-    rel = crd.selected().version
+    created = {
+        (p.path, p.message) for p in crd.admit(body, kind=kind, file=resource.name, rel=release).problems
+    }
+    updated = crd.admit_update(body, _body(old, kind), kind=kind, file=resource.name, rel=release)
     return [
-        f"{p.file}: {p.path or '<root>'}: {p.message} (Karpenter {rel} would reject this update of "
+        f"{p.file}: {p.path or '<root>'}: {p.message} (Karpenter {release.version} would reject this update of "
         f"the {kind} {name!r} in the base; to change it, delete and recreate the {kind} under a new name)"
         for p in updated.problems
         if (p.path, p.message) not in created
     ]
+
+
+def check_crds_update(resources: Sequence[ResourceView], config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """:func:`check_crd_update` on every CR of the stack, with the stack's release."""
+    if not config.get("base"):
+        return []
+    release = stack_release(resources)
+    return [(r.urn, m) for r in resources for m in check_crd_update(r, config, release=release)]

@@ -15,7 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nodewright.crd import KarpenterChoice, Release
 
 _progress = logging.getLogger("nodewright.progress")  # shown by the CLI on a terminal only
 
@@ -31,7 +34,7 @@ CONFIG_NAMESPACE = "nodewright"
 project is called (a repository made by ``nodewright init DIR`` is named after DIR)."""
 
 
-def _state(stack_config: Mapping[str, str], project: str, project_dir: Path) -> Any:
+def _state(stack_config: Mapping[str, str], project: str, project_dir: Path, *, release: Release) -> Any:
     """The stack's ``clusterState`` (file or live), read once for drift and cost; None when unset."""
     spec = stack_config.get(f"{CONFIG_NAMESPACE}:clusterState")
     if not spec or not _files(stack_config, project):
@@ -43,6 +46,7 @@ def _state(stack_config: Mapping[str, str], project: str, project_dir: Path) -> 
         base_dir=project_dir,
         kubeconfig=stack_config.get(f"{CONFIG_NAMESPACE}:kubeconfig") or None,
         context=stack_config.get(f"{CONFIG_NAMESPACE}:kubeContext") or None,
+        release=release,
     )
 
 
@@ -52,6 +56,8 @@ def _drift(
     project_dir: Path,
     state: Any,
     *,
+    release: Release,
+    karpenter: Mapping[str, Any],
     at: datetime | None = None,
 ) -> dict[str, Any] | None:
     """Drift impact (with rollout waves) of the stack's files against its ``clusterState`` (file or live)."""
@@ -62,7 +68,12 @@ def _drift(
     from nodewright.drift import drift_impact_files
 
     report = drift_impact_files(
-        [project_dir / f for f in files], state, at=at, ca_bundle=_ca_bundle(stack_config, project)
+        [project_dir / f for f in files],
+        state,
+        at=at,
+        ca_bundle=_ca_bundle(stack_config, project),
+        release=release,
+        karpenter=karpenter,
     )
     out: dict[str, Any] = report.as_dict()
     out["clusterState"] = "live" if spec == "live" else spec
@@ -157,13 +168,17 @@ def preview(
     at: datetime | None = None,
     cluster_state: str | None = None,
     base: Path | None = None,
+    karpenter: KarpenterChoice | None = None,
 ) -> PreviewResult:
     """Run the program of the stack offline, the policy pack on it, and build the report document.
 
     ``cluster_state`` overrides the stack's ``nodewright:clusterState`` (a file or ``live``);
     ``at`` is when scheduled disruption budgets are evaluated for the rollout waves; ``base`` (the
     base branch's ``-o json``) makes ``karpenter-crd-update-valid`` check each CR as an update of
-    the base's.
+    the base's. ``karpenter`` (the command line's release and settings) is resolved against the
+    stack's ``nodewright:karpenterVersion`` / ``nodewright:karpenter`` (a flag and a stack naming
+    different releases is a UsageError) and handed to the program as that config, so the program,
+    the policy pack and the drift forecast all see one release and one set of settings.
     """
     from nodewright.preview.analyzer import analyze, has_mandatory
     from nodewright.preview.pack import pack_version
@@ -172,15 +187,16 @@ def preview(
 
     st = load_stack(stack=stack, stack_file=stack_file, cwd=cwd, project_dir=project_dir)
     if cluster_state:
-        st = replace(st, config={**st.config, f"{st.project}:clusterState": cluster_state})
+        st = replace(st, config={**st.config, f"{CONFIG_NAMESPACE}:clusterState": cluster_state})
+    st, release, summary = _karpenter(st, karpenter)
     _progress.info("running the Pulumi program of stack %s offline", st.stack)
     run = run_program(st)
     if base is not None:
         policy_config = with_base(policy_config, base)
     violations = analyze(run.registrations, config=policy_config, version=pack_version(st.project_dir))
-    state = _state(st.config, st.project, st.project_dir)
+    state = _state(st.config, st.project, st.project_dir, release=release)
     _progress.info("forecasting drift and cost against the cluster state" if state else "forecasting cost")
-    drift = _drift(st.config, st.project, st.project_dir, state, at=at)
+    drift = _drift(st.config, st.project, st.project_dir, state, at=at, release=release, karpenter=summary)
     cost = _cost(st.config, st.project, st.stack, st.project_dir, state)
     doc = build_document(
         run,
@@ -190,7 +206,50 @@ def preview(
         redact=_redactions(st.config, st.project, st.secret_keys),
         sources=_sources(st.config, st.project, st.project_dir),
     )
+    doc["karpenter"] = summary
     return PreviewResult(document=doc, mandatory=has_mandatory(violations))
+
+
+def _karpenter(st: Any, karpenter: KarpenterChoice | None) -> tuple[Any, Release, dict[str, Any]]:
+    """The stack config with the resolved Karpenter release and settings in it, the release, and
+    the ``karpenter`` summary the document states."""
+    from nodewright.crd import KarpenterChoice
+    from nodewright.errors import InputError
+
+    choice = karpenter or KarpenterChoice()
+    file = str(st.stack_file or f"Pulumi.{st.stack}.yaml")
+    key_version, key_settings = f"{CONFIG_NAMESPACE}:karpenterVersion", f"{CONFIG_NAMESPACE}:karpenter"
+    try:
+        release = choice.release(st.config.get(key_version) or None)
+    except InputError as exc:
+        if exc.file.startswith("config."):
+            raise InputError(exc.message, file=file, path=exc.file) from exc
+        raise
+    raw = st.config.get(key_settings)
+    stack_settings: Any = None
+    if raw:
+        try:
+            stack_settings = json.loads(raw)
+        except ValueError:
+            stack_settings = raw
+        if not isinstance(stack_settings, Mapping):
+            raise InputError(
+                "must be a map (featureGates, preferencePolicy, minValuesPolicy, ...)",
+                file=file,
+                path="config.nodewright:karpenter",
+            )
+    try:
+        settings = choice.settings(stack=stack_settings, release=release)
+    except InputError as exc:
+        if exc.file.startswith("config."):
+            raise InputError(exc.message, file=file, path=exc.file) from exc
+        raise
+    config = {
+        **st.config,
+        key_version: release.version,
+        key_settings: json.dumps(settings.as_dict()),
+    }
+    return replace(st, config=config), release, {"version": release.version, **settings.as_dict()}
 
 
 __all__ = ["PreviewResult", "preview"]

@@ -90,6 +90,14 @@ def _summary(
             "`--cluster-state`)."
         )
     out += [f"> note: {n}" for n in doc.get("notes", [])]
+    karpenter = doc.get("karpenter")
+    if karpenter:
+        rest = ", ".join(
+            f"{k} `{str(v).lower() if isinstance(v, bool) else v}`"
+            for k, v in karpenter.items()
+            if k != "version"
+        )
+        out.append(f"> Karpenter `{karpenter.get('version')}`: {rest}.")
     return "\n\n".join(out)
 
 
@@ -250,6 +258,7 @@ def _drift(doc: Mapping[str, Any]) -> list[str]:
         )
         notes += [f"> `{p['name']}`: {n}" for n in r.get("notes", [])]
         notes += [f"> `{p['name']}`: {_window(w)}" for w in r.get("windows", [])]
+    notes += [f"> note: {n}" for n in drift.get("notes", [])]
     sec.append(
         format_markdown_table(
             ["NodePool", "hash", "NodeClaims", "replaced", "per wave", "waves", "reasons"], rows

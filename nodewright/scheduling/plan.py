@@ -44,6 +44,7 @@ from nodewright.scheduling.topology import Topology
 from nodewright.scheduling.topologydomains import DomainSource
 from nodewright.scheduling.validation import managed_label_does_not_exist, validate_pod
 from nodewright.scheduling.volumes import VolumeIndex, VolumeTopologyError
+from nodewright.settings import KarpenterSettings
 
 log = logging.getLogger("nodewright")
 
@@ -63,6 +64,14 @@ class PlanOptions:
     # Karpenter's provisioner always runs the strict reserved-offering mode
     # (provisioner.go: DisableReservedCapacityFallback); fallback is an explicit opt-in
     reserved_fallback: bool = False
+
+    @classmethod
+    def of(cls, settings: KarpenterSettings, **rest: Any) -> PlanOptions:
+        """The options Karpenter's ``settings`` decide (PREFERENCE_POLICY, MIN_VALUES_POLICY), plus
+        nodewright's own (``max_instance_types``, ``reserved_fallback``)."""
+        return cls(
+            preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy, **rest
+        )
 
 
 def order_nodepools(nodepools: Sequence[NodePool]) -> list[NodePool]:

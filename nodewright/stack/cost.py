@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from nodewright import labels
+from nodewright import crd, labels
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog import Catalog, InstanceType, load_catalog
 from nodewright.catalog.prices import HOURS_PER_MONTH
@@ -185,11 +185,7 @@ def _reviewed(claim: Mapping[str, Any], catalog: Catalog) -> PricedClaim:
 
 
 def _plan_options(settings: KarpenterSettings | None) -> PlanOptions:
-    if settings is None:
-        return PlanOptions()
-    return PlanOptions(
-        preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy
-    )
+    return PlanOptions.of(settings) if settings is not None else PlanOptions()
 
 
 def converged_claims(
@@ -200,6 +196,7 @@ def converged_claims(
     catalog: str,
     settings: KarpenterSettings | None = None,
     ca_bundle: str | None = None,
+    release: crd.Release | None = None,
 ) -> tuple[list[PricedClaim], list[str]]:
     """The NodeClaims the cluster ends with once Karpenter converges on ``nodepools``, and notes.
 
@@ -208,7 +205,11 @@ def converged_claims(
     disruption simulation replaces this body (same inputs, same result type).
     """
     report = drift_impact(
-        as_documents(nodepools), state, nodeclasses=as_documents(nodeclasses), ca_bundle=ca_bundle
+        as_documents(nodepools),
+        state,
+        nodeclasses=as_documents(nodeclasses),
+        ca_bundle=ca_bundle,
+        release=release or crd.default_release(),
     )
     drifted = {d.node_claim for d in report.drifted}
     priced = load_catalog(catalog)
@@ -226,7 +227,7 @@ def converged_claims(
         ref = np.spec.template.spec.node_class_ref
         key = ref.name if ref.kind == "EC2NodeClass" else ""
         if key not in cache:
-            cache[key] = nodeclass_catalog(catalog, by_class.get(ref.name) if key else None)
+            cache[key] = nodeclass_catalog(catalog, by_class.get(ref.name) if key else None, settings)
         return cache[key]
 
     # NodePools of the cluster that the branch does not declare stay as they are (as in drift)
@@ -257,6 +258,7 @@ def converged_cost(
     settings: KarpenterSettings | None = None,
     ca_bundle: str | None = None,
     reviewed: Sequence[Mapping[str, Any]] | None = None,
+    release: crd.Release | None = None,
 ) -> CostReport:
     """Cost before (the state's NodeClaims) and after convergence (see the module docstring).
 
@@ -282,6 +284,7 @@ def converged_cost(
             catalog=catalog,
             settings=settings,
             ca_bundle=ca_bundle,
+            release=release,
         )
         notes += more
     if state is None and reviewed is not None:
@@ -310,7 +313,8 @@ def stack_cost(
 ) -> CostReport:
     """:func:`converged_cost` for a stack: its files, its catalog, its cluster state (if any), and
     in fleet mode its reviewed claims file."""
-    objs = read_objects([base_dir / f for f in settings.files])
+    release = settings.release
+    objs = read_objects([base_dir / f for f in settings.files], release=release)
     reviewed = None
     if settings.mode == "fleet":
         claims_file = settings.claims or f"stacks/claims-{settings.stack}.yaml"
@@ -323,8 +327,9 @@ def stack_cost(
         nodepools=objs.nodepools,
         nodeclasses=objs.nodeclasses,
         catalog=catalog,
-        settings=karpenter,
+        settings=karpenter or settings.karpenter,
         ca_bundle=settings.cluster.ca_bundle or None,
         reviewed=reviewed,
+        release=release,
     )
     return replace(report, catalog=settings.catalog)

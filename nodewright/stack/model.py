@@ -16,6 +16,7 @@ from nodewright import crd
 from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.errors import Collector, InputError
 from nodewright.scheduling.claimsfile import STRATEGIES
+from nodewright.settings import KarpenterSettings, resolve
 from nodewright.stack.ami import AmiSource
 from nodewright.userdata.launch_template import LaunchTemplateSpec
 
@@ -66,6 +67,17 @@ class Settings:
     catalog: str = DEFAULT_SPEC  # nodewright:catalog, else aws:<aws:region>
     karpenter_version: str = crd.DEFAULT_VERSION
     plan_strategy: str = "karpenter"  # fleet mode: the strategy the claims file must be planned with
+    karpenter: KarpenterSettings = field(default_factory=KarpenterSettings)
+    """``nodewright:karpenter``: Karpenter's controller settings (featureGates, preferencePolicy...)."""
+
+    @property
+    def release(self) -> crd.Release:
+        """The Karpenter release of ``karpenter_version`` (validated by :func:`read_settings`)."""
+        return crd.release(self.karpenter_version, source="config.nodewright:karpenterVersion")
+
+    def karpenter_dict(self) -> dict[str, object]:
+        """What outputs state about Karpenter: ``{version, featureGates, preferencePolicy, ...}``."""
+        return {"version": self.karpenter_version, **self.karpenter.as_dict()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,6 +221,20 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         karpenter_version = crd.release(karpenter_version).version
     except InputError as exc:
         c.add("config.nodewright:karpenterVersion", exc.message)
+    karpenter = KarpenterSettings()
+    raw_karpenter = _json(get.get("karpenter"), key="karpenter", default={})
+    if not isinstance(raw_karpenter, Mapping):
+        c.add(
+            "config.nodewright:karpenter",
+            "must be a map (featureGates, preferencePolicy, minValuesPolicy, ...)",
+        )
+    else:
+        try:
+            karpenter = resolve(stack=raw_karpenter)
+            if not c.problems:
+                crd.check_gates(karpenter, crd.release(karpenter_version))
+        except InputError as exc:
+            c.add("config.nodewright:karpenter", exc.message)
     c.raise_if_any()
     # the values end up in shell lines and TOML of user data: validated as EKS/Karpenter would
     from nodewright.userdata.launch import cluster_info_from_mapping
@@ -241,4 +267,5 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         catalog=get.get("catalog") or _region_catalog(get.get("aws:region")),
         karpenter_version=karpenter_version,
         plan_strategy=strategy,
+        karpenter=karpenter,
     )

@@ -41,6 +41,7 @@ class NodeClassArgs:
     create_launch_templates: bool = True
     security_group_ids: tuple[str, ...] = ()
     tags: Mapping[str, str] = field(default_factory=dict)
+    karpenter_version: str = ""  # the stack's Karpenter release (the policies' expectations follow it)
 
 
 def _b64(text: str) -> str:
@@ -189,6 +190,7 @@ class NodeClass(pulumi.ComponentResource):
                     }
                     for lt in plan.launch_templates
                 ],
+                "karpenterVersion": args.karpenter_version,
             },
             opts,
         )

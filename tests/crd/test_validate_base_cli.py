@@ -13,6 +13,8 @@ from typing import Any
 
 import yaml
 
+from nodewright import crd
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -147,8 +149,8 @@ def test_the_pack_reports_it_from_its_config(tmp_path: Path) -> None:
     base = {"resources": [{"type": NODEPOOL_CR, "name": "a-nodepool", "inputs": pool("a", replicas=2)}]}
     (tmp_path / "base.json").write_text(json.dumps(base))
     view = ResourceView(type=NODEPOOL_CR, name="a-nodepool", props=pool("a"))
-    assert check_crd_update(view, {"base": ""}) == []
-    msgs = check_crd_update(view, {"base": str(tmp_path / "base.json")})
+    assert check_crd_update(view, {"base": ""}, release=crd.default_release()) == []
+    msgs = check_crd_update(view, {"base": str(tmp_path / "base.json")}, release=crd.default_release())
     assert len(msgs) == 1 and msgs[0].startswith("a-nodepool: spec: Cannot transition NodePool")
     fresh = ResourceView(type=NODEPOOL_CR, name="b-nodepool", props=pool("b"))
-    assert check_crd_update(fresh, {"base": str(tmp_path / "base.json")}) == []
+    assert check_crd_update(fresh, {"base": str(tmp_path / "base.json")}, release=crd.default_release()) == []

@@ -125,12 +125,14 @@ def test_validate_hash_and_preview_agree(tmp_path_factory: Any, body: dict[str, 
             return False, None
 
     valid, _ = outcome(lambda: load_objects([path]))
-    hashed, hashes = outcome(lambda: hash_documents([path]))
-    policy = check_crd_valid(ResourceView(type=NODEPOOL_CR, name="p", props=body), {})
+    hashed, hashes = outcome(lambda: hash_documents([path], release=crd.default_release()))
+    policy = check_crd_valid(
+        ResourceView(type=NODEPOOL_CR, name="p", props=body), {}, release=crd.default_release()
+    )
     assert valid == hashed == (not policy), (valid, hashed, policy)
     if valid:
         # the hash the Pulumi program stamps (nodewright.stack.build -> defaulted_nodepool_hash) is the printed one
-        assert hashes[0].hash == defaulted_nodepool_hash(body)
+        assert hashes[0].hash == defaulted_nodepool_hash(body, release=crd.default_release())
 
 
 @st.composite
