@@ -197,6 +197,32 @@ _METAVARS: dict[str, str] = {
 }
 
 
+_CHOICE_KEY = "nodewright.karpenter-choice"
+
+
+def settings_with_snapshot(settings: Any, release: Any, state: Any, *, where: str = "--cluster") -> Any:
+    """``settings`` with the running controller's settings that ``state`` (a ``cluster snapshot``)
+    recorded laid beneath the flags and the environment (flag > environment > snapshot > default):
+    a forecast uses the cluster's own Karpenter settings unless told otherwise."""
+    from nodewright.cluster import snapshot_settings
+
+    snapshot = snapshot_settings(state)
+    ctx = click.get_current_context(silent=True)
+    choice = ctx.meta.get(_CHOICE_KEY) if ctx is not None else None
+    if not snapshot or choice is None:
+        return settings
+    try:
+        return choice.settings(snapshot=snapshot, release=release)
+    except NodewrightError as exc:
+        message = exc.message if isinstance(exc, InputError) else str(exc)
+        raise InputError(
+            f"{message} (the Karpenter settings the snapshot recorded; a flag or Karpenter's environment "
+            "variable overrides them)",
+            file=where,
+            path="ClusterSnapshot.karpenter.settings",
+        ) from exc
+
+
 def karpenter_options(*, stack: bool = False) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """``--karpenter-version`` and Karpenter's settings flags, resolved ONCE into values.
 
@@ -227,6 +253,9 @@ def karpenter_options(*, stack: bool = False) -> Callable[[Callable[..., R]], Ca
                 else:
                     kwargs["release"] = release = choice.release()
                     kwargs["settings"] = choice.settings(release=release)
+                    ctx = click.get_current_context(silent=True)
+                    if ctx is not None:
+                        ctx.meta[_CHOICE_KEY] = choice
             except NodewrightError as exc:
                 click.echo(f"error: {exc.lines()[0]}", err=True)
                 sys.exit(2)

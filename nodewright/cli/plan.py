@@ -24,6 +24,7 @@ from nodewright.cli._common import (
     handle_errors,
     karpenter_options,
     output_option,
+    settings_with_snapshot,
 )
 from nodewright.cluster import load_cluster
 from nodewright.costplan.oversize import advise
@@ -190,6 +191,7 @@ def command(
     """Simulate one Karpenter provisioning round: which NodeClaims the NodePools would launch."""
     objs = load_nodepools(files, release=release)
     cluster = load_cluster(cluster_path, release=release)
+    settings = settings_with_snapshot(settings, release, cluster, where=cluster_path)
     cache: dict[str, list[InstanceType]] = {}
 
     def provider_catalog(np: NodePool) -> list[InstanceType]:
