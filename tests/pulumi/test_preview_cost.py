@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pulumi_helpers import STACKS
 
+from nodewright import crd
 from nodewright.catalog import load_catalog
 from nodewright.cluster import load_cluster
 from nodewright.drift.inputs import read_objects
@@ -133,7 +134,10 @@ def test_unknown_instance_type_is_counted_unpriced(tmp_path: Path) -> None:
     state = load_cluster(str(path))
     priced = {c.name: c.hourly for c in price_nodeclaims(state.nodeclaims, load_catalog(str(SPOT_CATALOG)))}
     assert priced == {"default-x7k2p": None, "default-q9m4t": 0.34}
-    objs = read_objects([ROOT / "stacks" / "nodeclasses.yaml", ROOT / "stacks" / "nodepools.yaml"])
+    objs = read_objects(
+        [ROOT / "stacks" / "nodeclasses.yaml", ROOT / "stacks" / "nodepools.yaml"],
+        release=crd.default_release(),
+    )
     report = converged_cost(
         state=state, nodepools=objs.nodepools, nodeclasses=objs.nodeclasses, catalog=str(SPOT_CATALOG)
     ).as_dict()
