@@ -20,6 +20,7 @@ from nodewright.api.core import (
     PersistentVolume,
     PersistentVolumeClaim,
     Pod,
+    PodDisruptionBudget,
     StorageClass,
 )
 from nodewright.api.documents import Document
@@ -45,6 +46,7 @@ class ClusterState:
     pvs: tuple[PersistentVolume, ...] = ()
     storageclasses: tuple[StorageClass, ...] = ()
     csinodes: tuple[CSINode, ...] = ()
+    pdbs: tuple[PodDisruptionBudget, ...] = ()
     # NodeClaims kept as raw documents (``load_cluster(..., raw_nodeclaims=True)``): readers robust
     # to any shape (drift, health) skip building 10,000 models they would dump back to mappings
     raw_nodeclaims: tuple[Document, ...] = ()
@@ -84,6 +86,7 @@ def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> Cluster
         pvs=tuple(objs.pvs),
         storageclasses=tuple(objs.storageclasses),
         csinodes=tuple(objs.csinodes),
+        pdbs=tuple(objs.pdbs),
         raw_nodeclaims=tuple(objs.raw.get("NodeClaim", ())),
         raw_nodes=tuple(objs.raw.get("Node", ())),
     )
@@ -101,7 +104,7 @@ def load_cluster(
     """Read cluster state files: a ``List`` or typed lists (``NodeList``...), a directory, ``-``.
 
     Items of kind Pod, Node, DaemonSet, NodeClaim, NodePool, EC2NodeClass, PVC, PV, StorageClass
-    and CSINode are used; other kinds are ignored with a warning. Malformed objects are errors
+    CSINode and PodDisruptionBudget are used; other kinds are ignored with a warning. Malformed objects are errors
     naming file and path. A state without nodes and pods is a warning naming the file.
 
     For large states a reader may build only what it uses: ``kinds`` (the kinds to build),
