@@ -264,3 +264,25 @@ def budget_mapping(
             nodes=num.get(np.name, 0),
         )
     return out
+
+
+def get_candidates(
+    state: Sequence[StateNode],
+    *,
+    pools: Mapping[str, NodePool],
+    types: Mapping[str, Mapping[str, InstanceType]],
+    pdbs: PdbLimits,
+    now: datetime,
+    disruption_class: str,
+) -> tuple[list[Candidate], list[Blocked]]:
+    """``GetCandidates`` before the method's own filter: the candidates, and why the others are not."""
+    blocked: list[Blocked] = []
+    out = []
+    for sn in state:
+        c = new_candidate(
+            sn, pools=pools, types=types, pdbs=pdbs, now=now, disruption_class=disruption_class,
+            blocked=blocked.append,
+        )
+        if c is not None:
+            out.append(c)
+    return out, blocked

@@ -26,11 +26,10 @@ from nodewright.cluster.state import ClusterState
 from nodewright.disruption import methods as m
 from nodewright.disruption.balanced import Evaluator, Totals
 from nodewright.disruption.candidates import (
-    Blocked,
     Candidate,
     budget_mapping,
     consolidatable,
-    new_candidate,
+    get_candidates,
     node_disruption_cost,
     node_price,
 )
@@ -132,23 +131,13 @@ class _Forecast:
 
     # -- one reconcile ------------------------------------------------------------------------------
     def candidates(self, state: Sequence[StateNode], method: str) -> list[Candidate]:
-        def blocked(b: Blocked) -> None:
-            if self.notes.record_blocked and b.node not in self.notes.blocked:
-                self.notes.blocked[b.node] = BlockedNode(node=b.node, node_claim=b.node_claim, reason=b.reason)
-
-        out = []
-        for sn in state:
-            c = new_candidate(
-                sn,
-                pools=self.pool_map,
-                types=self.types,
-                pdbs=self.pdbs,
-                now=self.at,
-                disruption_class=m.CLASS[method],
-                blocked=blocked,
-            )
-            if c is not None:
-                out.append(c)
+        out, blocked = get_candidates(
+            state, pools=self.pool_map, types=self.types, pdbs=self.pdbs, now=self.at, disruption_class=m.CLASS[method]
+        )
+        if self.notes.record_blocked:
+            for b in blocked:
+                if b.node not in self.notes.blocked:
+                    self.notes.blocked[b.node] = BlockedNode(node=b.node, node_claim=b.node_claim, reason=b.reason)
         return out
 
     def env(self, cluster: ClusterState, all_cands: Sequence[Candidate], state: Sequence[StateNode]) -> m.Env:
@@ -416,7 +405,9 @@ def forecast(
         at=f.at_text,
         until_quiet=until_quiet,
         commands=tuple(commands),
-        blocked=tuple(sorted(f.notes.blocked.values(), key=lambda b: b.node)),
+        blocked=tuple(
+            sorted((b for b in f.notes.blocked.values() if b.node_claim not in disrupted), key=lambda b: b.node)
+        ),
         blocked_pools=tuple(sorted(f.notes.pools.values(), key=lambda b: (b.node_pool, b.reason))),
         unconsolidatable=tuple(
             Unconsolidatable(node_claim=k, message=v)
