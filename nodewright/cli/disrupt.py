@@ -70,17 +70,31 @@ def _summary_line(doc: dict[str, Any]) -> str:
 def render_table(doc: dict[str, Any]) -> str:
     out = [format_table(_HEADERS, _rows(doc)) if doc["commands"] else "No disruption."]
     if doc["blocked"]:
-        out += ["", format_table(["BLOCKED NODE", "NODECLAIM", "REASON"], [
-            [b["node"], b["nodeClaim"], b["reason"]] for b in doc["blocked"]
-        ])]
+        out += [
+            "",
+            format_table(
+                ["BLOCKED NODE", "NODECLAIM", "REASON"],
+                [[b["node"], b["nodeClaim"], b["reason"]] for b in doc["blocked"]],
+            ),
+        ]
     if doc["blockedNodePools"]:
-        out += ["", format_table(["NODEPOOL", "REASON", "ALLOWED", "DISRUPTING"], [
-            [b["nodePool"], b["reason"], b["allowed"], b["disrupting"]] for b in doc["blockedNodePools"]
-        ])]
+        out += [
+            "",
+            format_table(
+                ["NODEPOOL", "REASON", "ALLOWED", "DISRUPTING"],
+                [
+                    [b["nodePool"], b["reason"], b["allowed"], b["disrupting"]]
+                    for b in doc["blockedNodePools"]
+                ],
+            ),
+        ]
     if doc["unconsolidatable"]:
-        out += ["", format_table(["UNCONSOLIDATABLE", "WHY"], [
-            [u["nodeClaim"], u["message"]] for u in doc["unconsolidatable"]
-        ])]
+        out += [
+            "",
+            format_table(
+                ["UNCONSOLIDATABLE", "WHY"], [[u["nodeClaim"], u["message"]] for u in doc["unconsolidatable"]]
+            ),
+        ]
     out += ["", _summary_line(doc)]
     return "\n".join(out)
 
@@ -90,17 +104,31 @@ def render_markdown(doc: dict[str, Any]) -> str:
     if doc["commands"]:
         out += ["", format_markdown_table(_HEADERS, _rows(doc))]
     if doc["blocked"]:
-        out += ["", format_markdown_table(["Blocked node", "NodeClaim", "Reason"], [
-            [b["node"], b["nodeClaim"], b["reason"]] for b in doc["blocked"]
-        ])]
+        out += [
+            "",
+            format_markdown_table(
+                ["Blocked node", "NodeClaim", "Reason"],
+                [[b["node"], b["nodeClaim"], b["reason"]] for b in doc["blocked"]],
+            ),
+        ]
     if doc["blockedNodePools"]:
-        out += ["", format_markdown_table(["NodePool", "Reason", "Allowed", "Disrupting"], [
-            [b["nodePool"], b["reason"], b["allowed"], b["disrupting"]] for b in doc["blockedNodePools"]
-        ])]
+        out += [
+            "",
+            format_markdown_table(
+                ["NodePool", "Reason", "Allowed", "Disrupting"],
+                [
+                    [b["nodePool"], b["reason"], b["allowed"], b["disrupting"]]
+                    for b in doc["blockedNodePools"]
+                ],
+            ),
+        ]
     if doc["unconsolidatable"]:
-        out += ["", format_markdown_table(["Unconsolidatable", "Why"], [
-            [u["nodeClaim"], u["message"]] for u in doc["unconsolidatable"]
-        ])]
+        out += [
+            "",
+            format_markdown_table(
+                ["Unconsolidatable", "Why"], [[u["nodeClaim"], u["message"]] for u in doc["unconsolidatable"]]
+            ),
+        ]
     return "\n".join(out)
 
 
@@ -115,7 +143,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
     help="InstanceTypeCatalog file or aws:<region>.",
 )
 @click.option("--at", "at", default=None, help="The controller's clock (RFC 3339; default: now).")
-@click.option("--feature-gates", default=None, help="Karpenter feature gates, e.g. SpotToSpotConsolidation=true.")
+@click.option(
+    "--feature-gates", default=None, help="Karpenter feature gates, e.g. SpotToSpotConsolidation=true."
+)
 @click.option("--preference-policy", type=click.Choice(["Respect", "Ignore"]), default=None)
 @click.option("--min-values-policy", type=click.Choice(["Strict", "BestEffort"]), default=None)
 @click.option(

@@ -125,7 +125,11 @@ def node_price(sn_labels: Mapping[str, str], it: InstanceType | None) -> float:
     zone, ct = sn_labels.get(labels.ZONE), sn_labels.get(labels.CAPACITY_TYPE)
     rid = sn_labels.get(labels.CAPACITY_RESERVATION_ID)
     for o in it.offerings:
-        if o.zone == zone and o.capacity_type == ct and (ct != "reserved" or not rid or o.reservation_id == rid):
+        if (
+            o.zone == zone
+            and o.capacity_type == ct
+            and (ct != "reserved" or not rid or o.reservation_id == rid)
+        ):
             return o.price
     return 0.0
 
@@ -280,7 +284,12 @@ def get_candidates(
     out = []
     for sn in state:
         c = new_candidate(
-            sn, pools=pools, types=types, pdbs=pdbs, now=now, disruption_class=disruption_class,
+            sn,
+            pools=pools,
+            types=types,
+            pdbs=pdbs,
+            now=now,
+            disruption_class=disruption_class,
             blocked=blocked.append,
         )
         if c is not None:

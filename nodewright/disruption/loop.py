@@ -12,14 +12,14 @@ candidates leave; the loop stops at steady state. Both stop at ``max_rounds``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
 from nodewright import labels
 from nodewright.algebra.resources import format_resource_list
-from nodewright.api.core import Node, Pod
+from nodewright.api.core import Condition, Node, Pod
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
@@ -68,7 +68,11 @@ class _World:
 
     def cluster(self) -> ClusterState:
         return dataclasses.replace(
-            self.base, nodes=tuple(self.nodes), nodeclaims=tuple(self.claims), pods=tuple(self.pods), _node_index={}
+            self.base,
+            nodes=tuple(self.nodes),
+            nodeclaims=tuple(self.claims),
+            pods=tuple(self.pods),
+            _node_index={},
         )
 
 
@@ -82,8 +86,6 @@ class _Notes:
 
 def _drifted(claim: NodeClaim, at: str) -> NodeClaim:
     conds = [c for c in claim.status.conditions if c.type != m.DRIFTED]
-    from nodewright.api.core import Condition
-
     conds.append(Condition(type=m.DRIFTED, status="True", reason="Drifted", last_transition_time=at))
     return claim.model_copy(update={"status": claim.status.model_copy(update={"conditions": conds})})
 
@@ -132,17 +134,28 @@ class _Forecast:
     # -- one reconcile ------------------------------------------------------------------------------
     def candidates(self, state: Sequence[StateNode], method: str) -> list[Candidate]:
         out, blocked = get_candidates(
-            state, pools=self.pool_map, types=self.types, pdbs=self.pdbs, now=self.at, disruption_class=m.CLASS[method]
+            state,
+            pools=self.pool_map,
+            types=self.types,
+            pdbs=self.pdbs,
+            now=self.at,
+            disruption_class=m.CLASS[method],
         )
         if self.notes.record_blocked:
             for b in blocked:
                 if b.node not in self.notes.blocked:
-                    self.notes.blocked[b.node] = BlockedNode(node=b.node, node_claim=b.node_claim, reason=b.reason)
+                    self.notes.blocked[b.node] = BlockedNode(
+                        node=b.node, node_claim=b.node_claim, reason=b.reason
+                    )
         return out
 
     def env(self, cluster: ClusterState, all_cands: Sequence[Candidate], state: Sequence[StateNode]) -> m.Env:
         ctx = SimContext(
-            nodepools=self.pools, catalog_for=self.catalog_for, options=self.options, pdbs=self.pdbs, now=self.at
+            nodepools=self.pools,
+            catalog_for=self.catalog_for,
+            options=self.options,
+            pdbs=self.pdbs,
+            now=self.at,
         )
 
         def note(c: Candidate, msg: str) -> None:
@@ -207,7 +220,12 @@ class _Forecast:
         return m.consolidation_should(c, env, consolidatable(c.state, c.pool, self.at))
 
     def _compute(
-        self, method: str, cands: list[Candidate], budgets: dict[str, int], env: m.Env, state: Sequence[StateNode]
+        self,
+        method: str,
+        cands: list[Candidate],
+        budgets: dict[str, int],
+        env: m.Env,
+        state: Sequence[StateNode],
     ) -> list[m.Command]:
         if method == "emptiness":
             return m.emptiness(cands, budgets)
@@ -229,7 +247,9 @@ class _Forecast:
 
     def _static_replacement(self, pool: NodePool) -> Replacement:
         reqs = template_requirements(pool)
-        rep = Replacement(pool=pool.name, requirements=reqs, types=list(self.types.get(pool.name, {}).values()), pods=[])
+        rep = Replacement(
+            pool=pool.name, requirements=reqs, types=list(self.types.get(pool.name, {}).values()), pods=[]
+        )
         rep.compatible()
         rep.order_by_price()
         return rep
@@ -245,7 +265,9 @@ class _Forecast:
             self.world.nodes = [mark_deleting(n) if n.metadata.name in names else n for n in self.world.nodes]
             return
         placements = cmd.sim.placements if cmd.sim is not None else {}
-        target_of = {key: (new_nodes[int(t[4:])] if t.startswith("new:") else t) for key, t in placements.items()}
+        target_of = {
+            key: (new_nodes[int(t[4:])] if t.startswith("new:") else t) for key, t in placements.items()
+        }
         self.world.nodes = [n for n in self.world.nodes if n.metadata.name not in names]
         self.world.claims = [c for c in self.world.claims if c.metadata.name not in claims]
         pods: list[Pod] = []
@@ -254,7 +276,10 @@ class _Forecast:
             if target is not None and target not in names:
                 pods.append(_bind(p, target))
             elif p.spec.node_name in names:
-                if not (p.metadata.owner_references and any(o.kind in ("DaemonSet", "Node") for o in p.metadata.owner_references)):
+                if not (
+                    p.metadata.owner_references
+                    and any(o.kind in ("DaemonSet", "Node") for o in p.metadata.owner_references)
+                ):
                     pods.append(_unbind(p))
             else:
                 pods.append(p)
@@ -279,7 +304,9 @@ class _Forecast:
             cap, alloc = format_resource_list(it.capacity), format_resource_list(it.allocatable())
         node_labels[labels.NODEPOOL] = rep.pool
         quiet = self.until_quiet
-        conds: list[dict[str, Any]] = [{"type": "Launched", "status": "True", "lastTransitionTime": self.at_text}]
+        conds: list[dict[str, Any]] = [
+            {"type": "Launched", "status": "True", "lastTransitionTime": self.at_text}
+        ]
         if quiet:
             conds.append({"type": "Initialized", "status": "True", "lastTransitionTime": EPOCH})
         claim = NodeClaim.model_validate(
@@ -325,8 +352,6 @@ def _bind(p: Pod, node: str) -> Pod:
 
 
 def _unbind(p: Pod) -> Pod:
-    from nodewright.api.core import Condition
-
     spec = p.spec.model_copy(update={"node_name": None})
     cond = Condition(type="PodScheduled", status="False", reason="Unschedulable")
     status = p.status.model_copy(update={"phase": "Pending", "conditions": [cond]})
@@ -355,11 +380,18 @@ def forecast(
         wanted = set(drifted)
         cluster = dataclasses.replace(
             cluster,
-            nodeclaims=tuple(_drifted(c, stamp) if c.metadata.name in wanted else c for c in cluster.nodeclaims),
+            nodeclaims=tuple(
+                _drifted(c, stamp) if c.metadata.name in wanted else c for c in cluster.nodeclaims
+            ),
             _node_index={},
         )
     f = _Forecast(
-        nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, settings=settings, at=at, until_quiet=until_quiet
+        nodepools=nodepools,
+        cluster=cluster,
+        catalog_for=catalog_for,
+        settings=settings,
+        at=at,
+        until_quiet=until_quiet,
     )
     start_state = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
     cost = before = f.cluster_cost(start_state)
@@ -406,7 +438,9 @@ def forecast(
         until_quiet=until_quiet,
         commands=tuple(commands),
         blocked=tuple(
-            sorted((b for b in f.notes.blocked.values() if b.node_claim not in disrupted), key=lambda b: b.node)
+            sorted(
+                (b for b in f.notes.blocked.values() if b.node_claim not in disrupted), key=lambda b: b.node
+            )
         ),
         blocked_pools=tuple(sorted(f.notes.pools.values(), key=lambda b: (b.node_pool, b.reason))),
         unconsolidatable=tuple(
@@ -419,7 +453,3 @@ def forecast(
         rounds=rounds,
         stopped=stopped,
     )
-
-
-def _unused(_: Mapping[str, object]) -> None:  # pragma: no cover - keeps Mapping imported for typing
-    return None

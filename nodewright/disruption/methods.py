@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from nodewright import labels
+from nodewright.algebra.requirements import Requirements as Reqs
 from nodewright.disruption.balanced import Evaluator, ScoreResult
 from nodewright.disruption.candidates import EVENTUAL, GRACEFUL, Candidate, consolidate_after_ns
-from nodewright.disruption.simulate import Replacement, Simulation
+from nodewright.disruption.simulate import Replacement, Simulation, cheapest_price
+from nodewright.scheduling.instancetypes import satisfies_min_values
 
 EMPTY: Final = "Empty"
 DRIFTED: Final = "Drifted"
@@ -258,8 +260,6 @@ def _spot_to_spot(
         return None
     keep = SPOT_TO_SPOT_MIN_TYPES
     if rep.requirements.has_min_values():
-        from nodewright.scheduling.instancetypes import satisfies_min_values
-
         needed, _, _ = satisfies_min_values(rep.requirements, rep.types)
         keep = max(keep, needed)
     rep.types = rep.types[:keep]
@@ -269,9 +269,6 @@ def _spot_to_spot(
 def _filter_out_same_type(rep: Replacement, cands: Sequence[Candidate]) -> bool:
     """``filterOutSameInstanceType``: a replacement may not be one of the candidates' own types
     unless cheaper than that candidate's cheapest compatible offering; False when unusable."""
-    from nodewright.algebra.requirements import Requirements as Reqs
-    from nodewright.disruption.simulate import cheapest_price
-
     existing: dict[str, float] = {}
     for c in cands:
         if c.instance_type is None:

@@ -13,6 +13,7 @@ Boundary: pure functions of pods, PDBs and a clock value; no scheduling.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -66,10 +67,8 @@ def eviction_cost(pod: Pod) -> float:
     cost = 1.0
     raw = pod.metadata.annotations.get(DELETION_COST)
     if raw is not None:
-        try:
+        with contextlib.suppress(ValueError):
             cost += float(raw) / 2.0**27
-        except ValueError:
-            pass
     if pod.spec.priority is not None:
         cost += pod.spec.priority / 2.0**25
     return min(max(cost, -10.0), 10.0)
@@ -77,11 +76,7 @@ def eviction_cost(pod: Pod) -> float:
 
 def _fully_blocking(pdb: PodDisruptionBudget) -> bool:
     mu, ma = pdb.spec.max_unavailable, pdb.spec.min_available
-    return (
-        (isinstance(mu, int) and not isinstance(mu, bool) and mu == 0)
-        or mu == "0%"
-        or ma == "100%"
-    )
+    return (isinstance(mu, int) and not isinstance(mu, bool) and mu == 0) or mu == "0%" or ma == "100%"
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from typing import Final
 from nodewright import labels
 from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
 from nodewright.api.core import Node, Pod, Taint
+from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType, Offering
 from nodewright.cluster.state import ClusterState
 from nodewright.disruption.candidates import Candidate
@@ -58,9 +59,7 @@ def worst_launch_price(it: InstanceType, reqs: Requirements) -> float:
     type the launch would use (reserved, then spot, then on-demand)."""
     for ct in _CT_ORDER:
         prices = [
-            o.price
-            for o in it.offerings
-            if o.available and o.capacity_type == ct and _compatible(o, reqs)
+            o.price for o in it.offerings if o.available and o.capacity_type == ct and _compatible(o, reqs)
         ]
         if prices:
             return max(prices)
@@ -166,7 +165,7 @@ class Simulation:
 
 @dataclass(frozen=True, kw_only=True)
 class SimContext:
-    nodepools: Sequence[object]
+    nodepools: Sequence[NodePool]
     catalog_for: CatalogFor
     options: PlanOptions
     pdbs: PdbLimits
@@ -176,9 +175,9 @@ class SimContext:
 def simulate(cluster: ClusterState, candidates: Sequence[Candidate], ctx: SimContext) -> Simulation:
     names = {c.name for c in candidates}
     nodes = tuple(mark_deleting(n) if n.metadata.name in names else n for n in cluster.nodes)
-    view = dataclasses.replace(cluster, nodes=nodes)
+    view = dataclasses.replace(cluster, nodes=nodes, _node_index={})
     rnd = prepare_round(
-        nodepools=ctx.nodepools,  # type: ignore[arg-type]
+        nodepools=ctx.nodepools,
         cluster=view,
         catalog_for=ctx.catalog_for,
         options=ctx.options,
@@ -233,13 +232,13 @@ def simulate(cluster: ClusterState, candidates: Sequence[Candidate], ctx: SimCon
         ordered = idx.order_by_price(claim.options, claim.requirements)[:MAX_INSTANCE_TYPES]
         types = [idx.types[i] for i in ordered]
         if claim.requirements.has_min_values() and ctx.options.min_values_policy != BEST_EFFORT:
-            _, _, err = satisfies_min_values(claim.requirements, types)
-            if err is not None:
+            _, _, mv_err = satisfies_min_values(claim.requirements, types)
+            if mv_err is not None:
                 for pd in claim.pods:
                     if pd.key not in pending:
                         errors[pd.key] = (
                             "pod didn’t schedule because NodePool couldn’t meet minValues requirements, "
-                            f"{err} (NodePool={claim.template.name})"
+                            f"{mv_err} (NodePool={claim.template.name})"
                         )
                 continue
         ref = claim.template.nodepool.spec.template.spec.node_class_ref

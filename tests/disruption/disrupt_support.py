@@ -27,8 +27,16 @@ RS_OWNER = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": 
 DS_OWNER = {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "ds", "uid": "ds-uid"}
 
 
-def itype(name: str, price: float, *, cpu: str = "4", memory: str = "8Gi", pods: str = "110",
-          spot_price: float | None = None, zones: Sequence[str] = ("test-zone-1",)) -> InstanceType:
+def itype(
+    name: str,
+    price: float,
+    *,
+    cpu: str = "4",
+    memory: str = "8Gi",
+    pods: str = "110",
+    spot_price: float | None = None,
+    zones: Sequence[str] = ("test-zone-1",),
+) -> InstanceType:
     """An instance type with on-demand offerings at ``price`` (and spot at ``spot_price``)."""
     offers = [Offering(zone=z, capacity_type="on-demand", price=price) for z in zones]
     if spot_price is not None:
@@ -92,8 +100,13 @@ def managed(
     if drifted_at is not None:
         conds.append({"type": "Drifted", "status": "True", "lastTransitionTime": drifted_at})
     claim = builders.nodeclaim(
-        f"{name}-claim", nodepool_name=pool, labels=lab, capacity=cap, conditions=conds,
-        node_name=name, provider_id=f"fake://{name}",
+        f"{name}-claim",
+        nodepool_name=pool,
+        labels=lab,
+        capacity=cap,
+        conditions=conds,
+        node_name=name,
+        provider_id=f"fake://{name}",
     )
     if termination_grace_period is not None:
         claim["spec"]["terminationGracePeriod"] = termination_grace_period
@@ -106,9 +119,17 @@ def _fmt(key: str, milli: int) -> str:
     return str(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
 
 
-def pod(name: str, node: str | None = None, *, cpu: str = "1", owner: Mapping[str, str] | None = RS_OWNER,
-        annotations: Mapping[str, str] | None = None, labels: Mapping[str, str] | None = None,
-        start_time: str | None = LONG_AGO, **kw: Any) -> dict[str, Any]:
+def pod(
+    name: str,
+    node: str | None = None,
+    *,
+    cpu: str = "1",
+    owner: Mapping[str, str] | None = RS_OWNER,
+    annotations: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
+    start_time: str | None = LONG_AGO,
+    **kw: Any,
+) -> dict[str, Any]:
     body = builders.pod(name, cpu=cpu, node_name=node, owner=owner, labels=labels, **kw)
     if annotations:
         body["metadata"]["annotations"] = dict(annotations)
@@ -143,8 +164,13 @@ def run(
 ) -> DisruptionForecast:
     s = settings or resolve(flags={"feature_gates": gates} if gates else {})
     return forecast(
-        nodepools=pools, cluster=cluster(items), catalog_for=lambda _np: list(types), settings=s, at=at,
-        until_quiet=until_quiet, drifted=drifted,
+        nodepools=pools,
+        cluster=cluster(items),
+        catalog_for=lambda _np: list(types),
+        settings=s,
+        at=at,
+        until_quiet=until_quiet,
+        drifted=drifted,
     )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from disrupt_support import disrupted, itype, managed, nodepool, pod, run
+from disrupt_support import itype, managed, nodepool, pod, run
 
 from nodewright.disruption.balanced import Totals, score_move
 
@@ -26,7 +26,13 @@ def _expected(savings: float, disruption: float, totals: Totals) -> float:
         ("should reject a marginal move", 2.42, 9.0, RFC, False),
         ("should approve a replace in a uniform pool", 2.42, 9.0, Totals(48.40, 90), True),
         ("should approve low-disruption nodes ... (node A)", 4.84, 5.0, Totals(58.08, 117), True),
-        ("should approve low-disruption nodes and reject high-disruption nodes (node B)", 4.84, 32.0, Totals(58.08, 117), False),
+        (
+            "should approve low-disruption nodes and reject high-disruption nodes (node B)",
+            4.84,
+            32.0,
+            Totals(58.08, 117),
+            False,
+        ),
     ],
 )
 def test_score_move(name: str, savings: float, disruption: float, totals: Totals, approved: bool) -> None:
@@ -46,7 +52,9 @@ def test_zero_savings_scores_zero() -> None:
 
 def test_scale_invariance() -> None:
     """Context("scale invariance") It("should produce the same score regardless of pool size")."""
-    assert score_move(7.26, 4.0, RFC).score == pytest.approx(score_move(7.26, 4.0, Totals(580.80, 900)).score, abs=0.01)
+    assert score_move(7.26, 4.0, RFC).score == pytest.approx(
+        score_move(7.26, 4.0, Totals(580.80, 900)).score, abs=0.01
+    )
 
 
 def test_zero_edge_cases() -> None:
@@ -71,8 +79,14 @@ def test_cross_pool_equivalence() -> None:
 
 @pytest.mark.parametrize(
     ("savings", "disruption", "score", "approved", "inf"),
-    [(20.0, 5.0, 4.0, True, False), (10.0, 10.0, 1.0, True, False), (5.0, 50.0, 0.10, False, False),
-     (10.0, 0.0, 0.0, True, True), (0.0, 10.0, 0.0, False, False), (-5.0, 10.0, 0.0, False, False)],
+    [
+        (20.0, 5.0, 4.0, True, False),
+        (10.0, 10.0, 1.0, True, False),
+        (5.0, 50.0, 0.10, False, False),
+        (10.0, 0.0, 0.0, True, True),
+        (0.0, 10.0, 0.0, False, False),
+        (-5.0, 10.0, 0.0, False, False),
+    ],
 )
 def test_score_table(savings: float, disruption: float, score: float, approved: bool, inf: bool) -> None:
     """balanced_scoring_test.go DescribeTable("should compute correct scores") (totals 100/100)."""
@@ -103,7 +117,9 @@ def test_balanced_pool_rejects_low_value_move_and_reports_score() -> None:
     ]
     # Balanced: savings 0.1 of 2.0 (5%) for disruption 9 of 11: score 0.06 < 1/2
     assert run([nodepool(policy="Balanced", **pool)], items, [BIG, MID]).commands == ()  # type: ignore[arg-type]
-    ok = run([nodepool(policy="Balanced", **pool)], [*managed("n1", BIG), pod("p", "n1", cpu="1")], [BIG, SMALL])  # type: ignore[arg-type]
+    ok = run(
+        [nodepool(policy="Balanced", **pool)], [*managed("n1", BIG), pod("p", "n1", cpu="1")], [BIG, SMALL]
+    )  # type: ignore[arg-type]
     cmd = ok.commands[0]
     assert cmd.score is not None and cmd.score >= 0.5
     assert cmd.savings_fraction == pytest.approx(0.8) and cmd.disruption_fraction == pytest.approx(1.0)

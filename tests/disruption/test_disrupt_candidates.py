@@ -21,7 +21,9 @@ NODE_OWNER = {"apiVersion": "v1", "kind": "Node", "name": "n1", "uid": "n1-uid"}
 DND = {"karpenter.sh/do-not-disrupt": "true"}
 
 
-def _candidates(items: Sequence[Mapping[str, Any]], cls: str = GRACEFUL, *, types: bool = True) -> tuple[list[str], list[str]]:
+def _candidates(
+    items: Sequence[Mapping[str, Any]], cls: str = GRACEFUL, *, types: bool = True
+) -> tuple[list[str], list[str]]:
     c = cluster(items)
     state = build_state_nodes(c.nodes, c.nodeclaims, c.pods)
     pool = nodepool()
@@ -50,7 +52,9 @@ def test_do_not_disrupt_mirror_and_daemonset_pods() -> None:
         assert _candidates([*managed("n1", IT), pod("p", "n1", owner=owner, annotations=DND)])[0] == []
 
 
-@pytest.mark.parametrize(("cls", "tgp", "ok"), [(EVENTUAL, "1h", True), (GRACEFUL, "1h", False), (EVENTUAL, None, False)])
+@pytest.mark.parametrize(
+    ("cls", "tgp", "ok"), [(EVENTUAL, "1h", True), (GRACEFUL, "1h", False), (EVENTUAL, None, False)]
+)
 def test_termination_grace_period_exception(cls: str, tgp: str | None, ok: bool) -> None:
     """It("should consider candidates that have do-not-disrupt pods scheduled with a
     terminationGracePeriod set for eventual disruption"), It("should not consider ... for graceful
@@ -78,7 +82,9 @@ def test_terminating_and_terminal_do_not_disrupt_pods() -> None:
 def test_do_not_disrupt_on_nodes() -> None:
     """It("should not consider candidates that have do-not-disrupt on nodes")."""
     names, why = _candidates([*managed("n1", IT, node_annotations=DND)])
-    assert names == [] and why == ['Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation']
+    assert names == [] and why == [
+        'Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation'
+    ]
 
 
 def test_multiple_pdbs_on_the_same_pod() -> None:
@@ -101,9 +107,15 @@ def test_fully_blocking_pdbs() -> None:
     terminal pods"), It("... on terminating pods")."""
     block = builders.pdb("a", match_labels={"app": "a"}, max_unavailable=0)
     assert _candidates([*managed("n1", IT), pod("p", "n1", labels={"app": "a"}), block])[0] == []
-    assert _candidates([*managed("n1", IT), pod("p", "n1", labels={"app": "a"}, owner=DS_OWNER), block])[0] == []
-    assert _candidates([*managed("n1", IT), pod("p", "n1", labels={"app": "a"}, owner=NODE_OWNER), block])[0] == ["n1"]
-    assert _candidates([*managed("n1", IT), pod("p", "n1", labels={"app": "a"}, deleting=True), block])[0] == ["n1"]
+    assert (
+        _candidates([*managed("n1", IT), pod("p", "n1", labels={"app": "a"}, owner=DS_OWNER), block])[0] == []
+    )
+    assert _candidates([*managed("n1", IT), pod("p", "n1", labels={"app": "a"}, owner=NODE_OWNER), block])[
+        0
+    ] == ["n1"]
+    assert _candidates([*managed("n1", IT), pod("p", "n1", labels={"app": "a"}, deleting=True), block])[
+        0
+    ] == ["n1"]
     terminal = pod("p", "n1", labels={"app": "a"})
     terminal["status"]["phase"] = "Failed"
     assert _candidates([*managed("n1", IT), terminal, block])[0] == ["n1"]
@@ -113,7 +125,11 @@ def test_pdb_always_allow_unready_pod() -> None:
     """pdb.go isEvictable: unhealthyPodEvictionPolicy AlwaysAllow lets an unready pod go."""
     p = pod("p", "n1", labels={"app": "a"})
     p["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
-    items = [*managed("n1", IT), p, builders.pdb("a", match_labels={"app": "a"}, unhealthy_pod_eviction_policy="AlwaysAllow")]
+    items = [
+        *managed("n1", IT),
+        p,
+        builders.pdb("a", match_labels={"app": "a"}, unhealthy_pod_eviction_policy="AlwaysAllow"),
+    ]
     assert _candidates(items)[0] == ["n1"]
 
 
@@ -146,9 +162,13 @@ def test_missing_labels_and_unknown_type_are_still_candidates() -> None:
 
 
 # -- BuildDisruptionBudgetMapping ------------------------------------------------------------------
-def _mapping(items: Sequence[Mapping[str, Any]], budgets: Sequence[Mapping[str, Any]]) -> tuple[int, int, int]:
+def _mapping(
+    items: Sequence[Mapping[str, Any]], budgets: Sequence[Mapping[str, Any]]
+) -> tuple[int, int, int]:
     c = cluster(items)
-    got = budget_mapping(build_state_nodes(c.nodes, c.nodeclaims, c.pods), [nodepool(budgets=budgets)], "Drifted", AT)
+    got = budget_mapping(
+        build_state_nodes(c.nodes, c.nodeclaims, c.pods), [nodepool(budgets=budgets)], "Drifted", AT
+    )
     b = got["default"]
     return b.nodes, b.disrupting, b.remaining
 

@@ -13,7 +13,14 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "disruption" / "basic"
-BASE = ["-f", str(DATA / "nodepools.yaml"), "--cluster", str(DATA / "cluster.json"), "--at", "2026-11-20T12:00:00Z"]
+BASE = [
+    "-f",
+    str(DATA / "nodepools.yaml"),
+    "--cluster",
+    str(DATA / "cluster.json"),
+    "--at",
+    "2026-11-20T12:00:00Z",
+]
 
 
 def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -23,7 +30,12 @@ def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
             full_env.pop(var, None)
     return subprocess.run(
         [sys.executable, "-m", "nodewright.cli", "disrupt", *args],
-        cwd=ROOT, env=full_env, capture_output=True, text=True, check=False, timeout=300,
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
     )
 
 
@@ -84,7 +96,11 @@ def test_drift_from_branch(tmp_path: Path) -> None:
     branch.write_text(yaml.safe_dump_all(docs))
     doc = _json(*BASE, "--drift-from", str(branch), "--until-quiet")
     drifted = [c for c in doc["commands"] if c["method"] == "drift"]
-    assert {x["node"] for c in drifted for x in c["candidates"]} == {"ip-10-0-1-10", "ip-10-0-1-11", "ip-10-0-2-20"}
+    assert {x["node"] for c in drifted for x in c["candidates"]} == {
+        "ip-10-0-1-10",
+        "ip-10-0-1-11",
+        "ip-10-0-2-20",
+    }
     for c in drifted:
         for r in c["replacements"]:
             assert "m5.2xlarge" not in r["instanceTypes"]

@@ -43,7 +43,12 @@ def test_replace_on_demand_with_cheaper() -> None:
     # the worst-case launch price counts spot first, so the candidate's own type stays an option
     # (its spot offering is below the on-demand price); the requirement is pinned to spot
     assert rep["instanceTypes"] == ["small", "big"] and rep["capacityType"] == "spot"
-    assert rep["launch"] == {"instanceType": "small", "zone": "test-zone-1", "capacityType": "spot", "price": 0.1}
+    assert rep["launch"] == {
+        "instanceType": "small",
+        "zone": "test-zone-1",
+        "capacityType": "spot",
+        "price": 0.1,
+    }
     assert cmd.hourly_cost_before == 1.0 and round(cmd.hourly_cost_after, 6) == 0.1
 
 
@@ -180,7 +185,10 @@ def test_wont_delete_onto_uninitialized_node() -> None:
     r = run([POOL], items, [BIG])
     assert r.commands == ()
     msg = r.unconsolidatable[0].message
-    assert msg.startswith("Not all pods would schedule") and "would schedule against uninitialized nodeclaim/n2-claim" in msg
+    assert (
+        msg.startswith("Not all pods would schedule")
+        and "would schedule against uninitialized nodeclaim/n2-claim" in msg
+    )
 
 
 def test_wont_delete_if_non_pending_pod_goes_pending() -> None:

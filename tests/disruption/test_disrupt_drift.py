@@ -112,7 +112,10 @@ def test_do_not_disrupt_pods_and_termination_grace_period() -> None:
     dnd = {"karpenter.sh/do-not-disrupt": "true"}
     items = [*managed("n1", BIG, drifted_at=D1), pod("p1", "n1", annotations=dnd)]
     assert run([_pool()], items, TYPES).commands == ()
-    items = [*managed("n1", BIG, drifted_at=D1, termination_grace_period="1h"), pod("p1", "n1", annotations=dnd)]
+    items = [
+        *managed("n1", BIG, drifted_at=D1, termination_grace_period="1h"),
+        pod("p1", "n1", annotations=dnd),
+    ]
     r = run([_pool()], items, TYPES)
     assert disrupted(r) == [["n1"]]
 
@@ -136,7 +139,12 @@ def test_budgets_three_nodes() -> None:
     items = [x for i in range(10) for x in managed(f"n{i}", SMALL, drifted_at=D1)]
     r = run([_pool(budgets=[{"nodes": "30%"}])], items, TYPES)
     assert len(r.commands) == 3
-    assert r.blocked_pools[0].as_dict() == {"nodePool": "default", "reason": "Drifted", "allowed": 3, "disrupting": 3}
+    assert r.blocked_pools[0].as_dict() == {
+        "nodePool": "default",
+        "reason": "Drifted",
+        "allowed": 3,
+        "disrupting": 3,
+    }
 
 
 def test_budgets_take_commands_in_progress_into_account() -> None:

@@ -61,7 +61,9 @@ def test_ignores_nodes_with_do_not_disrupt_annotation() -> None:
 
 def test_deletes_nodes_with_do_not_disrupt_false() -> None:
     """It("should delete nodes with the karpenter.sh/do-not-disrupt annotation set to false")."""
-    r = run([_pool()], [*managed("n1", BIG, node_annotations={"karpenter.sh/do-not-disrupt": "false"})], TYPES)
+    r = run(
+        [_pool()], [*managed("n1", BIG, node_annotations={"karpenter.sh/do-not-disrupt": "false"})], TYPES
+    )
     assert disrupted(r) == [["n1"]]
 
 
