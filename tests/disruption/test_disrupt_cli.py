@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests" / "data" / "disruption" / "basic"
+DATA = ROOT / "docs" / "examples" / "disrupt"
 BASE = [
     "-f",
     str(DATA / "nodepools.yaml"),
