@@ -41,7 +41,7 @@ from nodewright.disruption.result import (
     DisruptionForecast,
     Unconsolidatable,
 )
-from nodewright.disruption.simulate import Replacement, SimContext, mark_deleting, simulate
+from nodewright.disruption.simulate import Replacement, SimCache, SimContext, mark_deleting, simulate
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
 from nodewright.scheduling.nodeclaim import template_requirements
 from nodewright.scheduling.plan import CatalogFor, PlanOptions
@@ -116,6 +116,7 @@ class _Forecast:
         self.pdbs = PdbLimits(cluster.pdbs)
         self.world = _World(cluster, list(cluster.nodes), list(cluster.nodeclaims), list(cluster.pods))
         self.notes = _Notes()
+        self.sim_cache = SimCache()
         self.options = PlanOptions(
             preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy
         )
@@ -156,6 +157,7 @@ class _Forecast:
             options=self.options,
             pdbs=self.pdbs,
             now=self.at,
+            cache=self.sim_cache,
         )
 
         def note(c: Candidate, msg: str) -> None:

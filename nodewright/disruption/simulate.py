@@ -28,9 +28,10 @@ from nodewright.cluster.state import ClusterState
 from nodewright.disruption.candidates import Candidate
 from nodewright.disruption.pods import PdbLimits
 from nodewright.scheduling import podutil
-from nodewright.scheduling.instancetypes import satisfies_min_values
+from nodewright.scheduling.instancetypes import TypeIndex, satisfies_min_values
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, CatalogFor, PlanOptions, prepare_round
 from nodewright.scheduling.scheduler import BEST_EFFORT
+from nodewright.scheduling.topologydomains import DomainUniverse
 
 _DISRUPTED: Final = Taint(key=labels.DISRUPTED_TAINT_KEY, effect="NoSchedule")
 _CT_ORDER: Final = (labels.CAPACITY_TYPE_RESERVED, labels.CAPACITY_TYPE_SPOT, labels.CAPACITY_TYPE_ON_DEMAND)
@@ -163,6 +164,16 @@ class Simulation:
         return "".join(parts)
 
 
+@dataclass
+class SimCache:
+    """What every simulation of one forecast shares: the topology domains of the NodePools and
+    each NodePool's filtered instance types (rebuilt when the pools or types change)."""
+
+    universe_key: tuple[object, ...] = ()
+    universe: DomainUniverse | None = None
+    type_cache: dict[tuple[object, ...], TypeIndex | None] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, kw_only=True)
 class SimContext:
     nodepools: Sequence[NodePool]
@@ -170,6 +181,7 @@ class SimContext:
     options: PlanOptions
     pdbs: PdbLimits
     now: datetime
+    cache: SimCache = field(default_factory=SimCache)
 
 
 def simulate(cluster: ClusterState, candidates: Sequence[Candidate], ctx: SimContext) -> Simulation:
@@ -182,6 +194,10 @@ def simulate(cluster: ClusterState, candidates: Sequence[Candidate], ctx: SimCon
         catalog_for=ctx.catalog_for,
         options=ctx.options,
     )
+    key = tuple((np.name, id(np), tuple(rnd.types_by_pool[np.name])) for np in rnd.pools)
+    if ctx.cache.universe is None or ctx.cache.universe_key != key:
+        ctx.cache.universe_key, ctx.cache.universe = key, rnd.domain_universe()
+    rnd.universe, rnd.type_cache = ctx.cache.universe, ctx.cache.type_cache
     deleting_keys: set[str] = set()
     candidate_keys: set[str] = set()
     bound_deleting = {
