@@ -10,6 +10,8 @@ Boundary: arithmetic and pod request aggregation only; no scheduling decisions.
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, Protocol
 
@@ -188,12 +190,18 @@ def is_zero(rl: Mapping[str, int]) -> bool:
 
 
 # -- pod requests ------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=8192)
+def _parsed_items(items: tuple[tuple[str, str | int | float], ...]) -> ResourceList:
+    # workloads repeat a few request shapes: parse each once (callers get a copy)
+    return parse_resource_list(dict(items))
+
+
 def _container_requests(container: ContainerLike) -> ResourceList:
     """Requests, with limits standing in for requests that are absent (API defaulting)."""
     res = container.resources
     merged: dict[str, str | int | float] = dict(res.limits)
     merged.update(res.requests)
-    return parse_resource_list(merged)
+    return dict(_parsed_items(tuple(merged.items())))
 
 
 def is_pod_level_resource(name: str) -> bool:

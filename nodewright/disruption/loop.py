@@ -193,9 +193,13 @@ class _Forecast:
     def reconcile(self) -> tuple[list[m.Command], list[StateNode]] | None:
         cluster = self.world.cluster()
         state = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
+        by_class: dict[str, tuple[list[Candidate], m.Env]] = {}
         for method in METHODS:
-            all_cands = self.candidates(state, method)
-            env = self.env(cluster, all_cands, state)
+            cls = m.CLASS[method]
+            if cls not in by_class:
+                found = self.candidates(state, method)
+                by_class[cls] = (found, self.env(cluster, found, state))
+            all_cands, env = by_class[cls]
             cands = [c for c in all_cands if self._should(method, c, env)]
             if not cands:
                 continue
