@@ -36,6 +36,7 @@ KINDS: Final[tuple[tuple[str, str, str], ...]] = (
     ("PersistentVolume", "v1", "/api/v1/persistentvolumes"),
     ("StorageClass", "storage.k8s.io/v1", "/apis/storage.k8s.io/v1/storageclasses"),
     ("CSINode", "storage.k8s.io/v1", "/apis/storage.k8s.io/v1/csinodes"),
+    ("PodDisruptionBudget", "policy/v1", "/apis/policy/v1/poddisruptionbudgets"),
 )
 OPTIONAL: Final = frozenset(
     {
@@ -46,11 +47,13 @@ OPTIONAL: Final = frozenset(
         "StorageClass",
         "PersistentVolume",
         "PersistentVolumeClaim",
+        "PodDisruptionBudget",
     }
 )
 KUBECTL_RESOURCES: Final = (
     "pods,nodes,daemonsets,nodeclaims.karpenter.sh,nodepools.karpenter.sh,"
-    "ec2nodeclasses.karpenter.k8s.aws,persistentvolumeclaims,persistentvolumes,storageclasses,csinodes"
+    "ec2nodeclasses.karpenter.k8s.aws,persistentvolumeclaims,persistentvolumes,storageclasses,csinodes,"
+    "poddisruptionbudgets"
 )
 """The same kinds for ``kubectl get <this> -A -o json`` (docs/cli.md)."""
 PAGE_SIZE: Final = 500

@@ -85,6 +85,11 @@ class _Notes:
 
 
 def _drifted(claim: NodeClaim, at: str) -> NodeClaim:
+    """``claim`` with ``Drifted=True`` since ``at`` (an existing ``Drifted=True`` is kept: drift
+    goes oldest first)."""
+    current = claim.condition(m.DRIFTED)
+    if current is not None and current.status == "True":
+        return claim
     conds = [c for c in claim.status.conditions if c.type != m.DRIFTED]
     conds.append(Condition(type=m.DRIFTED, status="True", reason="Drifted", last_transition_time=at))
     return claim.model_copy(update={"status": claim.status.model_copy(update={"conditions": conds})})
