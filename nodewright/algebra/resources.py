@@ -11,7 +11,6 @@ Boundary: arithmetic and pod request aggregation only; no scheduling decisions.
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, Protocol
 

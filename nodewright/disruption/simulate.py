@@ -194,9 +194,9 @@ def simulate(cluster: ClusterState, candidates: Sequence[Candidate], ctx: SimCon
         catalog_for=ctx.catalog_for,
         options=ctx.options,
     )
-    key = tuple((np.name, id(np), tuple(rnd.types_by_pool[np.name])) for np in rnd.pools)
-    if ctx.cache.universe is None or ctx.cache.universe_key != key:
-        ctx.cache.universe_key, ctx.cache.universe = key, rnd.domain_universe()
+    ukey = tuple((np.name, id(np), tuple(rnd.types_by_pool[np.name])) for np in rnd.pools)
+    if ctx.cache.universe is None or ctx.cache.universe_key != ukey:
+        ctx.cache.universe_key, ctx.cache.universe = ukey, rnd.domain_universe()
     rnd.universe, rnd.type_cache = ctx.cache.universe, ctx.cache.type_cache
     deleting_keys: set[str] = set()
     candidate_keys: set[str] = set()
