@@ -54,16 +54,17 @@ def main() -> None:
             *([] if a.once else ["--until-quiet"]),
         ]
         t = time.perf_counter()
-        proc = subprocess.Popen([*NW, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        out, err = proc.communicate()
-        _, status, usage = os.wait4(proc.pid, 0) if proc.returncode is None else (0, 0, None)
+        with open(d / "out.json", "w") as out_f, open(d / "err.txt", "w") as err_f:
+            proc = subprocess.Popen([*NW, *args], stdout=out_f, stderr=err_f, text=True)
+            _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t
-    if proc.returncode != 0:
-        print(f"exit {proc.returncode}: {err[-500:]}")
-        return
-    import resource
-
-    ru = usage or resource.getrusage(resource.RUSAGE_CHILDREN)
+        code = os.waitstatus_to_exitcode(status)
+        out = (d / "out.json").read_text()
+        if code != 0:
+            err = (d / "err.txt").read_text()
+            print(f"exit {code}: {err[-500:]}")
+            return
+    ru = usage
     s = json.loads(out)["summary"]
     print(
         f"| disrupt {'' if a.once else '--until-quiet '}{a.nodes} nodes / {a.nodes * a.pods_per_node} pods / "
