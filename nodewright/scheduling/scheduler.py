@@ -141,7 +141,8 @@ class Scheduler:
                 t.effect == "PreferNoSchedule" for np in nodepools for t in np.spec.template.spec.taints
             )
         )
-        all_types = [it for np in nodepools for it in instance_types.get(np.name, ())]
+        # NodePools of one NodeClass share their type objects: each distinct type once
+        all_types = list({id(it): it for np in nodepools for it in instance_types.get(np.name, ())}.values())
         self.reservations = ReservationManager(all_types)
         provider_keys: set[str] = set()
         for it in all_types:
