@@ -175,3 +175,33 @@ def test_static_drift_waits_for_scale_down() -> None:
     """staticdrift_test.go: no static drift while the pool runs more nodes than its replicas."""
     items = [*managed("n1", SMALL, drifted_at=D1), *managed("n2", SMALL)]
     assert run([_pool(replicas=1)], items, TYPES).commands == ()
+
+
+def test_pods_of_deleting_nodes_may_use_uninitialized_replacements() -> None:
+    """suite_test.go Describe("Simulate Scheduling") It("should allow pods on deleting nodes to
+    reschedule to uninitialized nodes"): without completion, the second drift command places the
+    first node's pod on the first (never initialized) replacement and launches its own."""
+    items = [
+        *managed("n1", BIG, drifted_at=D1),
+        *managed("n2", BIG, drifted_at=D2),
+        pod("p1", "n1", cpu="7"),
+        pod("p2", "n2", cpu="6"),
+    ]
+    r = run([_pool()], items, [BIG])
+    assert disrupted(r) == [["n1"], ["n2"]]
+    assert [len(c.replacements) for c in r.commands] == [1, 1]
+
+
+def test_candidate_pods_may_not_use_uninitialized_nodes() -> None:
+    """helpers.go SimulateScheduling: a candidate's own pod placed on an uninitialized node is an
+    error ("would schedule against uninitialized"), so Drift reports the node blocked."""
+    items = [
+        *managed("n1", BIG, drifted_at=D1),
+        *managed("n2", BIG, initialized=False),
+        pod("p1", "n1", cpu="1"),
+    ]
+    r = run([_pool()], items, [BIG])
+    assert r.commands == ()
+    why = {b.node: b.reason for b in r.blocked}
+    assert "would schedule against uninitialized nodeclaim/n2-claim" in why["n1"]
+    assert why["n2"] == "Node isn't initialized"
