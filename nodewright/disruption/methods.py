@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from nodewright import labels
+from nodewright.algebra.quantity import parse_quantity
 from nodewright.algebra.requirements import Requirements as Reqs
 from nodewright.disruption.balanced import Evaluator, ScoreResult
 from nodewright.disruption.candidates import EVENTUAL, GRACEFUL, Candidate, consolidate_after_ns
@@ -185,7 +186,7 @@ def static_drift(
         if running + pending > (pool.spec.replicas or 0):
             continue
         limit = pool.spec.limits.get("nodes")
-        room = len(group) if limit is None else max(int(str(limit)) - running, 0)
+        room = len(group) if limit is None else max(parse_quantity(str(limit)).milli // 1000 - running, 0)
         n = min(budgets[name], len(group), room)
         for c in group[:n]:
             cmds.append(Command("static-drift", DRIFTED, [c]))
