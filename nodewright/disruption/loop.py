@@ -463,4 +463,15 @@ def forecast(
         hourly_cost_after=cost,
         rounds=rounds,
         stopped=stopped,
+        notes=tuple(_notes(cluster)),
     )
+
+
+def _notes(cluster: ClusterState) -> list[str]:
+    out = []
+    if cluster.pods and not cluster.pdbs:
+        out.append(
+            "the cluster state lists no PodDisruptionBudgets: none is taken into account "
+            "(`nodewright cluster snapshot` and `kubectl get poddisruptionbudgets -A -o json` include them)"
+        )
+    return out
