@@ -288,3 +288,39 @@ def test_nothing_completes_without_until_quiet() -> None:
     r = run([nodepool(budgets=[{"nodes": "1"}])], items, TYPES)
     assert len(r.commands) == 1
     assert r.blocked_pools and r.blocked_pools[0].disrupting == 1
+
+
+def test_best_savings_ratio_first() -> None:
+    """Context("Node Lifetime Consideration") It("should consolidate the node with best savings
+    ratio first"): same price, the node with fewer pods (lower reschedule cost) goes first."""
+    items = [
+        *managed("n0", BIG),
+        *managed("n1", BIG),
+        pod("p0", "n0", cpu="100m"),
+        pod("p1", "n0", cpu="100m"),
+        pod("p2", "n1", cpu="100m"),
+    ]
+    r = run([nodepool(budgets=[{"nodes": "1"}], capacity_types=("on-demand",))], items, [BIG])
+    assert disrupted(r) == [["n1"]]
+
+
+def test_wont_delete_if_it_violates_anti_affinity() -> None:
+    """Context("Topology Consideration") It("won't delete node if it would violate pod
+    anti-affinity"): pods that must not share a node keep their nodes."""
+    anti = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
+            ]
+        }
+    }
+    items = [
+        *managed("n0", BIG),
+        *managed("n1", BIG),
+        pod("db-0", "n0", labels={"app": "db"}, affinity=anti),
+        pod("db-1", "n1", labels={"app": "db"}, affinity=anti),
+    ]
+    r = run([nodepool(budgets=[{"nodes": "100%"}], capacity_types=("on-demand",))], items, TYPES)
+    # neither node can be deleted onto the other; each may only be replaced by a cheaper one
+    assert r.commands and all(c.decision == "replace" and len(c.candidates) == 1 for c in r.commands)
+    assert all(c.replacements[0]["instanceTypes"] == ["small"] for c in r.commands)
