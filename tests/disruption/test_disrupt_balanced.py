@@ -124,3 +124,68 @@ def test_balanced_pool_rejects_low_value_move_and_reports_score() -> None:
     assert cmd.score is not None and cmd.score >= 0.5
     assert cmd.savings_fraction == pytest.approx(0.8) and cmd.disruption_fraction == pytest.approx(1.0)
     assert cmd.as_dict()["score"] == pytest.approx(0.8)
+
+
+def _cand(pool_name: str, policy: str, price: float, pods: int) -> object:
+    from types import SimpleNamespace
+
+    from nodewright.disruption.candidates import Candidate
+
+    return Candidate(
+        state=SimpleNamespace(name=f"{pool_name}-node"),  # type: ignore[arg-type]
+        pool=nodepool(pool_name, policy=policy),
+        instance_type=None,
+        zone="z",
+        capacity_type="on-demand",
+        price=price,
+        pods=[],
+        reschedulable=[],
+        reschedule_cost=1.0 + pods,
+    )
+
+
+def _totals(cands: list[object]) -> dict[str, Totals]:
+    out: dict[str, Totals] = {}
+    for c in cands:
+        t = out.get(c.pool.name, Totals(0.0, 0.0))  # type: ignore[attr-defined]
+        out[c.pool.name] = Totals(t.cost + c.price, t.disruption + c.reschedule_cost)  # type: ignore[attr-defined]
+    return out
+
+
+def test_evaluate_balanced_move() -> None:
+    """balanced_scoring_test.go Describe("EvaluateBalancedMove"): It("should reject when command has
+    zero candidates"), It("should skip non-Balanced pools and approve unconditionally"), It("should
+    reject when candidate NodePool is missing from totals map"), It("should approve a delete command
+    for a single Balanced NodePool") (score 1.0), It("should attribute savings proportionally in
+    cross-NodePool scenarios") (score 1.0 for the Balanced pool)."""
+    from nodewright.disruption.balanced import Evaluator
+
+    assert Evaluator({}).approve([], 1.0) == (False, {})
+    loose = [_cand("pool-nobalanced", "WhenEmptyOrUnderutilized", 4.84, 1) for _ in range(5)]
+    ok, per_pool = Evaluator(_totals(loose)).approve(loose[:2], 9.68)  # type: ignore[arg-type]
+    assert ok and per_pool == {}
+    missing = [_cand("pool-missing", "Balanced", 4.84, 1)]
+    ok, per_pool = Evaluator({}).approve(missing, 4.84)  # type: ignore[arg-type]
+    assert not ok and per_pool["pool-missing"].score == 0.0
+    single = [_cand("pool-single", "Balanced", 4.84, 1) for _ in range(10)]
+    ok, per_pool = Evaluator(_totals(single)).approve(single[:1], 4.84)  # type: ignore[arg-type]
+    assert ok and per_pool["pool-single"].score == pytest.approx(1.0, abs=0.05)
+    bal = [_cand("pool-balanced", "Balanced", 4.84, 1) for _ in range(5)]
+    empty = [_cand("pool-empty", "WhenEmptyOrUnderutilized", 4.84, 1) for _ in range(5)]
+    ok, per_pool = Evaluator(_totals(bal + empty)).approve([bal[0], empty[0]], 9.68)  # type: ignore[arg-type]
+    assert ok and set(per_pool) == {"pool-balanced"}
+    assert per_pool["pool-balanced"].score == pytest.approx(1.0, abs=0.05)
+
+
+def test_all_balanced_pools_must_approve() -> None:
+    """balanced_scoring_test.go Context("AllPoolsMustApprove") It("should reject when any Balanced
+    pool rejects"): pool B's heavy node (40 pods of a two-node pool) drags its score under 1/2 when
+    the savings are small."""
+    from nodewright.disruption.balanced import Evaluator
+
+    pool_a = [_cand("pool-a", "Balanced", 4.84, 1) for _ in range(10)]
+    pool_b = [_cand("pool-b", "Balanced", 1.0, 40), _cand("pool-b", "Balanced", 1.0, 1)]
+    ev = Evaluator(_totals(pool_a + pool_b))
+    ok, per_pool = ev.approve([pool_a[0], pool_b[0]], 1.0)  # type: ignore[arg-type]
+    assert not ok and not per_pool["pool-b"].approved
+    assert ev.can_pass(pool_a[0]) and not ev.can_pass(_cand("pool-b", "Balanced", 0.01, 40))  # type: ignore[arg-type]
