@@ -42,6 +42,7 @@ from nodewright.disruption.result import (
     Unconsolidatable,
 )
 from nodewright.disruption.simulate import Replacement, SimCache, SimContext, mark_deleting, simulate
+from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
 from nodewright.scheduling.nodeclaim import template_requirements
 from nodewright.scheduling.plan import CatalogFor, PlanOptions
@@ -287,10 +288,8 @@ class _Forecast:
             if target is not None and target not in names:
                 pods.append(_bind(p, target))
             elif p.spec.node_name in names:
-                if not (
-                    p.metadata.owner_references
-                    and any(o.kind in ("DaemonSet", "Node") for o in p.metadata.owner_references)
-                ):
+                # the node's other pods leave with it; those that need a home wait as pending
+                if podutil.is_reschedulable(p):
                     pods.append(_unbind(p))
             else:
                 pods.append(p)

@@ -153,3 +153,14 @@ def test_pdb_does_not_block_empty_node_without_pods() -> None:
     """A PDB selecting no pod of the node does not block it (pdb.Limits matches by labels)."""
     items = [*managed("n1", BIG), builders.pdb("x", match_labels={"app": "x"})]
     assert disrupted(run([_pool()], items, TYPES)) == [["n1"]]
+
+
+def test_empty_by_eviction_cost() -> None:
+    """types.go ``Candidate.IsEmpty`` (v1.14): a node is empty when its reschedulable pods add no
+    eviction cost (negative costs count 0), so a node whose only pod has a very low priority is
+    deleted by Emptiness; with --until-quiet that pod waits as pending afterwards."""
+    low = pod("batch", "n1")
+    low["spec"]["priority"] = -2_000_000_000
+    r = run([_pool()], [*managed("n1", BIG), low], TYPES, until_quiet=True)
+    assert [(c.method, c.reason) for c in r.commands] == [("emptiness", "Empty")]
+    assert r.commands[0].pods_moved == 1
