@@ -117,7 +117,7 @@ class PdbLimits:
             )
 
     def _evictable(self, pod: Pod, now: datetime, *, fully: bool) -> tuple[list[str], bool]:
-        if not is_evictable(pod, now):
+        if not self._items or not is_evictable(pod, now):
             return [], True
         ns = pod.metadata.namespace or "default"
         matching = [p for p in self._items if p.namespace == ns and p.selector.matches(pod.metadata.labels)]
