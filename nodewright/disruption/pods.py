@@ -116,11 +116,16 @@ class PdbLimits:
                 )
             )
 
+        self._by_ns: dict[str, list[_Pdb]] = {}
+        for item in self._items:
+            self._by_ns.setdefault(item.namespace, []).append(item)
+
     def _evictable(self, pod: Pod, now: datetime, *, fully: bool) -> tuple[list[str], bool]:
-        if not self._items or not is_evictable(pod, now):
-            return [], True
         ns = pod.metadata.namespace or "default"
-        matching = [p for p in self._items if p.namespace == ns and p.selector.matches(pod.metadata.labels)]
+        matching = [p for p in self._by_ns.get(ns, ()) if p.selector.matches(pod.metadata.labels)]
+        # a pod no PDB selects, or one Karpenter would not evict, never blocks
+        if not matching or not is_evictable(pod, now):
+            return [], True
         if len(matching) > 1:
             return [p.key for p in matching], False
         for p in matching:
