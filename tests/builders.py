@@ -320,3 +320,27 @@ def cluster_list(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 def write_cluster(path: Path, items: Sequence[Mapping[str, Any]]) -> Path:
     path.write_text(json.dumps(cluster_list(items)))
     return path
+
+
+def pdb(
+    name: str,
+    *,
+    match_labels: Mapping[str, str] | None = None,
+    disruptions_allowed: int = 0,
+    max_unavailable: int | str | None = None,
+    min_available: int | str | None = None,
+    unhealthy_pod_eviction_policy: str | None = None,
+    namespace: str = "default",
+) -> dict[str, Any]:
+    """A ``policy/v1`` PodDisruptionBudget selecting ``match_labels``, with its status."""
+    spec: dict[str, Any] = {"selector": {"matchLabels": dict(match_labels or {})}}
+    _put(spec, "maxUnavailable", max_unavailable)
+    _put(spec, "minAvailable", min_available)
+    _put(spec, "unhealthyPodEvictionPolicy", unhealthy_pod_eviction_policy)
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": metadata(name, namespace=namespace),
+        "spec": spec,
+        "status": {"disruptionsAllowed": disruptions_allowed},
+    }

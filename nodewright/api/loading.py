@@ -32,6 +32,7 @@ from nodewright.api.core import (
     PersistentVolume,
     PersistentVolumeClaim,
     Pod,
+    PodDisruptionBudget,
     Secret,
     StorageClass,
 )
@@ -61,6 +62,7 @@ KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
     "StorageClass": (("storage.k8s.io/v1",), StorageClass, None),
     "CSINode": (("storage.k8s.io/v1",), CSINode, None),
     "Secret": (("v1",), Secret, None),
+    "PodDisruptionBudget": (("policy/v1",), PodDisruptionBudget, None),
 }
 # Read by other modules from the raw documents; not an error, not a warning.
 QUIET_KINDS = frozenset(
@@ -91,6 +93,7 @@ class Objects:
     csinodes: list[CSINode] = field(default_factory=list)
     secrets: list[Secret] = field(default_factory=list)
     nodeoverlays: list[NodeOverlay] = field(default_factory=list)
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     raw: dict[str, list[Document]] = field(default_factory=dict)  # kinds read unbuilt (``raw_kinds``)
     # With a base (``load_objects(..., base=...)``): Karpenter objects by what applying them does.
@@ -116,6 +119,7 @@ _BUCKET = {
     "CSINode": "csinodes",
     "Secret": "secrets",
     "NodeOverlay": "nodeoverlays",
+    "PodDisruptionBudget": "pdbs",
 }
 
 

@@ -35,13 +35,13 @@ from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
-from nodewright.scheduling.instancetypes import ResourceSpace, satisfies_min_values
+from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, satisfies_min_values
 from nodewright.scheduling.nodeclaim import NodeClaim
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.reservations import LaunchLedger, consume_reservations
 from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler, SchedulerOptions, SolveResult
 from nodewright.scheduling.topology import Topology
-from nodewright.scheduling.topologydomains import DomainSource
+from nodewright.scheduling.topologydomains import DomainSource, DomainUniverse
 from nodewright.scheduling.validation import managed_label_does_not_exist, validate_pod
 from nodewright.scheduling.volumes import VolumeIndex, VolumeTopologyError
 from nodewright.settings import KarpenterSettings
@@ -258,6 +258,15 @@ class Round:
     errors: dict[str, str]
     pending: int
     options: PlanOptions
+    # kept between rounds over the same NodePools and instance types (disruption simulations)
+    universe: DomainUniverse | None = None
+    type_cache: dict[tuple[object, ...], TypeIndex | None] | None = None
+
+    def domain_universe(self) -> DomainUniverse:
+        return DomainUniverse(
+            DomainSource.from_nodepool(np, [it.requirements for it in self.types_by_pool[np.name]])
+            for np in self.pools
+        )
 
     def topology(self) -> Topology:
         return Topology(
@@ -270,6 +279,7 @@ class Round:
             cluster_pods=self.cluster.pods,
             batch_pods=[d.pod for d in self.datas],
             preference_policy=self.options.preference_policy,
+            universe=self.universe,
         )
 
     def scheduler(self, cls: type[Scheduler] = Scheduler) -> Scheduler:
@@ -287,6 +297,7 @@ class Round:
                 min_values_policy=options.min_values_policy,
                 reserved_fallback=options.reserved_fallback,
             ),
+            type_cache=self.type_cache,
         )
 
     def render(self, result: SolveResult) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from operator import le
 from typing import Final
 
 from nodewright import labels
-from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement
+from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
 from nodewright.algebra.resources import ResourceList, parse_resource_list, requests_for_pods, subtract
 from nodewright.algebra.taints import tolerates
 from nodewright.api.core import Pod
@@ -127,7 +127,10 @@ class Scheduler:
         space: ResourceSpace,
         volumes: VolumeIndex | None = None,
         options: SchedulerOptions = SchedulerOptions(),
+        type_cache: dict[tuple[object, ...], TypeIndex | None] | None = None,
     ) -> None:
+        """``type_cache``: where each NodePool's filtered :class:`TypeIndex` is kept between rounds
+        over the same NodePools, instance types and resource space (its memos are pure)."""
         clear_interned()
         self.topology = topology
         self.space = space
@@ -138,7 +141,8 @@ class Scheduler:
                 t.effect == "PreferNoSchedule" for np in nodepools for t in np.spec.template.spec.taints
             )
         )
-        all_types = [it for np in nodepools for it in instance_types.get(np.name, ())]
+        # NodePools of one NodeClass share their type objects: each distinct type once
+        all_types = list({id(it): it for np in nodepools for it in instance_types.get(np.name, ())}.values())
         self.reservations = ReservationManager(all_types)
         provider_keys: set[str] = set()
         for it in all_types:
@@ -150,22 +154,15 @@ class Scheduler:
             if not its:
                 continue
             reqs = template_requirements(np)
-            full = TypeIndex(its, space)
-            entry = full.compat(reqs)
-            mask = entry.compat & entry.offering & full.fit_mask((0,) * len(space.names))
-            kept = [its[i] for i in iter_bits(mask)]
-            if kept and reqs.has_min_values():
-                from nodewright.scheduling.instancetypes import satisfies_min_values
-
-                _, _, err = satisfies_min_values(reqs, kept)
-                if err is not None and not self.relax_min_values:
-                    kept = []
-            if not kept:
-                log.warning(
-                    "NodePool %s: requirements filtered out all compatible available instance types", np.name
-                )
+            key = (np.name, id(np), tuple(its), tuple(space.names), self.relax_min_values)
+            if type_cache is not None and key in type_cache:
+                index = type_cache[key]
+            else:
+                index = self._template_types(np, reqs, its, space)
+                if type_cache is not None:
+                    type_cache[key] = index
+            if index is None:
                 continue
-            index = TypeIndex(kept, space)
             tmpl = Template(index=len(self.templates), nodepool=np, requirements=reqs, types=index, groups=[])
             tmpl.allow_undefined = self.allow_undefined
             tmpl.groups = self._daemon_groups(tmpl, daemonset_pods)
@@ -200,6 +197,27 @@ class Scheduler:
         self._domain_index: dict[str, dict[Requirement, int]] = {}
 
     # -- construction helpers ----------------------------------------------------------------------
+    def _template_types(
+        self, np: NodePool, reqs: Requirements, its: Sequence[InstanceType], space: ResourceSpace
+    ) -> TypeIndex | None:
+        """The NodePool's compatible, offered, fitting instance types (None: none, with a warning)."""
+        full = TypeIndex(its, space)
+        entry = full.compat(reqs)
+        mask = entry.compat & entry.offering & full.fit_mask((0,) * len(space.names))
+        kept = [its[i] for i in iter_bits(mask)]
+        if kept and reqs.has_min_values():
+            from nodewright.scheduling.instancetypes import satisfies_min_values
+
+            _, _, err = satisfies_min_values(reqs, kept)
+            if err is not None and not self.relax_min_values:
+                kept = []
+        if not kept:
+            log.warning(
+                "NodePool %s: requirements filtered out all compatible available instance types", np.name
+            )
+            return None
+        return TypeIndex(kept, space)
+
     def _daemon_groups(self, tmpl: Template, daemons: Sequence[Pod]) -> list[DaemonGroup]:
         groups: dict[tuple[str, ...], DaemonGroup] = {}
         prepared = []
