@@ -14,6 +14,7 @@ import click
 
 from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
+from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.catalog.model import InstanceType
 from nodewright.catalog.overlay import merge_overlays, overlay_catalogs
 from nodewright.catalog.prices import HOURS_PER_MONTH
@@ -133,7 +134,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
 @click.option(
     "--catalog",
     "catalog_spec",
-    default="aws:us-east-1",
+    default=DEFAULT_SPEC,
     show_default=True,
     help="InstanceTypeCatalog file or aws:<region>.",
 )

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from nodewright.api.amifamily import USER_DATA_MAX_BYTES
+from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.policy.cost_rules import check_oversized_types
 from nodewright.policy.crd_rules import check_crd_update, check_crd_valid
 from nodewright.policy.drift_rules import check_instances_hash, check_nodepool_hash, check_pair_health
@@ -166,7 +167,7 @@ POLICIES: Final[tuple[PolicySpec, ...]] = (
         config_properties={
             "catalog": {
                 "type": "string",
-                "default": "aws:us-east-1",
+                "default": DEFAULT_SPEC,
                 "description": "Instance-type catalog: a file or aws:<region>.",
             },
             "maxPriceRatio": {

@@ -19,6 +19,7 @@ from nodewright import labels as L
 from nodewright import redact
 from nodewright.api import EC2NodeClass, NodePool
 from nodewright.api.amifamily import renderer_family
+from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.errors import Collector, InputError, clip
 from nodewright.userdata.dispatch import render
 from nodewright.userdata.nodeclass import nodeclass_catalog
@@ -305,7 +306,7 @@ def launch_options(
     *,
     instance_type: str | None = None,
     max_pods: int | None = None,
-    catalog: str = "aws:us-east-1",
+    catalog: str = DEFAULT_SPEC,
     capacity_type: str | None = None,
 ) -> tuple[str, Options]:
     """:func:`options_for` with max-pods resolved: ``max_pods``, else the instance type's pod count
@@ -332,7 +333,7 @@ def render_user_data(
     *,
     instance_type: str | None = None,
     max_pods: int | None = None,
-    catalog: str = "aws:us-east-1",
+    catalog: str = DEFAULT_SPEC,
     capacity_type: str | None = None,
 ) -> str:
     """The decoded user data a node of ``nodepool`` on ``nodeclass`` receives (what the CLI prints raw)."""
