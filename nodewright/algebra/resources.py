@@ -22,7 +22,7 @@ __all__ = [
     "MEMORY",
     "PODS",
     "ContainerLike",
-    "PodLike",
+    "PodResourcesLike",
     "PodSpecLike",
     "ResourceList",
     "ResourceRequirementsLike",
@@ -80,7 +80,7 @@ class PodSpecLike(Protocol):
     def resources(self) -> ResourceRequirementsLike | None: ...
 
 
-class PodLike(Protocol):
+class PodResourcesLike(Protocol):
     @property
     def spec(self) -> PodSpecLike: ...
 
@@ -218,7 +218,7 @@ def _pod_level_requests(spec: PodSpecLike, containers: ResourceList) -> Resource
     return out
 
 
-def requests_for_pod(pod: PodLike) -> ResourceList:
+def requests_for_pod(pod: PodResourcesLike) -> ResourceList:
     """Kubernetes ``PodRequests`` as Karpenter computes it, plus ``pods: 1000`` (one pod).
 
     ``max(sum(containers) + sidecars, max over init containers of (init + sidecars started
@@ -249,6 +249,6 @@ def requests_for_pod(pod: PodLike) -> ResourceList:
     return requests
 
 
-def requests_for_pods(pods: Iterable[PodLike]) -> ResourceList:
+def requests_for_pods(pods: Iterable[PodResourcesLike]) -> ResourceList:
     """Karpenter ``RequestsForPods``: the sum of the pods' requests, ``pods`` = their count."""
     return add({PODS: 0}, *(requests_for_pod(p) for p in pods))
