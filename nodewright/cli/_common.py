@@ -13,8 +13,9 @@ from typing import Any, ParamSpec, TypeVar
 
 import click
 
-from nodewright import reader, redact
+from nodewright import redact
 from nodewright.errors import InputError, NodewrightError, clip
+from nodewright.reader import dump_json, dump_yaml
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -252,14 +253,6 @@ def _run(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
             err=True,
         )
         sys.exit(1)
-
-
-def dump_json(data: Any) -> str:
-    return reader.dump_json(data)
-
-
-def dump_yaml(data: Any) -> str:
-    return reader.dump_yaml(data)
 
 
 def emit(
