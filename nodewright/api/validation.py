@@ -31,7 +31,7 @@ def check_quantity(c: Collector, path: str, value: Any) -> None:
         c.add(path, str(exc))
 
 
-def validate_pod(pod: Pod, c: Collector) -> None:
+def check_pod_shape(pod: Pod, c: Collector) -> None:
     """Shape checks for a cluster-state Pod (semantic pod validation is the scheduler's)."""
     at = pod.origin_path
     if not pod.metadata.name:
