@@ -277,11 +277,12 @@ def emit(
 
 def load_cluster_info(info_file: str) -> Any:
     """The validated :class:`~nodewright.userdata.ClusterInfo` of an ``INFO.yaml`` file."""
-    from nodewright.api.documents import parse_text, read_text
+    from nodewright.api.documents import read_input
     from nodewright.errors import InputError
+    from nodewright.reader import parse_text
     from nodewright.userdata.launch import cluster_info_from_mapping
 
-    raws = parse_text(read_text(info_file), file=info_file)
+    raws = parse_text(read_input(info_file), file=info_file)
     if len(raws) != 1:
         raise InputError("expected one YAML document with the cluster facts", file=info_file)
     return cluster_info_from_mapping(raws[0], file=info_file)
