@@ -281,7 +281,7 @@ class Round:
         )
 
     def render(self, result: SolveResult) -> dict[str, Any]:
-        return render(result, errors=self.errors, pending=self.pending, options=self.options)
+        return _render_document(result, errors=self.errors, pending=self.pending, options=self.options)
 
 
 def prepare_round(
@@ -405,7 +405,7 @@ def _launch_views(result: SolveResult, options: PlanOptions) -> dict[int, _Claim
     return out
 
 
-def render(
+def _render_document(
     result: SolveResult, *, errors: Mapping[str, str], pending: int, options: PlanOptions
 ) -> dict[str, Any]:
     pod_errors = dict(errors)
