@@ -83,7 +83,7 @@ def _monthly(s: dict[str, Any]) -> str:
     return f"monthly cost: {s['monthlyCost']:,.2f} ({HOURS_PER_MONTH} h)" if "monthlyCost" in s else ""
 
 
-def render_table(doc: dict[str, Any]) -> str:
+def _render_table(doc: dict[str, Any]) -> str:
     s = doc["summary"]
     out = [format_table(_CLAIM_HEADERS, _claim_rows(doc)) if doc["nodeClaims"] else "No new NodeClaims."]
     if doc["existingNodes"]:
@@ -105,7 +105,7 @@ def render_table(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def render_markdown(doc: dict[str, Any]) -> str:
+def _render_markdown(doc: dict[str, Any]) -> str:
     s = doc["summary"]
     out = ["### nodewright plan", ""]
     out.append(
@@ -257,4 +257,4 @@ def command(
         # the hash an in-cluster Karpenter stamps (CRD defaults applied), as the stack plan does
         hashes = {np.name: nodepool_hash(np, crd_defaults=True) for np in objs.nodepools}
         write_claims(write_path, claims_document(doc, catalog=catalog_spec, hashes=hashes, strategy=strategy))
-    emit(doc, output, table=lambda: render_table(doc), markdown=lambda: render_markdown(doc))
+    emit(doc, output, table=lambda: _render_table(doc), markdown=lambda: _render_markdown(doc))
