@@ -1,4 +1,4 @@
-"""Benchmark: the GitOps loop's hot paths (issue 14).
+"""Benchmark: the GitOps loop's hot paths.
 
 Usage: ``.venv/bin/python bench/gitops.py``. Prints one line per measurement and a JSON summary:
 

@@ -1,4 +1,4 @@
-"""Oversized instance types a NodePool lets a NodeClaim grow into (issue 15, karpenter mode).
+"""Oversized instance types a NodePool lets a NodeClaim grow into (under the karpenter strategy).
 
 Karpenter launches the cheapest type that fits a NodeClaim, but it keeps adding pods to an
 in-flight NodeClaim while any of its options still fits. In a NodePool without a size cap the

@@ -161,7 +161,7 @@ POLICIES: Final[tuple[PolicySpec, ...]] = (
     ),
     PolicySpec(
         name="nodepool-oversized-types",
-        description="A NodePool does not let NodeClaims grow into instance types far dearer per vCPU or GiB than its best offering (issue 15).",
+        description="A NodePool does not let NodeClaims grow into instance types far dearer per vCPU or GiB than its best offering.",
         enforcement="advisory",
         resource_check=check_oversized_types,
         config_properties={

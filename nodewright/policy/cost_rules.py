@@ -1,4 +1,4 @@
-"""Cost advice for NodePools (issue 15): a pool that lets NodeClaims grow into oversized types.
+"""Cost advice for NodePools: a pool that lets NodeClaims grow into oversized types.
 
 Advisory: the rule loads the instance-type catalog (policy config ``catalog``, default
 ``aws:us-east-1``, the embedded offline catalog) and asks :func:`nodewright.costplan.oversize.oversized`
