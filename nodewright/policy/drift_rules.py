@@ -1,5 +1,6 @@
 """Drift-hash rules: a NodePool's hash annotation is the hash Karpenter would compute, and the
-instances (NodeClaims) of a pool carry the pool's current hash; plus an advisory on changes to a pool whose pair is not healthy.
+instances (NodeClaims) of a pool carry the pool's current hash; plus an advisory on changes to a pool
+whose NodePool/NodeClass pair is not healthy.
 
 Pure functions, no ``pulumi``. The hash itself comes from :mod:`nodewright.drift`, the same function
 ``nodewright hash`` prints.
