@@ -164,11 +164,13 @@ def pod(
     uid: str | None = None,
     created: str | None = T0,
     image: str | None = None,
+    phase: str | None = None,
 ) -> dict[str, Any]:
     """A ``v1`` Pod with one container ``app``; pending (``PodScheduled=False/Unschedulable``) unless
     ``node_name`` binds it or ``pending=False``. ``required`` holds node-affinity terms (OR of ANDs),
     ``preferred`` (weight, expressions) pairs, ``tsc`` topology spread constraints, ``claims`` PVC
-    names, ``ephemeral`` storage classes of ephemeral volumes, ``pod_resources`` pod-level resources."""
+    names, ``ephemeral`` storage classes of ephemeral volumes, ``pod_resources`` pod-level resources;
+    ``phase`` overrides the status phase (``Running`` when bound, else ``Pending``)."""
     reqs: dict[str, str] = dict(requests or {})
     if cpu is not None:
         reqs["cpu"] = cpu
@@ -225,7 +227,7 @@ def pod(
         deleting=deleting,
         owners=[owner] if owner else None,
     )
-    status: dict[str, Any] = {"phase": "Running" if node_name else "Pending"}
+    status: dict[str, Any] = {"phase": phase or ("Running" if node_name else "Pending")}
     if pending and not node_name:
         condition = {"type": "PodScheduled", "status": "False", "reason": UNSCHEDULABLE}
         _put(condition, "lastTransitionTime", pending_since)
@@ -237,17 +239,22 @@ def node(
     name: str,
     *,
     labels: Mapping[str, str],
-    capacity: Mapping[str, str],
+    capacity: Mapping[str, str] | None = None,
     allocatable: Mapping[str, str] | None = None,
     taints: Sequence[Mapping[str, Any]] = (),
     deleting: bool = False,
     provider_id: str | None = None,
+    hostname_label: bool = True,
 ) -> dict[str, Any]:
-    """A ``v1`` Node labelled with its hostname; allocatable defaults to capacity."""
+    """A ``v1`` Node labelled with its hostname (unless ``hostname_label=False``: exactly ``labels``);
+    capacity defaults to none, allocatable to capacity."""
+    capacity = capacity or {}
     return {
         "apiVersion": "v1",
         "kind": "Node",
-        "metadata": metadata(name, labels={HOSTNAME: name, **labels}, deleting=deleting),
+        "metadata": metadata(
+            name, labels={HOSTNAME: name, **labels} if hostname_label else dict(labels), deleting=deleting
+        ),
         "spec": {"taints": list(taints), "providerID": provider_id or f"fake://{name}"},
         "status": {"capacity": dict(capacity), "allocatable": dict(allocatable or capacity)},
     }
