@@ -17,6 +17,7 @@ from typing import Any
 
 T0 = "2024-01-01T00:00:00Z"
 HOSTNAME = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 # karpenter's fake cloud provider's NodeClass (pkg/test), and the AWS provider's
 TEST_NODECLASS_REF: Mapping[str, str] = {
@@ -317,6 +318,68 @@ def daemonset(
         "metadata": metadata(name, namespace="default"),
         "spec": {"template": {"metadata": {"labels": {}}, "spec": template["spec"]}},
     }
+
+
+def storage_class(
+    name: str,
+    *,
+    zones: Sequence[str] | None = None,
+    allowed: Sequence[Mapping[str, Sequence[str]]] = (),
+    mode: str | None = "WaitForFirstConsumer",
+    provisioner: str = "test-provisioner",
+    default: bool = False,
+    created: str | None = None,
+) -> dict[str, Any]:
+    """Upstream ``test.StorageClass``: ``zones`` as one allowedTopologies term, or ``allowed``
+    terms (key -> values each); ``default`` annotates it as the cluster's default class."""
+    terms = [
+        {"matchLabelExpressions": [{"key": k, "values": list(v)} for k, v in t.items()]} for t in allowed
+    ]
+    if not terms and zones is not None:
+        terms = [{"matchLabelExpressions": [{"key": ZONE, "values": list(zones)}]}]
+    meta: dict[str, Any] = {"name": name, "creationTimestamp": created}
+    if default:
+        meta["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
+    doc: dict[str, Any] = {"metadata": meta, "provisioner": provisioner, "allowedTopologies": terms}
+    if mode is not None:
+        doc["volumeBindingMode"] = mode
+    return doc
+
+
+def pvc(
+    name: str, *, storage_class: str | None = None, volume: str | None = None, **meta: Any
+) -> dict[str, Any]:
+    """Upstream ``test.PersistentVolumeClaim``: a claim with a ``volume`` carries the
+    ``pv.kubernetes.io/bind-completed`` annotation; ``meta`` adds metadata fields."""
+    annotations = {"pv.kubernetes.io/bind-completed": "yes"} if volume else {}
+    spec: dict[str, Any] = {"storageClassName": storage_class, "volumeName": volume}
+    return {
+        "metadata": {"name": name, "namespace": "default", "annotations": annotations, **meta},
+        "spec": spec,
+    }
+
+
+def pv(
+    name: str,
+    *,
+    zones: Sequence[str] | None = None,
+    terms: Sequence[Sequence[Mapping[str, Any]]] | None = None,
+    source: str = "csi",
+    storage_class: str | None = None,
+) -> dict[str, Any]:
+    """Upstream ``test.PersistentVolume``: node affinity from ``terms`` (match expressions per
+    term) or ``zones``; ``source`` is ``csi`` (driver ``test.driver``), ``local`` or ``hostPath``."""
+    spec: dict[str, Any] = {"storageClassName": storage_class}
+    spec[source] = (
+        {"driver": "test.driver", "volumeHandle": "test-handle"} if source == "csi" else {"path": "/mnt"}
+    )
+    if terms is None and zones is not None:
+        terms = [[{"key": ZONE, "operator": "In", "values": list(zones)}]]
+    if terms is not None:
+        spec["nodeAffinity"] = {
+            "required": {"nodeSelectorTerms": [{"matchExpressions": list(t)} for t in terms]}
+        }
+    return {"metadata": {"name": name}, "spec": spec}
 
 
 def cluster_list(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
