@@ -247,3 +247,28 @@ def test_nodewright_tag_keys_live_with_the_label_keys() -> None:
     tags = {labels.AMI_FAMILY_TAG, labels.NODECLAIM_TAG}
     spelled = sorted(module for module, tree in _modules() if tags & _string_constants(tree))
     assert spelled == ["nodewright/labels.py"], spelled
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def test_label_keys_are_spelled_only_in_labels() -> None:
+    """Every ``prefix/name`` key :mod:`nodewright.labels` defines is a literal there and nowhere else
+    under nodewright/ (prose in docstrings aside)."""
+    keys = {v for k, v in vars(labels).items() if k.isupper() and isinstance(v, str) and "/" in v}
+    spelled: dict[str, list[str]] = {}
+    for module, tree in _modules():
+        if module == "nodewright/labels.py":
+            continue
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in keys and id(node) not in docs:
+                spelled.setdefault(str(node.value), []).append(module)
+    assert not spelled, spelled

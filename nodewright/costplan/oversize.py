@@ -24,10 +24,10 @@ from nodewright.api.karpenter import NodePool
 from nodewright.catalog.memo import by_catalog_keys
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
+from nodewright.labels import INSTANCE_CPU
 from nodewright.scheduling.nodeclaim import template_requirements
 from nodewright.scheduling.plan import CatalogFor, PlanOptions, plan
 
-INSTANCE_CPU: Final = "karpenter.k8s.aws/instance-cpu"
 DEFAULT_RATIO: Final = 2.0
 BEST_PERCENTILE: Final = 0.1
 _GIB: Final = 1024**3 * 1000  # memory quantities are milli-bytes

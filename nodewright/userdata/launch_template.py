@@ -34,9 +34,9 @@ LAUNCH_TEMPLATE_NAME_PREFIX: Final = "karpenter.k8s.aws"  # v1.LaunchTemplateNam
 EKS_CLUSTER_NAME_TAG: Final = "eks:eks-cluster-name"
 EFA_RESOURCE: Final = "vpc.amazonaws.com/efa"
 NIP_SLOTS_RESOURCE: Final = "eks.amazonaws.com/nip-slots"
-INSTANCE_TENANCY_LABEL: Final = "karpenter.k8s.aws/instance-tenancy"
-RESERVATION_TYPE_LABEL: Final = "karpenter.k8s.aws/capacity-reservation-type"
-RESERVATION_INTERRUPTIBLE_LABEL: Final = "karpenter.k8s.aws/capacity-reservation-interruptible"
+INSTANCE_TENANCY_LABEL: Final = L.INSTANCE_TENANCY
+RESERVATION_TYPE_LABEL: Final = L.CAPACITY_RESERVATION_TYPE
+RESERVATION_INTERRUPTIBLE_LABEL: Final = L.CAPACITY_RESERVATION_INTERRUPTIBLE
 EFA_ONLY: Final = "efa-only"
 # resolver.go httpProtocolUnsupportedRegions: HTTPProtocolIPv6 is dropped there.
 HTTP_PROTOCOL_UNSUPPORTED_REGIONS: Final = frozenset(
