@@ -43,7 +43,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "nodewright/costplan/strategy.py",
         'and g_doc["summary"]["hourlyCost"] < k_cost:',
         'and g_doc["summary"]["hourlyCost"] <= k_cost + 1000:',
-        "tests/scheduling/test_cost_plan.py",
+        "tests/costplan/test_cost_plan.py",
         "the cost strategy takes a plan dearer than Karpenter's",
     ),
     _m(

@@ -23,7 +23,7 @@ __all__ = [
     "MEMORY",
     "PODS",
     "ContainerLike",
-    "PodLike",
+    "PodResourcesLike",
     "PodSpecLike",
     "ResourceList",
     "ResourceRequirementsLike",
@@ -81,7 +81,7 @@ class PodSpecLike(Protocol):
     def resources(self) -> ResourceRequirementsLike | None: ...
 
 
-class PodLike(Protocol):
+class PodResourcesLike(Protocol):
     @property
     def spec(self) -> PodSpecLike: ...
 
@@ -233,7 +233,7 @@ def _resources_key(res: ResourceRequirementsLike | None) -> tuple[object, ...] |
     return None if res is None else (tuple(res.requests.items()), tuple(res.limits.items()))
 
 
-def requests_for_pod(pod: PodLike) -> ResourceList:
+def requests_for_pod(pod: PodResourcesLike) -> ResourceList:
     """:func:`pod_requests`, memoised on the pod's resource fields (workloads repeat a few shapes;
     the memo is bounded and the caller gets its own copy)."""
     spec = pod.spec
@@ -252,7 +252,7 @@ def requests_for_pod(pod: PodLike) -> ResourceList:
     return dict(got)
 
 
-def pod_requests(pod: PodLike) -> ResourceList:
+def pod_requests(pod: PodResourcesLike) -> ResourceList:
     """Kubernetes ``PodRequests`` as Karpenter computes it, plus ``pods: 1000`` (one pod).
 
     ``max(sum(containers) + sidecars, max over init containers of (init + sidecars started
@@ -283,6 +283,6 @@ def pod_requests(pod: PodLike) -> ResourceList:
     return requests
 
 
-def requests_for_pods(pods: Iterable[PodLike]) -> ResourceList:
+def requests_for_pods(pods: Iterable[PodResourcesLike]) -> ResourceList:
     """Karpenter ``RequestsForPods``: the sum of the pods' requests, ``pods`` = their count."""
     return add({PODS: 0}, *(requests_for_pod(p) for p in pods))

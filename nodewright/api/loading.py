@@ -54,7 +54,7 @@ KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
     "NodeClaim": (("karpenter.sh/v1",), NodeClaim, None),
     "EC2NodeClass": (("karpenter.k8s.aws/v1",), EC2NodeClass, None),
     "NodeOverlay": (("karpenter.sh/v1alpha1",), NodeOverlay, None),
-    "Pod": (("v1",), Pod, validation.validate_pod),
+    "Pod": (("v1",), Pod, validation.check_pod_shape),
     "Node": (("v1",), Node, None),
     "DaemonSet": (("apps/v1",), DaemonSet, None),
     "PersistentVolumeClaim": (("v1",), PersistentVolumeClaim, None),

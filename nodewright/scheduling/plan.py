@@ -36,7 +36,7 @@ from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, satisfies_min_values
-from nodewright.scheduling.nodeclaim import NodeClaim
+from nodewright.scheduling.nodeclaim import InflightClaim
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.reservations import LaunchLedger, consume_reservations
 from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler, SchedulerOptions, SolveResult
@@ -142,7 +142,7 @@ def _round_price(p: float) -> float:
 
 @dataclass(kw_only=True)
 class _ClaimView:
-    claim: NodeClaim
+    claim: InflightClaim
     names: list[str]
     launch: Offering | None
     launch_type: str
@@ -150,7 +150,7 @@ class _ClaimView:
 
 
 def _truncate(
-    claim: NodeClaim, max_types: int, policy: str, exclude: frozenset[str]
+    claim: InflightClaim, max_types: int, policy: str, exclude: frozenset[str]
 ) -> tuple[list[int], str | None]:
     idx = claim.template.types
     ordered = idx.order_by_price(claim.options, claim.requirements, exclude)[:max_types]
@@ -161,7 +161,7 @@ def _truncate(
     return ordered, None
 
 
-def _view(claim: NodeClaim, ordered: list[int], exclude: frozenset[str]) -> _ClaimView:
+def _view(claim: InflightClaim, ordered: list[int], exclude: frozenset[str]) -> _ClaimView:
     idx = claim.template.types
     reqs = claim.requirements
     launch: Offering | None = None
@@ -301,7 +301,7 @@ class Round:
         )
 
     def render(self, result: SolveResult) -> dict[str, Any]:
-        return render(result, errors=self.errors, pending=self.pending, options=self.options)
+        return _render_document(result, errors=self.errors, pending=self.pending, options=self.options)
 
 
 def prepare_round(
@@ -425,7 +425,7 @@ def _launch_views(result: SolveResult, options: PlanOptions) -> dict[int, _Claim
     return out
 
 
-def render(
+def _render_document(
     result: SolveResult, *, errors: Mapping[str, str], pending: int, options: PlanOptions
 ) -> dict[str, Any]:
     pod_errors = dict(errors)

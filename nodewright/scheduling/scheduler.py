@@ -31,7 +31,7 @@ from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, iter_b
 from nodewright.scheduling.nodeclaim import (
     DaemonGroup,
     Failure,
-    NodeClaim,
+    InflightClaim,
     Placement,
     Template,
     clear_interned,
@@ -68,7 +68,7 @@ class SchedulerOptions:
 
 @dataclass(kw_only=True)
 class SolveResult:
-    new_claims: list[NodeClaim]
+    new_claims: list[InflightClaim]
     existing: list[ExistingNode]
     errors: dict[str, str]
     templates: list[Template]
@@ -91,7 +91,7 @@ class _ClaimOrder:
         self.buckets: dict[int, int] = {}
         self.counts: list[int] = []
 
-    def add(self, claim: NodeClaim) -> None:
+    def add(self, claim: InflightClaim) -> None:
         self._insert(len(claim.pods), 1 << claim.index)
 
     def _insert(self, count: int, bit: int) -> None:
@@ -102,7 +102,7 @@ class _ClaimOrder:
         else:
             self.buckets[count] = mask | bit
 
-    def moved(self, claim: NodeClaim, old_count: int) -> None:
+    def moved(self, claim: InflightClaim, old_count: int) -> None:
         bit = 1 << claim.index
         mask = self.buckets[old_count] & ~bit
         if mask:
@@ -190,7 +190,7 @@ class Scheduler:
         self._fit = FitIndex(self.existing)
         for n in self.existing:
             topology.register(labels.HOSTNAME, n.hostname)
-        self.claims: list[NodeClaim] = []
+        self.claims: list[InflightClaim] = []
         self._order = _ClaimOrder()
         self._hostnames = 0
         self._hostname_blocked: dict[str, int] = {}
@@ -378,7 +378,7 @@ class Scheduler:
                 index[d] = index.get(d, 0) | (1 << c.index)
         return index.get(domain, 0)
 
-    def _track(self, claim: NodeClaim, before: dict[str, Requirement] | None) -> None:
+    def _track(self, claim: InflightClaim, before: dict[str, Requirement] | None) -> None:
         """Keep the domain index current after ``claim`` changed (``before``: its old domains)."""
         bit = 1 << claim.index
         for key, index in self._domain_index.items():
@@ -390,7 +390,7 @@ class Scheduler:
                 index[old] = index.get(old, 0) & ~bit
             index[new] = index.get(new, 0) | bit
 
-    def _place_on(self, claim: NodeClaim, pod: PodData, placed: Placement) -> None:
+    def _place_on(self, claim: InflightClaim, pod: PodData, placed: Placement) -> None:
         old = len(claim.pods)
         before = {key: claim.domain(key) for key in self._domain_index}
         claim.add(pod, placed, self.topology, self.reservations)
@@ -417,7 +417,7 @@ class Scheduler:
                     errs.append(Failure(LIMITS_EXCEEDED + _nodepool_ref(tmpl.name)))
                     continue
             self._hostnames += 1
-            claim = NodeClaim(
+            claim = InflightClaim(
                 tmpl, index=len(self.claims), hostname=hostname_for(self._hostnames), options=options
             )
             placed = claim.can_add(

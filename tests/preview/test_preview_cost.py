@@ -1,4 +1,4 @@
-"""Cost in the preview (issue 22): ``cost.before``/``cost.after`` per NodePool, hourly and monthly, the
+"""Cost in the preview: ``cost.before``/``cost.after`` per NodePool, hourly and monthly, the
 PR comment's cost table, and each changed field's old → new value, through real processes.
 
 The scenario: stacks/examples/cluster.json (two on-demand NodeClaims, 48 pending pods) and a branch
