@@ -178,7 +178,7 @@ _CONVENTIONAL: frozenset[str] = frozenset({"command", "main"})
 # Duplicates whose both definitions sit in modules being reworked on other branches; the rename
 # (e.g. stack's PoolHealth -> PoolHealthView, stack.build.nodepool_hash -> the drift owner) lands at
 # merge. An entry that is no longer a duplicate fails the test below, so this list only shrinks.
-_PENDING: frozenset[str] = frozenset({"PoolHealth", "nodepool_hash"})
+_PENDING: frozenset[str] = frozenset()
 
 
 def _modules() -> list[tuple[str, ast.Module]]:

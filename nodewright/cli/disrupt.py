@@ -13,6 +13,7 @@ import click
 
 from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
+from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.catalog.model import InstanceType
 from nodewright.cli._common import (
     INPUT_PATH,
@@ -68,7 +69,7 @@ def _summary_line(doc: dict[str, Any]) -> str:
     )
 
 
-def render_table(doc: dict[str, Any]) -> str:
+def _render_table(doc: dict[str, Any]) -> str:
     out = [format_table(_HEADERS, _rows(doc)) if doc["commands"] else "No disruption."]
     if doc["blocked"]:
         out += [
@@ -100,7 +101,7 @@ def render_table(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def render_markdown(doc: dict[str, Any]) -> str:
+def _render_markdown(doc: dict[str, Any]) -> str:
     out = ["### nodewright disrupt", "", _summary_line(doc)]
     if doc["commands"]:
         out += ["", format_markdown_table(_HEADERS, _rows(doc))]
@@ -139,7 +140,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
 @click.option(
     "--catalog",
     "catalog_spec",
-    default="aws:us-east-1",
+    default=DEFAULT_SPEC,
     show_default=True,
     help="InstanceTypeCatalog file or aws:<region>.",
 )
@@ -215,4 +216,4 @@ def command(
         max_rounds=max_rounds,
     )
     doc = result.as_dict()
-    emit(doc, output, table=lambda: render_table(doc), markdown=lambda: render_markdown(doc))
+    emit(doc, output, table=lambda: _render_table(doc), markdown=lambda: _render_markdown(doc))
