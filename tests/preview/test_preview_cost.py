@@ -80,7 +80,7 @@ def test_spot_switch_is_cheaper_than_the_base_branch_after_convergence() -> None
     # both branches drift the two on-demand nodes; the branch replaces them (and launches) on spot
     assert head["after"]["byNodePool"]["default"]["hourly"] < base["after"]["byNodePool"]["default"]["hourly"]
     assert head["after"]["byNodePool"]["gpu"] == base["after"]["byNodePool"]["gpu"]  # gpu pool unchanged
-    assert any("consolidation is not modelled" in n for n in head["notes"])
+    assert any("disruption controller until quiet" in n for n in head["notes"])
 
 
 def test_comment_shows_cost_table_and_old_to_new_values(tmp_path: Path) -> None:
