@@ -3,6 +3,7 @@ extra. Checked with ``make -n`` (what make would run), on a venv path that does 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,9 +15,14 @@ from adopt_helpers import ROOT
 def _plan(target: str, venv: Path) -> list[str]:
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
+    # under `make test` the parent make's variables would add "Entering directory" lines
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")
+    }
     done = subprocess.run(
-        ["make", "-n", target, f"VENV={venv}"],
+        ["make", "--no-print-directory", "-n", target, f"VENV={venv}"],
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         check=False,
