@@ -41,6 +41,31 @@ def _float_text(value: float) -> str:
     return text
 
 
+_WORD: Final = re.compile(r"[\x21-\x7e]+\Z")
+"""Printable ASCII without whitespace: never folded, never escaped, plain or single-quoted."""
+_LEADING_INDICATORS: Final = frozenset("#,[]{}&*!|>'\"%@`")
+
+
+def _block_value(text: str, resolves_to_str: Callable[[str], bool]) -> str:
+    """A string written as a block mapping value or sequence item, as libyaml's emitter chooses its
+    style (``yaml_emitter_analyze_scalar`` / ``select_scalar_style``) for printable ASCII without
+    whitespace: plain unless an indicator forbids it or the plain text would read back as another
+    type, else single-quoted (quotes doubled). Anything else is outside the fast path."""
+    if text == "":
+        return "''"
+    if _WORD.match(text) is None:
+        raise _NotSimple
+    indicator = (
+        text[0] in _LEADING_INDICATORS
+        or (len(text) == 1 and text in "?:-")
+        or text.endswith(":")
+        or text.startswith(("---", "..."))
+    )
+    if not indicator and resolves_to_str(text):
+        return text
+    return "'" + text.replace("'", "''") + "'"
+
+
 def dump_block(data: Any, *, sort_keys: bool, resolves_to_str: Callable[[str], bool]) -> str | None:
     """``data`` as block YAML, or None when it is outside the fast path (see the module docstring).
 
@@ -56,17 +81,14 @@ def dump_block(data: Any, *, sort_keys: bool, resolves_to_str: Callable[[str], b
     def scalar(value: Any, *, key: bool = False) -> str:
         t = type(value)
         if t is str:
+            if key:
+                if _SIMPLE.match(value) is None or len(value) > _MAX_KEY:
+                    raise _NotSimple
+                return value if resolves_to_str(value) else f"'{value}'"
             cached = scalars.get(value)
             if cached is None:
-                if value == "":
-                    cached = "''"
-                elif _SIMPLE.match(value) is None:
-                    raise _NotSimple
-                else:
-                    cached = value if resolves_to_str(value) else f"'{value}'"
+                cached = _block_value(value, resolves_to_str)
                 scalars[value] = cached
-            if key and len(value) > _MAX_KEY:
-                raise _NotSimple
             return cached
         if key:
             raise _NotSimple
