@@ -32,6 +32,7 @@ from nodewright.scheduling.hostports import CONFLICT, HostPortUsage, host_ports
 from nodewright.scheduling.nodeclaim import Failure
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.podrequirements import pod_requirements
+from nodewright.scheduling.topology import TopologyError
 from nodewright.scheduling.volumes import VolumeUsage
 
 if TYPE_CHECKING:
@@ -203,8 +204,6 @@ class ExistingNode:
         self.pods: list[PodData] = []
 
     def can_add(self, pod: PodData, topology: Topology) -> Requirements | Failure:
-        from nodewright.scheduling.topology import TopologyError
-
         if self.taints and not is_tolerated(self.taints, pod.current.spec.tolerations):
             # the common rejection beside many nodes: the text is only built if someone reads it
             return Failure(_Untolerated(self.taints, pod.current.spec.tolerations))
