@@ -66,6 +66,11 @@ class NodeSelectorRequirementLike(Protocol):
     def values(self) -> Sequence[str]: ...
 
 
+# ``key In [value]`` of a label, shared (a Requirement is immutable): the same zone, arch, type and
+# pool labels on thousands of nodes are one object each. Bounded; past it, new ones are not kept.
+_LABEL_REQS: dict[tuple[str, str], Requirement] = {}
+_LABEL_REQS_MAX: Final = 1 << 16
+
 _INTS: dict[str, int | None] = {}
 _INTS_MAX: Final = 1 << 16
 
@@ -439,9 +444,14 @@ class Requirements:
         """Karpenter ``NewLabelRequirements``: ``key In [value]`` per label."""
         reqs: dict[str, Requirement] = {}
         normalized = wk.NORMALIZED_LABELS
+        memo = _LABEL_REQS
         for k, v in labels.items():
             key = normalized.get(k, k)
-            r = Requirement(key, complement=False, values=frozenset((v,)))
+            r = memo.get((key, v))
+            if r is None:
+                r = Requirement(key, complement=False, values=frozenset((v,)))
+                if len(memo) < _LABEL_REQS_MAX:
+                    memo[(key, v)] = r
             existing = reqs.get(key)
             reqs[key] = r if existing is None else r.intersection(existing)
         return cls._wrap(reqs)

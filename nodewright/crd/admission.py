@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import orjson as _orjson
+
 from nodewright.crd.celrules import Rule
 from nodewright.crd.objectmeta import check_metadata, check_metadata_update
 from nodewright.crd.ratchet import ABSENT, map_key, map_list, same
@@ -382,6 +384,42 @@ def _short(rule: str) -> str:
     return rule if len(rule) <= 160 else rule[:157] + "..."
 
 
+# A create's spec walk is a pure function of (kind, release, the spec's JSON text): a spec that
+# passed is stored (as text) and reused for an identical spec, e.g. the thousands of NodeClaims of a
+# cluster state that share their pool's spec. Specs with problems are walked every time (their lines
+# carry the file and path). Bounded: past the limit, new specs are walked and not kept.
+_SPEC_MEMO: dict[tuple[str, Release | None, bytes], bytes] = {}
+_SPEC_MEMO_MAX: Final = 4096
+
+
+def _spec_text(spec: Any) -> bytes | None:
+    """The memo key's text: orjson (no NaN/inf: it would write them as null, so a text with a null
+    goes through the stdlib, which refuses them), or None when ``spec`` is not plain JSON."""
+    try:
+        text = _orjson.dumps(spec)
+        if b"null" in text:
+            text = json.dumps(spec, separators=(",", ":"), allow_nan=False).encode()
+    except (TypeError, ValueError):
+        return None
+    return text
+
+
+def _admit_spec(w: _Walk, spec: Any, s: Schema, kind: str, rel: Release | None) -> Any:
+    text = _spec_text(spec)
+    if text is None:
+        return w.walk(spec, s, "spec")[0]
+    key = (kind, rel, text)
+    hit = _SPEC_MEMO.get(key)
+    if hit is not None:
+        return _orjson.loads(hit)
+    start, lists, skipped = len(w.problems), len(w.list_problems), w.skipped
+    value, blocking = w.walk(spec, s, "spec")
+    clean = not blocking and len(w.problems) == start and len(w.list_problems) == lists
+    if clean and w.skipped == skipped and len(_SPEC_MEMO) < _SPEC_MEMO_MAX:
+        _SPEC_MEMO[key] = _orjson.dumps(value)
+    return value
+
+
 def admit(
     body: Mapping[str, Any], *, kind: str, file: str = "<input>", path: str = "", rel: Release | None = None
 ) -> Admitted:
@@ -438,9 +476,10 @@ def run(
             obj.pop("spec", None)
             if spec_schema.default is not MISSING:
                 obj["spec"] = plain(spec_schema.default)
-        if "spec" in obj:
-            before = old_obj.get("spec", ABSENT) if old is not None else ABSENT
-            obj["spec"], _ = w.walk(obj["spec"], spec_schema, "spec", before)
+        if "spec" in obj and old is None:
+            obj["spec"] = _admit_spec(w, obj["spec"], spec_schema, kind, rel)
+        elif "spec" in obj:
+            obj["spec"], _ = w.walk(obj["spec"], spec_schema, "spec", old_obj.get("spec", ABSENT))
         elif "spec" in root.required:
             w.add("spec", f'required field "spec" is missing; a {kind} needs a spec')
     status_schema = root.properties.get("status")

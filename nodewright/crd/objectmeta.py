@@ -216,17 +216,19 @@ def _check_common(add: Add, meta: dict[str, Any], *, namespaced: bool, update: b
     if isinstance(generation, int) and generation < 0:
         add("metadata.generation", f"{generation} must be greater than or equal to 0")
     for k, v in (meta.get("labels") or {}).items():
-        at = f"metadata.labels[{k}]"
-        for err in is_qualified_name(k):
-            add(at, f"invalid label key {show(k)}: {err}")
+        if k not in _GOOD_KEYS:
+            for err in _key_errors(k):
+                add(f"metadata.labels[{k}]", f"invalid label key {show(k)}: {err}")
         if isinstance(v, str):
             for err in is_valid_label_value(v):
-                add(at, f"invalid label value {show(v)}: {err}")
+                add(f"metadata.labels[{k}]", f"invalid label value {show(v)}: {err}")
     annotations = meta.get("annotations") or {}
     size = 0
     for k, v in annotations.items():
-        for err in is_qualified_name(k.lower()):
-            add(f"metadata.annotations[{k}]", f"invalid annotation key {show(k)}: {err}")
+        low = k.lower()
+        if low not in _GOOD_KEYS:
+            for err in _key_errors(low):
+                add(f"metadata.annotations[{k}]", f"invalid annotation key {show(k)}: {err}")
         size += len(k.encode()) + (len(v.encode()) if isinstance(v, str) else 0)
     if size > ANNOTATIONS_MAX_BYTES:
         add(
@@ -234,6 +236,19 @@ def _check_common(add: Add, meta: dict[str, Any], *, namespaced: bool, update: b
             f"annotations total {size} bytes, at most {ANNOTATIONS_MAX_BYTES} (256 KiB) are allowed",
         )
     _check_owner_references(add, meta.get("ownerReferences") or [])
+
+
+# Label and annotation keys repeat across thousands of objects: a key found valid is remembered
+# (bounded), so it is checked once per process.
+_GOOD_KEYS: set[str] = set()
+_GOOD_KEYS_MAX: Final = 4096
+
+
+def _key_errors(key: str) -> list[str]:
+    errs = is_qualified_name(key)
+    if not errs and len(_GOOD_KEYS) < _GOOD_KEYS_MAX:
+        _GOOD_KEYS.add(key)
+    return errs
 
 
 def _check_owner_references(add: Add, refs: list[Any]) -> None:

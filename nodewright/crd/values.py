@@ -10,6 +10,15 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
+_orjson: Any
+try:
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - orjson is a dependency
+    _orjson = None
+_ORJSON_OPTS: Final = (
+    (_orjson.OPT_PASSTHROUGH_DATETIME | _orjson.OPT_PASSTHROUGH_DATACLASS) if _orjson is not None else 0
+)
+
 
 def _json_default(value: Any) -> Any:
     if isinstance(value, _dt.date):
@@ -21,6 +30,16 @@ def _json_default(value: Any) -> Any:
 
 def plain(value: Any) -> Any:
     """A JSON-like deep copy: mapping keys as strings, YAML timestamps as RFC 3339 strings."""
+    if isinstance(value, dict) and _orjson is not None:
+        # fastest path (orjson, ~3x the stdlib): str keys only (others raise), dates, times and
+        # dataclasses handed to _json_default as below. orjson writes NaN/inf as null where the
+        # stdlib raises: any null in the text goes the stdlib way, so the result is always its own.
+        try:
+            text = _orjson.dumps(value, default=_json_default, option=_ORJSON_OPTS)
+        except TypeError:
+            text = b"null"
+        if b"null" not in text:
+            return _orjson.loads(text)
     if isinstance(value, dict):
         try:  # fast path (C): JSON turns int/bool keys into strings as sigs.k8s.io/yaml does
             return json.loads(json.dumps(value, default=_json_default, allow_nan=False))

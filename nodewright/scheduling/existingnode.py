@@ -32,6 +32,7 @@ from nodewright.scheduling.hostports import CONFLICT, HostPortUsage, host_ports
 from nodewright.scheduling.nodeclaim import Failure
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.podrequirements import pod_requirements
+from nodewright.scheduling.topology import TopologyError
 from nodewright.scheduling.volumes import VolumeUsage
 
 if TYPE_CHECKING:
@@ -203,8 +204,6 @@ class ExistingNode:
         self.pods: list[PodData] = []
 
     def can_add(self, pod: PodData, topology: Topology) -> Requirements | Failure:
-        from nodewright.scheduling.topology import TopologyError
-
         if self.taints and not is_tolerated(self.taints, pod.current.spec.tolerations):
             # the common rejection beside many nodes: the text is only built if someone reads it
             return Failure(_Untolerated(self.taints, pod.current.spec.tolerations))
@@ -312,26 +311,26 @@ class FitIndex:
             j //= 2
 
     def candidates(self, requests: ResourceList) -> Iterator[int]:
-        """Indexes of the nodes whose remaining resources cover ``requests``, in order."""
+        """Indexes of the nodes whose remaining resources cover ``requests``, in order.
+
+        One left-to-right walk of the tree per call (not one descent from the root per answer): a pod
+        every node has room for but none accepts costs O(n), not O(n log n). A subtree is tested when
+        it is reached, so an :meth:`update` between two answers is seen by the rest of the walk.
+        """
         if any(v > 0 for k, v in requests.items() if k not in self._dimset):
             return  # a resource no node has: nothing fits
         req = tuple(requests.get(d, 0) for d in self.dims)
-        i = self._first(req, 0)
-        while i >= 0:
-            yield i
-            i = self._first(req, i + 1)
-
-    def _first(self, req: tuple[int, ...], lo: int) -> int:
-        """The leftmost node index >= ``lo`` whose vector covers ``req``, else -1."""
-        tree, size = self.tree, self.size
-        stack = [(1, 0, size)]
+        tree, size, count = self.tree, self.size, self.count
+        stack = [1]
+        pop, push = stack.pop, stack.append
         while stack:
-            node, nlo, nhi = stack.pop()
-            if nhi <= lo or nlo >= self.count or not all(map(le, req, tree[node])):
+            node = pop()
+            if not all(map(le, req, tree[node])):
                 continue
             if node >= size:
-                return node - size
-            mid = (nlo + nhi) // 2
-            stack.append((2 * node + 1, mid, nhi))
-            stack.append((2 * node, nlo, mid))
-        return -1
+                i = node - size
+                if i < count:
+                    yield i
+                continue
+            push(2 * node + 1)
+            push(2 * node)

@@ -188,6 +188,13 @@ class Scheduler:
                 self.remaining[pool] = subtract(self.remaining[pool], {**sn.capacity(), NODES: 1000})
         self.existing.sort(key=lambda n: (not n.initialized, n.name))
         self._fit = FitIndex(self.existing)
+        # how many existing nodes define each requirement key: a pod requiring (In/Exists/Gt/Lt) a
+        # key no node defines is refused by every node's requirements check (Requirements.is_compatible
+        # with no undefined keys allowed), so none of them is tried
+        self._node_keys: dict[str, int] = {}
+        for n in self.existing:
+            for key in n.requirements:
+                self._node_keys[key] = self._node_keys.get(key, 0) + 1
         for n in self.existing:
             topology.register(labels.HOSTNAME, n.hostname)
         self.claims: list[InflightClaim] = []
@@ -310,11 +317,19 @@ class Scheduler:
         """Place ``pod`` on the first existing node that accepts it (Karpenter's order)."""
         topo = self.topology
         existing = self.existing
+        node_keys = self._node_keys
+        for r in pod.requirements.values():
+            if not r.negative and not node_keys.get(r.key):
+                return False  # every node would refuse it in can_add: same decisions, no scan
         for i in self._fit.candidates(pod.requests):  # only nodes with room: same decisions, no rescans
             node = existing[i]
             got = node.can_add(pod, topo)
             if not isinstance(got, Failure):
+                before = node.requirements
                 node.add(pod, got, topo)
+                for key in node.requirements:
+                    if key not in before:
+                        node_keys[key] = node_keys.get(key, 0) + 1
                 self._fit.update(i)
                 return True
         return False

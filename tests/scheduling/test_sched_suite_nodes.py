@@ -298,3 +298,26 @@ def test_daemonset_pods_bound_to_an_inflight_node(selector: bool, cpu: str, same
     second = pod("second", limits={"cpu": cpu})
     env.round(second)
     assert (_node_name(env, second) == name) is same_node
+
+
+def test_key_gained_from_a_placed_pod_opens_the_node_to_the_next_pod() -> None:
+    """Ours (the scheduler's skip of existing nodes for a pod requiring a key no node defines): a
+    pod placed with ``NotIn`` on a key the node lacks gives the node that key, so a later pod of
+    the same batch requiring ``In`` on it is still tried there (and fits), as Karpenter tries it."""
+    env = Rounds([nodepool()])
+    _managed(env, "existing", initialized=True, capacity={"cpu": "10", "memory": "10Gi", "pods": "110"})
+    first = pod("first", cpu="2", required=[[r("example.com/tier", "NotIn", "bronze")]])
+    second = pod("second", cpu="1", required=[[r("example.com/tier", "In", "gold")]])
+    env.round(first, second)
+    assert _node_name(env, first) == "existing"
+    assert _node_name(env, second) == "existing"
+
+
+def test_pod_requiring_a_key_no_node_defines_gets_a_new_node() -> None:
+    """Ours: no existing node defines the key (the NodePool's label does), so no node is tried and a
+    NodeClaim is launched."""
+    env = Rounds([nodepool(labels={"example.com/tier": "gold"})])
+    _managed(env, "existing", initialized=True, capacity={"cpu": "10", "memory": "10Gi", "pods": "110"})
+    p = pod("p", required=[[r("example.com/tier", "Exists")]])
+    env.round(p)
+    assert _node_name(env, p) not in (None, "existing")
