@@ -193,8 +193,8 @@ class Scheduler:
         # with no undefined keys allowed), so none of them is tried
         self._node_keys: dict[str, int] = {}
         for n in self.existing:
-            for key in n.requirements:
-                self._node_keys[key] = self._node_keys.get(key, 0) + 1
+            for req_key in n.requirements:
+                self._node_keys[req_key] = self._node_keys.get(req_key, 0) + 1
         for n in self.existing:
             topology.register(labels.HOSTNAME, n.hostname)
         self.claims: list[InflightClaim] = []
