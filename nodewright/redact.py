@@ -51,9 +51,13 @@ class Detector:
     pattern: re.Pattern[str]
     prefilter: re.Pattern[str] | None = None
     credential: bool = True  # reported by the user-data-safe policy (CA bundles are public)
+    quick: Callable[[str], bool] | None = None  # the prefilter's answer, faster (large outputs)
 
     def spans(self, text: str) -> Iterable[tuple[int, int]]:
-        if self.prefilter is not None and self.prefilter.search(text) is None:
+        if self.quick is not None:
+            if not self.quick(text):
+                return
+        elif self.prefilter is not None and self.prefilter.search(text) is None:
             return
         for m in self.pattern.finditer(text):
             if "s" in self.pattern.groupindex and m.group("s") is not None:
@@ -62,8 +66,29 @@ class Detector:
                 yield m.span()
 
 
-def _d(name: str, pattern: str, prefilter: str | None = None, *, credential: bool = True) -> Detector:
-    return Detector(name, re.compile(pattern), re.compile(prefilter) if prefilter else None, credential)
+def _d(
+    name: str,
+    pattern: str,
+    prefilter: str | None = None,
+    *,
+    credential: bool = True,
+    quick: Callable[[str], bool] | None = None,
+) -> Detector:
+    return Detector(
+        name, re.compile(pattern), re.compile(prefilter) if prefilter else None, credential, quick
+    )
+
+
+def _any_of(*literals: str) -> Callable[[str], bool]:
+    """The prefilter of an alternation of plain strings, as substring tests (no regex scan)."""
+    return lambda text: any(lit in text for lit in literals)
+
+
+def _folded(lowered: str, fallback: str) -> Callable[[str], bool]:
+    """A case-insensitive prefilter as a case-sensitive search of the lower-cased text (much faster
+    than ``(?i)`` over megabytes); non-ASCII text, whose case folding is wider, keeps ``fallback``."""
+    low, full = re.compile(lowered), re.compile(fallback)
+    return lambda text: (low.search(text.lower()) if text.isascii() else full.search(text)) is not None
 
 
 DETECTORS: Final[tuple[Detector, ...]] = (
@@ -73,6 +98,7 @@ DETECTORS: Final[tuple[Detector, ...]] = (
         r"(?i)(?:aws_secret_access_key|secretAccessKey|aws-secret-access-key)[\"']?\s*[=:]\s*[\"']?"
         r"(?P<s>[A-Za-z0-9/+=]{40})",
         r"(?i)secret.?access.?key",
+        quick=_folded(r"secret.?access.?key", r"(?i)secret.?access.?key"),
     ),
     _d(
         "private key",
@@ -96,6 +122,7 @@ DETECTORS: Final[tuple[Detector, ...]] = (
         "password assignment",
         r"(?i)\b(?:password|passwd)[\"']?\s*[=:]\s*[\"']?(?P<s>[^\s'\"<>\[\]]{6,})",
         r"(?i)passw",
+        quick=_folded(r"passw", r"(?i)passw"),
     ),
     # a PEM certificate in clear (a CA bundle a file or a Secret carries): its body
     _d(
@@ -119,6 +146,7 @@ DETECTORS: Final[tuple[Detector, ...]] = (
         rf"(?P<s>{B64_WRAPPED})",
         r"certificate|cluster-?ca|ClusterCA",
         credential=False,
+        quick=_any_of("certificate", "clusterca", "cluster-ca", "ClusterCA"),
     ),
     # config keys holding a CA bundle; the value must look like one (not the word in a message)
     _d(
