@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import builders
 from disrupt_support import IT, disrupted, itype, managed, nodepool, pod, run
 
 from nodewright.settings import resolve
@@ -76,3 +77,26 @@ def test_merge_three_spot_nodes_into_one() -> None:
     cmd = r.commands[0]
     assert cmd.method == "multi-node-consolidation" and sorted(disrupted(r)[0]) == ["n0", "n1", "n2"]
     assert cmd.replacements[0]["capacityType"] == "spot" and cmd.replacements[0]["instanceTypes"] == ["mid"]
+
+
+def test_replace_node_with_local_pv_ignoring_hostname_affinity() -> None:
+    """suite_test.go It("can replace node with a local PV (ignoring hostname affinity)"): a
+    StatefulSet pod's local volume is pinned to the node's hostname; the replacement ignores that
+    affinity (the volume cannot follow anyway) and the node is replaced by a cheaper one."""
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db", "uid": "db-uid"}
+    host = [[{"key": "kubernetes.io/hostname", "operator": "In", "values": ["n1"]}]]
+    sc = builders.storage_class("local-path", provisioner="kubernetes.io/no-provisioner")
+    items = [
+        *managed("n1", BIG),
+        {"kind": "StorageClass", "apiVersion": "storage.k8s.io/v1", **sc},
+        {"kind": "PersistentVolume", "apiVersion": "v1", **builders.pv("pv", terms=host, source="local")},
+        {
+            "kind": "PersistentVolumeClaim",
+            "apiVersion": "v1",
+            **builders.pvc("claim", storage_class="local-path", volume="pv"),
+        },
+        pod("db-0", "n1", cpu="500m", owner=sts, claims=["claim"]),
+    ]
+    r = run([nodepool(budgets=[{"nodes": "100%"}], capacity_types=("on-demand",))], items, [BIG, SMALL])
+    assert [(c.method, c.decision) for c in r.commands] == [("single-node-consolidation", "replace")]
+    assert r.commands[0].replacements[0]["instanceTypes"] == ["small"]
