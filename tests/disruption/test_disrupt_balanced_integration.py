@@ -5,10 +5,16 @@ the command's ``score`` (the forecast's record of the approval)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
-from disrupt_support import disrupted, itype, managed, nodepool, pod, run
+from disrupt_support import CT, ZONE, disrupted, itype, managed, nodepool, pod, run
 
 from nodewright.api.karpenter import NodePool
+from nodewright.catalog.fake import new_instance_type
+from nodewright.catalog.model import Offering
+from nodewright.disruption.balanced import Evaluator, Totals
+from nodewright.disruption.candidates import Candidate, node_price
 
 BIG = itype("big", 16.0, cpu="32", memory="64Gi")
 MID = itype("mid", 8.0, cpu="32", memory="64Gi")
@@ -124,3 +130,58 @@ def test_mixed_policy_nodepools() -> None:
     r = run([_balanced(name="balanced"), loose], items, TYPES, until_quiet=True)
     assert r.commands
     assert "bal" in {n for c in disrupted(r) for n in c}
+
+
+# -- balanced_adversarial_test.go ------------------------------------------------------------------
+def _candidate(name: str, pool: str, price: float, cost: float) -> Candidate:
+    return Candidate(
+        state=SimpleNamespace(name=name),  # type: ignore[arg-type]
+        pool=nodepool(pool, policy="Balanced"),
+        instance_type=None,
+        zone="test-zone-1",
+        capacity_type="on-demand",
+        price=price,
+        pods=[],
+        reschedulable=[],
+        reschedule_cost=cost,
+    )
+
+
+def _pool_totals(cands: list[Candidate]) -> dict[str, Totals]:
+    out: dict[str, Totals] = {}
+    for c in cands:
+        t = out.get(c.pool.name, Totals(0.0, 0.0))
+        out[c.pool.name] = Totals(t.cost + c.price, t.disruption + c.reschedule_cost)
+    return out
+
+
+def test_per_pool_entries_for_all_pools() -> None:
+    """balanced_adversarial_test.go It("should populate perPool entries for all pools even on early
+    return"): a move across two Balanced pools scores both, each with k = 2 (v1.14.1's test helper
+    ignores the per-pool k it is given; BalancedK is the constant 2)."""
+    a = [_candidate("a-0", "pool-a", 1.0, 21.0), _candidate("a-1", "pool-a", 1.0, 2.0)]
+    b = [_candidate(f"b-{i}", "pool-b", 1.0, 2.0) for i in range(10)]
+    _, per_pool = Evaluator(_pool_totals([*a, *b])).approve([a[0], b[0]], 2.0)
+    assert set(per_pool) == {"pool-a", "pool-b"} and all(r.k == 2 for r in per_pool.values())
+
+
+def test_single_node_pool_delete_scores_one() -> None:
+    """balanced_adversarial_test.go It("should approve single-node pool DELETE with expected
+    scoring"): the pool's only node deleted: savings and disruption fractions 1.0, score 1.0, approved."""
+    only = _candidate("only-node", "pool-single", 4.84, 2.0)
+    approved, per_pool = Evaluator(_pool_totals([only])).approve([only], 4.84)
+    result = per_pool["pool-single"]
+    assert approved and result.savings_fraction >= 1.0 and result.score == pytest.approx(1.0)
+
+
+def test_source_price_ignores_availability() -> None:
+    """balanced_adversarial_test.go It("should use source pricing that ignores availability"): a
+    running node costs its own offering's price even when that offering can no longer launch."""
+    src = new_instance_type(
+        "source-type",
+        offerings=(
+            Offering(zone="test-zone-1", capacity_type="on-demand", price=1.0, available=False),
+            Offering(zone="test-zone-2", capacity_type="on-demand", price=5.0),
+        ),
+    )
+    assert node_price({ZONE: "test-zone-1", CT: "on-demand"}, src) == 1.0
