@@ -182,8 +182,8 @@ def test_two_nodes_from_each_nodepool_by_percentage() -> None:
 
 
 def test_all_nodes_from_each_nodepool() -> None:
-    """Context("Budgets") It("should allow all nodes from each nodePool to be deleted"): at 100%
-    one command deletes all 30 empty nodes."""
+    """Context("Budgets") It("should allow all nodes from each nodePool to be deleted") (the same It
+    of emptiness_test.go's Budgets): at 100% one command deletes all 30 empty nodes."""
     pools, items = _ten_pools_of_three_empty("100%")
     r = run(pools, items, [BIG])
     assert len(r.commands) == 1 and len(_gone(r)) == 30
