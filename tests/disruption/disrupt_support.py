@@ -10,7 +10,14 @@ from typing import Any
 
 import builders
 
-from nodewright.api.core import Node, Pod, PodDisruptionBudget
+from nodewright.api.core import (
+    Node,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    PodDisruptionBudget,
+    StorageClass,
+)
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.catalog.fake import new_instance_type
 from nodewright.catalog.model import InstanceType, Offering
@@ -139,8 +146,18 @@ def pod(
 
 
 def cluster(items: Sequence[Mapping[str, Any]]) -> ClusterState:
-    by_kind: dict[str, list[Any]] = {"Pod": [], "Node": [], "NodeClaim": [], "PodDisruptionBudget": []}
-    models = {"Pod": Pod, "Node": Node, "NodeClaim": NodeClaim, "PodDisruptionBudget": PodDisruptionBudget}
+    """The items by ``kind`` (Pod, Node, NodeClaim, PodDisruptionBudget, PersistentVolumeClaim,
+    PersistentVolume, StorageClass) as a :class:`ClusterState`."""
+    models: dict[str, Any] = {
+        "Pod": Pod,
+        "Node": Node,
+        "NodeClaim": NodeClaim,
+        "PodDisruptionBudget": PodDisruptionBudget,
+        "PersistentVolumeClaim": PersistentVolumeClaim,
+        "PersistentVolume": PersistentVolume,
+        "StorageClass": StorageClass,
+    }
+    by_kind: dict[str, list[Any]] = {k: [] for k in models}
     for item in items:
         by_kind[item["kind"]].append(models[item["kind"]].model_validate(item))
     return ClusterState(
@@ -148,6 +165,9 @@ def cluster(items: Sequence[Mapping[str, Any]]) -> ClusterState:
         nodes=tuple(by_kind["Node"]),
         nodeclaims=tuple(by_kind["NodeClaim"]),
         pdbs=tuple(by_kind["PodDisruptionBudget"]),
+        pvcs=tuple(by_kind["PersistentVolumeClaim"]),
+        pvs=tuple(by_kind["PersistentVolume"]),
+        storageclasses=tuple(by_kind["StorageClass"]),
     )
 
 

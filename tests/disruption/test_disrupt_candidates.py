@@ -53,13 +53,17 @@ def test_do_not_disrupt_mirror_and_daemonset_pods() -> None:
 
 
 @pytest.mark.parametrize(
-    ("cls", "tgp", "ok"), [(EVENTUAL, "1h", True), (GRACEFUL, "1h", False), (EVENTUAL, None, False)]
+    ("cls", "tgp", "ok"),
+    [(EVENTUAL, "1h", True), (GRACEFUL, "1h", False), (EVENTUAL, None, False), (GRACEFUL, None, False)],
 )
 def test_termination_grace_period_exception(cls: str, tgp: str | None, ok: bool) -> None:
     """It("should consider candidates that have do-not-disrupt pods scheduled with a
     terminationGracePeriod set for eventual disruption"), It("should not consider ... for graceful
     disruption"), It("should not consider ... without a terminationGracePeriod set for eventual
-    disruption"); the same three for PDB-blocked pods."""
+    disruption"), It("should not consider candidates that have do-not-disrupt pods without a
+    terminationGracePeriod set for graceful disruption"); the same four for PDB-blocked pods (It("should
+    not consider candidates that have fully blocking PDBs without a terminationGracePeriod set for
+    graceful disruption"))."""
     dnd = [*managed("n1", IT, termination_grace_period=tgp), pod("p", "n1", annotations=DND)]
     blocked_pdb = [
         *managed("n1", IT, termination_grace_period=tgp),
