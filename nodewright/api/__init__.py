@@ -3,7 +3,8 @@ subset the scheduler needs, as frozen pydantic v2 models; plus loading and valid
 
 Public names are re-exported here; modules: ``core`` (Kubernetes), ``karpenter``, ``nodeoverlay``
 (``karpenter.sh/v1alpha1`` NodeOverlay), ``ec2nodeclass``,
-``documents`` (file reading), ``loading`` (build + validate through :mod:`nodewright.crd`, the
+``documents`` (file reading), ``raw`` (TypedDicts of the NodeClaims drift and health read raw),
+``loading`` (build + validate through :mod:`nodewright.crd`, the
 shipped CRDs of the Karpenter release passed in), ``validation`` (cluster-state Pod checks, typo hint).
 """
 

@@ -23,7 +23,7 @@ from importlib import resources as importlib_resources
 from pathlib import Path
 from typing import Final
 
-from nodewright import atomicfile
+from nodewright import atomicfile, reader
 from nodewright.errors import CatalogError
 
 log = logging.getLogger("nodewright")
@@ -48,7 +48,7 @@ def write_tables(csv_path: str | Path, outdir: str | Path) -> list[Path]:
     for region, prices in convert_csv(csv_path).items():
         target = Path(outdir) / f"prices-{region}.json"
         body = {"region": region, "source": Path(csv_path).name, "prices": prices}
-        atomicfile.write_text(target, json.dumps(body, indent=0, sort_keys=False) + "\n")
+        atomicfile.write_text(target, reader.dump_json(body, indent=0) + "\n")
         written.append(target)
     return written
 

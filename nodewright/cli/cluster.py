@@ -6,14 +6,13 @@ Thin: call :func:`nodewright.cluster.live.snapshot` (the same code path as the s
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 import click
 
 from nodewright.cli._common import handle_errors
-from nodewright.reader import dump_yaml
+from nodewright.reader import dump_json, dump_yaml
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
@@ -126,7 +125,7 @@ def snapshot_command(
         click.echo(f"snapshot: {summary}", err=True)
     if not counts.get("Node") and not counts.get("Pod"):
         click.echo("warning: the cluster has no nodes and no pods; is this the right context?", err=True)
-    click.echo(json.dumps(doc, indent=2) if output == "json" else dump_yaml(doc).rstrip("\n"))
+    click.echo(dump_json(doc) if output == "json" else dump_yaml(doc).rstrip("\n"))
 
 
 command = group

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
-from nodewright import reader
 from nodewright.cli._common import (
     at_option,
     emit,
@@ -22,18 +20,6 @@ from nodewright.cli._common import (
     resolve_at,
 )
 from nodewright.crd import KarpenterChoice
-from nodewright.errors import InputError
-
-
-def _read_base(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise InputError(
-            "no such base preview file; produce it with `nodewright preview -o json`", file=str(path)
-        )
-    data = reader.load_json(reader.read_text(path), file=str(path))
-    if not isinstance(data, dict) or "resources" not in data:
-        raise InputError("not a `nodewright preview -o json` document (no resources)", file=str(path))
-    return data
 
 
 @click.command("preview")
@@ -92,10 +78,11 @@ def command(
     # and no other command should pay for it
     from nodewright.policy import load_config_file
     from nodewright.preview import preview
+    from nodewright.preview.document import read_base
     from nodewright.preview.report import render_markdown, render_table
 
     cfg = load_config_file(policy_pack_config) if policy_pack_config else None
-    base_doc = _read_base(base) if base else None
+    base_doc = read_base(base) if base else None
     result = preview(
         stack=stack if stack_file is None else None,
         stack_file=stack_file,
@@ -106,11 +93,10 @@ def command(
         base=base,
         karpenter=karpenter,
     )
-    doc = result.document
+    report = result.report
     if base_doc is not None and output == "json":
-        from nodewright.preview.diff import diff_documents
-
-        doc = {**doc, "changes": [c.as_dict() for c in diff_documents(base_doc, doc) if c.op != "same"]}
+        report = report.with_changes(base_doc)
+    doc = report.as_dict()
     emit(
         doc,
         output,

@@ -15,7 +15,7 @@ import click
 
 from nodewright.cli._common import emit, handle_errors, output_option
 from nodewright.errors import InputError
-from nodewright.osc import FORMATS, InitOptions, load_osc, reconcile_changes, render_osc
+from nodewright.osc import FORMATS, InitOptions, load_osc, render_osc
 
 
 @click.command("osc")
@@ -73,12 +73,9 @@ def command(
         init = InitOptions(api_server=api_server, ca_bundle=ca, namespace=secret_namespace)
     elif ca_file is not None:
         raise InputError("--ca-file needs --api-server", file=str(ca_file))
-    result = render_osc(loaded, fmt, init=init, host_name=host_name)  # type: ignore[arg-type]
+    prior = load_osc([previous], name=loaded.osc.name) if previous is not None and output == "json" else None
+    result = render_osc(loaded, fmt, init=init, host_name=host_name, previous=prior)  # type: ignore[arg-type]
     if output == "raw":
         click.echo(result.content, nl=False)
         return
-    data = result.summary()
-    if previous is not None:
-        prior = load_osc([previous], name=loaded.osc.name)
-        data["changes"] = reconcile_changes(prior, loaded, host_name=host_name).summary()
-    emit(data, "json")
+    emit(result.as_dict(), "json")

@@ -1,7 +1,7 @@
 """`nodewright render userdata` (see docs/cli.md): the user data a NodeClass produces.
 
-Thin: load the EC2NodeClass, the NodePool and the cluster facts, find the instance type's pod
-count in the catalog when ``spec.kubelet.maxPods`` is unset, call :func:`nodewright.userdata.dispatch`.
+Thin: load the EC2NodeClass, the NodePool and the cluster facts, call
+:func:`nodewright.userdata.render_report` (one render per instance type), format it.
 ``-o raw`` prints the user data byte for byte (it contains the CA bundle: that is the point);
 ``-o json`` describes it with the CA bundle replaced by ``[secret]``.
 """
@@ -13,7 +13,6 @@ from typing import Any
 
 import click
 
-from nodewright import labels as L
 from nodewright.api import load_objects
 from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.cli._common import (
@@ -27,10 +26,7 @@ from nodewright.cli._common import (
 from nodewright.crd import Release
 from nodewright.errors import InputError
 from nodewright.settings import KarpenterSettings
-from nodewright.userdata import UserDataError, effective_kubelet, render
-from nodewright.userdata.dispatch import MAX_BYTES, WARN_BYTES
-from nodewright.userdata.launch import launch_options
-from nodewright.userdata.launch_template import launch_template_spec
+from nodewright.userdata import render_report
 
 log = logging.getLogger("nodewright")
 
@@ -120,110 +116,23 @@ def command(
         "EC2NodeClass", "--nodeclass-name", items=nodeclasses, file=nodeclass_file, name=nodeclass_name
     )
     info = load_cluster_info(info_file)
-
-    names = _instance_types(instance_types, catalog=catalog, nodeclass=nodeclass, settings=settings)
-    if len(names) <= 1:
-        instance_type = names[0] if names else None
-        text, data = _one(
-            nodeclass, nodepool, info, info_file, instance_type, catalog, capacity_type, settings
-        )
-        if output == "raw":
-            (echo_secret if show_secrets else click.echo)(text, nl=False)
-        else:
-            emit(data, output)
+    report = render_report(
+        nodeclass,
+        nodepool,
+        info,
+        instance_types=instance_types,
+        catalog=catalog,
+        capacity_type=capacity_type,
+        settings=settings,
+        info_file=info_file,
+    )
+    if output != "raw":
+        emit(report.as_dict(), output)
         return
-    rendered: dict[str, tuple[str, dict[str, Any]]] = {
-        name: _one(nodeclass, nodepool, info, info_file, name, catalog, capacity_type, settings)
-        for name in names
-    }
-    if output == "raw":
-        for name, (text, _) in rendered.items():
-            click.echo(f"==> {name} <==")
-            (echo_secret if show_secrets else click.echo)(text, nl=not text.endswith("\n"))
+    echo = echo_secret if show_secrets else click.echo
+    if not report.several:
+        echo(report.renders[0].text, nl=False)
         return
-    emit({name: data for name, (_, data) in rendered.items()}, output)
-
-
-def _instance_types(
-    requested: tuple[str, ...], *, catalog: str, nodeclass: Any, settings: KarpenterSettings
-) -> list[str]:
-    """The requested instance types in order, ``all`` expanded to the catalog's, duplicates dropped."""
-    if "all" not in requested:
-        return list(dict.fromkeys(requested))
-    from nodewright.userdata import nodeclass_catalog
-
-    names = nodeclass_catalog(catalog, nodeclass, settings).names()
-    return list(dict.fromkeys([*(r for r in requested if r != "all"), *sorted(names)]))
-
-
-def _one(
-    nodeclass: Any,
-    nodepool: Any,
-    info: Any,
-    info_file: str,
-    instance_type: str | None,
-    catalog: str,
-    capacity_type: str | None,
-    settings: KarpenterSettings,
-) -> tuple[str, dict[str, Any]]:
-    """The user data for one instance type (raw text) and its ``-o json`` description."""
-    try:
-        family, options = launch_options(
-            nodeclass,
-            nodepool,
-            info,
-            instance_type=instance_type,
-            catalog=catalog,
-            capacity_type=capacity_type,
-            settings=settings,
-        )
-        rendered = _render_cached(family, options)
-        facts = effective_kubelet(family=family, kubelet=options.kubelet, user_data=options.custom_user_data)
-        template = launch_template_spec(
-            nodeclass,
-            cluster=info,
-            nodepool=nodepool.name,
-            user_data=rendered.text,
-            capacity_type=str(options.labels.get(L.CAPACITY_TYPE, L.CAPACITY_TYPE_ON_DEMAND)),
-            identity={"maxPods": options.kubelet.max_pods if options.kubelet else None},
-        )
-    except UserDataError as exc:
-        on_nodeclass = exc.path.startswith("spec.")
-        raise InputError(
-            exc.message,
-            file=nodeclass.origin_file if on_nodeclass else info_file,
-            path=nodeclass.origin_path(exc.path) if on_nodeclass else exc.path,
-        ) from None
-    k = options.kubelet
-    data = {
-        "nodeClass": nodeclass.name,
-        "nodePool": nodepool.name,
-        "amiFamily": rendered.family,
-        "instanceType": instance_type,
-        "maxPods": k.max_pods if k else None,
-        "labels": dict(sorted(options.labels.items())),
-        "taints": [t.to_string() for t in options.taints],
-        "size": {"bytes": rendered.size, "limit": MAX_BYTES, "warnAt": WARN_BYTES},
-        "secrets": ["caBundle"] if options.ca_bundle else [],
-        "userData": options.redact(rendered.text),
-        "kubelet": {
-            "maxPods": facts.max_pods,
-            "kubeReserved": dict(facts.kube_reserved),
-            "systemReserved": dict(facts.system_reserved),
-            "evictionHard": dict(facts.eviction_hard),
-            "sources": dict(facts.sources),
-        },
-        "launchTemplate": {k: v for k, v in template.as_dict().items() if k != "userData"},
-    }
-    return rendered.text, data
-
-
-_RENDERED: dict[tuple[str, str, Any], Any] = {}
-
-
-def _render_cached(family: str, options: Any) -> Any:
-    """:func:`render`, once per distinct options (instance types differ mostly by max-pods only)."""
-    key = (family, repr(options), options.ca_bundle)
-    if key not in _RENDERED:
-        _RENDERED[key] = render(family, options)
-    return _RENDERED[key]
+    for one in report.renders:
+        click.echo(f"==> {one.instance_type} <==")
+        echo(one.text, nl=not one.text.endswith("\n"))

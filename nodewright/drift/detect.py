@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 from nodewright import labels
 from nodewright.algebra.requirements import (
@@ -39,6 +39,7 @@ from nodewright.algebra.requirements import (
     RequirementError,
     Requirements,
 )
+from nodewright.api.raw import RawNodeClaim
 from nodewright.catalog import load_catalog
 from nodewright.crd import Release
 from nodewright.drift.inputs import as_documents, read_objects
@@ -210,7 +211,7 @@ def parse_time(value: Any) -> datetime | None:
 
 
 def _claim(obj: Any) -> _Claim:
-    body, _ = as_mapping(obj)
+    body = cast("RawNodeClaim", as_mapping(obj)[0])  # read raw on purpose: no model built per claim
     meta = _meta(body)
     lbls = _str_map(meta.get("labels"))
     status = body.get("status") if isinstance(body.get("status"), Mapping) else {}

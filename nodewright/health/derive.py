@@ -29,9 +29,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from nodewright import labels
+from nodewright.api.raw import RawNodeClaim
 from nodewright.cluster import load_cluster
 from nodewright.crd import Release
 from nodewright.drift.detect import parse_time
@@ -164,7 +165,7 @@ def _conditions(body: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return out
 
 
-def _owned_by(claim: Mapping[str, Any], pool_uid: str, pool_name: str) -> bool:
+def _owned_by(claim: RawNodeClaim, pool_uid: str, pool_name: str) -> bool:
     refs = [r for r in _meta(claim).get("ownerReferences") or [] if isinstance(r, Mapping)]
     pool_refs = [r for r in refs if r.get("kind") == "NodePool"]
     if pool_refs and pool_uid:
@@ -180,7 +181,7 @@ class _ClaimIndex:
     owner reference) by their ``karpenter.sh/nodepool`` label: :func:`_owned_by` for every pool in
     one pass over the claims instead of one pass per pool."""
 
-    def __init__(self, claims: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, claims: Sequence[RawNodeClaim]) -> None:
         self.claims = claims
         self.by_uid: dict[str, list[int]] = {}
         self.by_name: dict[str, list[int]] = {}
@@ -199,7 +200,7 @@ class _ClaimIndex:
                 if isinstance(label, str):
                     self.by_label.setdefault(label, []).append(i)
 
-    def owned_by(self, pool_uid: str, pool_name: str) -> list[Mapping[str, Any]]:
+    def owned_by(self, pool_uid: str, pool_name: str) -> list[RawNodeClaim]:
         """The claims :func:`_owned_by` matches, in their original order."""
         if pool_uid:
             found = self.by_uid.get(pool_uid, [])
@@ -208,7 +209,7 @@ class _ClaimIndex:
         return [self.claims[i] for i in found]
 
 
-def claim_results(claim: Mapping[str, Any], now: datetime) -> list[Result]:
+def claim_results(claim: RawNodeClaim, now: datetime) -> list[Result]:
     """The launch/registration result of one NodeClaim at ``now`` (none while still in flight)."""
     name = str(_meta(claim).get("name", ""))
     conds = _conditions(claim)
@@ -258,7 +259,7 @@ def _iso(t: datetime) -> str:
 
 def evaluate_pool(
     pool: Mapping[str, Any],
-    claims: Iterable[Mapping[str, Any]],
+    claims: Iterable[RawNodeClaim],
     *,
     now: datetime,
     nodeclasses: Mapping[str, Mapping[str, Any]] | None = None,
@@ -353,7 +354,7 @@ def nodeclass_key(name: str, uid: str) -> str:
 
 
 def verified_nodeclasses(
-    pool: Mapping[str, Any], claims: Iterable[Mapping[str, Any]], nodeclasses: Mapping[str, Mapping[str, Any]]
+    pool: Mapping[str, Any], claims: Iterable[RawNodeClaim], nodeclasses: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, bool]:
     """RFC option 4: NodeClass name+UID -> True for every NodeClass this pool initialized a node with."""
     out: dict[str, bool] = {}
@@ -455,12 +456,12 @@ def nodepool_health(
     for obj in [*classes_raw, *nodeclasses]:
         body, _ = as_mapping(obj)
         classes[str(_meta(body).get("name", ""))] = body
-    claims = [as_mapping(c)[0] for c in claims_raw]
+    claims = [cast("RawNodeClaim", as_mapping(c)[0]) for c in claims_raw]  # raw on purpose: no models
     pools = [(obj, as_mapping(obj)[0]) for obj in pools_raw]
     index = _ClaimIndex(claims)
     verified_by_pool: dict[str, bool] = {}
     out: list[PoolHealth] = []
-    staged: list[tuple[Mapping[str, Any], list[Mapping[str, Any]]]] = []
+    staged: list[tuple[Mapping[str, Any], list[RawNodeClaim]]] = []
     for _, body in pools:
         meta = _meta(body)
         name = str(meta.get("name", ""))

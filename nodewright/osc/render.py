@@ -10,7 +10,7 @@ Gardener init-script pattern (:mod:`nodewright.osc.initscript`) and says so with
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
 from nodewright.api.amifamily import USER_DATA_MAX_BYTES
@@ -25,6 +25,7 @@ from nodewright.osc.initscript import (
 )
 from nodewright.osc.loading import LoadedOSC
 from nodewright.osc.nodeplan import NodePlan, node_plan
+from nodewright.osc.reconcile import ReconcileChanges, reconcile_changes
 from nodewright.osc.render_bash import render_bash
 from nodewright.osc.render_cloudinit import render_cloudinit
 from nodewright.osc.render_ignition import render_ignition
@@ -62,12 +63,14 @@ class RenderResult:
     secret_namespace: str = RESULT_NAMESPACE
     placeholders: tuple[str, ...] = ()
     secret_files: tuple[str, ...] = field(default=())
+    changes: ReconcileChanges | None = None
+    """What a node running the previous OSC reconciles (``render_osc(previous=...)``), else None."""
 
     @property
     def bytes(self) -> int:
         return len(self.content.encode("utf-8"))
 
-    def summary(self) -> dict[str, object]:
+    def as_dict(self) -> dict[str, object]:
         """The ``-o json`` object of ``nodewright render osc``."""
         out: dict[str, object] = {
             "format": self.format,
@@ -87,6 +90,8 @@ class RenderResult:
                 "name": result_secret_name(self.name),
                 "key": FULL_CONFIG_KEY,
             }
+        if self.changes is not None:
+            out["changes"] = self.changes.summary()
         return out
 
 
@@ -97,8 +102,21 @@ def render_osc(
     init: InitOptions | None = None,
     host_name: str | None = None,
     limit: int = USER_DATA_LIMIT,
+    previous: LoadedOSC | None = None,
 ) -> RenderResult:
-    """Plan and render ``loaded``; provision results over ``limit`` bytes use the init pattern."""
+    """Plan and render ``loaded``; provision results over ``limit`` bytes use the init pattern.
+
+    ``previous`` (the OSC a node already runs) adds the reconcile ``changes`` against it.
+    """
+    result = _render(loaded, fmt, init=init, host_name=host_name, limit=limit)
+    if previous is None:
+        return result
+    return replace(result, changes=reconcile_changes(previous, loaded, host_name=host_name))
+
+
+def _render(
+    loaded: LoadedOSC, fmt: Format, *, init: InitOptions | None, host_name: str | None, limit: int
+) -> RenderResult:
     full = node_plan(loaded, host_name=host_name)
     content = render_plan(full, fmt)
     size = len(content.encode("utf-8"))

@@ -1,7 +1,8 @@
 """The offline ``pulumi preview --policy-pack policies``: mock runtime + in-process policy pack.
 
 Boundary: the only core package that imports ``pulumi`` (and ``pulumi_policy``). Public API:
-:func:`preview` (what ``nodewright preview`` calls), :func:`~nodewright.preview.runner.load_stack`,
+:func:`preview` (what ``nodewright preview`` calls) -> :class:`PreviewResult` (a typed
+:class:`~nodewright.preview.document.PreviewDocument`), :func:`~nodewright.preview.runner.load_stack`,
 :func:`~nodewright.preview.runner.run_program`, :func:`~nodewright.preview.analyzer.analyze`,
 :mod:`~nodewright.preview.report` renderers. Heavy imports happen inside :func:`preview`, so
 importing this package (e.g. from the CLI) stays cheap.
@@ -17,6 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nodewright.preview.document import PreviewDocument
+
 if TYPE_CHECKING:
     from nodewright.crd import KarpenterChoice, Release
 
@@ -25,8 +28,15 @@ _progress = logging.getLogger("nodewright.progress")  # shown by the CLI on a te
 
 @dataclass(frozen=True, kw_only=True)
 class PreviewResult:
-    document: dict[str, Any]
+    """The typed preview document and whether a mandatory policy was violated (exit 1)."""
+
+    report: PreviewDocument
     mandatory: bool
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """The ``-o json`` document (``report.as_dict()``)."""
+        return self.report.as_dict()
 
 
 CONFIG_NAMESPACE = "nodewright"
@@ -210,9 +220,9 @@ def preview(
         cost=cost,
         redact=_redactions(st.config, st.project, st.secret_keys),
         sources=_sources(st.config, st.project, st.project_dir),
+        karpenter=summary,
     )
-    doc["karpenter"] = summary
-    return PreviewResult(document=doc, mandatory=has_mandatory(violations))
+    return PreviewResult(report=doc, mandatory=has_mandatory(violations))
 
 
 def _karpenter(st: Any, karpenter: KarpenterChoice | None) -> tuple[Any, Release, dict[str, Any]]:
@@ -257,4 +267,4 @@ def _karpenter(st: Any, karpenter: KarpenterChoice | None) -> tuple[Any, Release
     return replace(st, config=config), release, {"version": release.version, **settings.as_dict()}
 
 
-__all__ = ["PreviewResult", "preview"]
+__all__ = ["PreviewDocument", "PreviewResult", "preview"]

@@ -21,6 +21,7 @@ from nodewright import labels, redact
 from nodewright.policy.resources import LAUNCH_TEMPLATE, decode_user_data
 from nodewright.preview.analyzer import Violation
 from nodewright.preview.comment import GITHUB_COMMENT_LIMIT, markdown_sections, render_markdown
+from nodewright.preview.document import PreviewDocument
 from nodewright.preview.findings import findings
 from nodewright.preview.mocks import secret_paths, unwrap
 from nodewright.preview.runner import ProgramRun
@@ -55,7 +56,8 @@ def build_document(
     cost: Mapping[str, Any] | None = None,
     redact: Sequence[str] = (),
     sources: Mapping[str, Mapping[str, str]] | None = None,
-) -> dict[str, Any]:
+    karpenter: Mapping[str, Any] | None = None,
+) -> PreviewDocument:
     """The ``-o json`` document (spec: resources, policyViolations, outputs; plus summary and userData)."""
     resources: list[dict[str, Any]] = []
     user_data: list[dict[str, str]] = []
@@ -88,28 +90,26 @@ def build_document(
     }
     by_type = Counter(r["type"] for r in resources)
     mandatory = sum(1 for v in violations if v.enforcement == "mandatory")
-    doc: dict[str, Any] = {
-        "project": run.stack.project,
-        "stack": run.stack.stack,
-        "resources": resources,
-        "policyViolations": [v.as_json() for v in violations],
-        "outputs": outputs,
-        "userData": user_data,
-        "summary": {
+    policy_violations = [v.as_json() for v in violations]
+    return PreviewDocument(
+        project=run.stack.project,
+        stack=run.stack.stack,
+        resources=resources,
+        policy_violations=policy_violations,
+        outputs=outputs,
+        user_data=user_data,
+        summary={
             "resources": len(resources),
             "byType": dict(sorted(by_type.items())),
             "mandatoryViolations": mandatory,
             "advisoryViolations": len(violations) - mandatory,
         },
-    }
-    doc["findings"] = findings(doc["policyViolations"], resources, sources or {})
-    if run.notes:
-        doc["notes"] = list(dict.fromkeys(run.notes))
-    if drift is not None:
-        doc["drift"] = dict(drift)
-    if cost is not None:
-        doc["cost"] = dict(cost)
-    return doc
+        findings=findings(policy_violations, resources, sources or {}),
+        notes=list(dict.fromkeys(run.notes)),
+        drift=dict(drift) if drift is not None else None,
+        cost=dict(cost) if cost is not None else None,
+        karpenter=dict(karpenter) if karpenter is not None else None,
+    )
 
 
 # -- table ----------------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ Public API (pure functions; no pulumi, no click):
 * :func:`nodeclass_options` / :func:`effective_kubelet_options` / :func:`nodeclass_catalog`: the
   catalog's resolved :class:`~nodewright.catalog.NodeClassOptions` of an EC2NodeClass (family,
   kubelet as the user data leaves it);
+* :func:`render_report` -> :class:`UserDataReport` of :class:`RenderedUserData` (what
+  ``nodewright render userdata`` prints, one per instance type);
 * :class:`UserDataError` (a :class:`~nodewright.errors.RenderError` with a ``path``).
 
 AMI-family facts (families, default block devices, metadata options, alias SSM parameters, the
@@ -36,6 +38,7 @@ from nodewright.userdata.options import (
     UserDataError,
     resolve_options,
 )
+from nodewright.userdata.report import RenderedUserData, UserDataReport, render_report
 
 __all__ = [
     "MAX_BYTES",
@@ -46,7 +49,9 @@ __all__ = [
     "KubeletFacts",
     "Options",
     "Rendered",
+    "RenderedUserData",
     "UserDataError",
+    "UserDataReport",
     "check_size",
     "cluster_info_from_mapping",
     "effective_kubelet",
@@ -60,6 +65,7 @@ __all__ = [
     "render_al2023",
     "render_bottlerocket",
     "render_custom",
+    "render_report",
     "render_user_data",
     "render_windows",
     "resolve_options",

@@ -149,8 +149,8 @@ def test_large_provision_switches_to_init_pattern_with_warning(
     assert "<<BOOTSTRAP_TOKEN>>" in result.full_config
     placeholder = "%3C%3CBOOTSTRAP_TOKEN%3E%3E" if fmt == "ignition" else "<<BOOTSTRAP_TOKEN>>"
     assert placeholder in result.content
-    assert result.summary()["fullConfig"] == result.full_config
-    assert result.summary()["resultSecret"] == {
+    assert result.as_dict()["fullConfig"] == result.full_config
+    assert result.as_dict()["resultSecret"] == {
         "namespace": "kube-system",
         "name": "osc-result-t",
         "key": "full_config",
