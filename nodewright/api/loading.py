@@ -61,10 +61,21 @@ KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
 }
 # Read by other modules from the raw documents; not an error, not a warning.
 QUIET_KINDS = frozenset({"OperatingSystemConfig", "InstanceTypeCatalog", "ConfigMap", "Namespace"})
-MIGRATION_HINT = {
-    "karpenter.sh/v1beta1": "nodewright reads karpenter.sh/v1; migrate with Karpenter's v1 upgrade guide",
-    "karpenter.k8s.aws/v1beta1": "nodewright reads karpenter.k8s.aws/v1; migrate with Karpenter's v1 upgrade guide",
-}
+# Kinds of other controllers a cluster state or a repository holds next to Karpenter's, by API
+# group: skipped without a typo hint (EKS Auto Mode's NodeClass is not a misspelt EC2NodeClass).
+FOREIGN_KINDS: dict[str, frozenset[str]] = {"eks.amazonaws.com": frozenset({"NodeClass", "NodeDiagnostic"})}
+# Karpenter API groups whose older versions the release's CRDs no longer serve.
+_KARPENTER_GROUPS = ("karpenter.sh/", "karpenter.k8s.aws/")
+
+
+def _version_hint(kind: str, api_version: str, accepted: Sequence[str]) -> str:
+    if api_version.startswith(_KARPENTER_GROUPS) and kind in crd.API_VERSIONS:
+        rel = crd.selected()
+        return (
+            f"the cluster (Karpenter v{rel.version}'s CRDs) serves only {crd.API_VERSIONS[kind]}; "
+            "migrate with Karpenter's v1 upgrade guide"
+        )
+    return f"use apiVersion {accepted[0]}"
 
 
 @dataclass
@@ -270,7 +281,7 @@ def objects_from_documents(
         if pods_where is not None and kind == "Pod" and not pods_where(doc.body):
             continue
         if kind not in KINDS:
-            if kind not in QUIET_KINDS:
+            if kind not in QUIET_KINDS and kind not in FOREIGN_KINDS.get(doc.api_version.split("/")[0], ()):
                 log.warning(
                     "%s:%s: ignoring unknown kind %s %r%s",
                     doc.file,
@@ -282,7 +293,7 @@ def objects_from_documents(
             continue
         versions, model, validator = KINDS[kind]
         if doc.api_version not in versions:
-            hint = MIGRATION_HINT.get(doc.api_version, f"use apiVersion {versions[0]}")
+            hint = _version_hint(kind, doc.api_version, versions)
             problems.append(
                 Problem(
                     file=doc.file,

@@ -46,7 +46,14 @@ from nodewright.drift.nodepoolhash import (
     nodepool_template,
     template_hash,
 )
-from nodewright.drift.rollout import Rollout, budget_base, pool_budgets, rollout
+from nodewright.drift.rollout import (
+    Rollout,
+    budget_base,
+    pool_budgets,
+    pool_counts,
+    rollout,
+    static_rollout,
+)
 from nodewright.errors import InputError
 
 log = logging.getLogger("nodewright")
@@ -258,6 +265,45 @@ class _Pool:
     claims: list[_Claim] = field(default_factory=list)
     budgets: list[Mapping[str, Any]] = field(default_factory=list)
     claim_bodies: list[Mapping[str, Any]] = field(default_factory=list)
+    replicas: int | None = None  # a static NodePool (``spec.replicas``)
+    node_limit: int | None = None  # ``spec.limits.nodes``
+
+
+def _static_fields(spec: Any) -> dict[str, Any]:
+    """``replicas`` and the ``limits.nodes`` value (Quantity.Value(): rounded up) of a NodePool spec."""
+    import math
+
+    from nodewright.algebra.quantity import QuantityError, parse_quantity
+
+    if not isinstance(spec, Mapping):
+        return {}
+    replicas = spec.get("replicas")
+    limits = spec.get("limits")
+    raw = limits.get("nodes") if isinstance(limits, Mapping) else None
+    limit = None
+    if raw is not None:
+        try:
+            limit = math.ceil(parse_quantity(raw).amount)
+        except QuantityError:
+            limit = None
+    return {
+        "replicas": replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else None,
+        "node_limit": limit,
+    }
+
+
+def _unmanaged(obj: Any) -> str | None:
+    """Why a NodePool (any shape) is not this Karpenter's (``nodepool.IsManaged``); None if it is."""
+    from nodewright.api.karpenter import unmanaged_reason
+
+    body, _ = as_mapping(obj)
+    spec = body.get("spec") if isinstance(body, Mapping) else None
+    tmpl = spec.get("template") if isinstance(spec, Mapping) else None
+    tspec = tmpl.get("spec") if isinstance(tmpl, Mapping) else None
+    ref = tspec.get("nodeClassRef") if isinstance(tspec, Mapping) else None
+    if not isinstance(ref, Mapping):
+        return None
+    return unmanaged_reason(str(ref.get("group", "")), str(ref.get("kind", "")))
 
 
 def _template_has_expire(template: Any) -> bool:
@@ -265,7 +311,10 @@ def _template_has_expire(template: Any) -> bool:
     return isinstance(spec, Mapping) and spec.get("expireAfter") is not None
 
 
-def _pools(nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode) -> dict[str, _Pool]:
+def _pools(
+    nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode, unmanaged: dict[str, str]
+) -> dict[str, _Pool]:
+    """The pools drift evaluates; those this Karpenter does not own go to ``unmanaged`` (name -> why)."""
     live_by_name: dict[str, tuple[Mapping[str, Any], Any, Origin]] = {}
     for obj in live:
         body, origin = as_mapping(obj)
@@ -274,6 +323,10 @@ def _pools(nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode
     for obj in nodepools:
         body, _ = as_mapping(obj)
         name = str(_meta(body).get("name", ""))
+        why = _unmanaged(obj)
+        if why is not None:
+            unmanaged[name] = why
+            continue
         template, origin = nodepool_template(obj)
         live_entry = live_by_name.get(name)
         live_ann = _str_map(_meta(live_entry[0]).get("annotations")) if live_entry else {}
@@ -293,9 +346,14 @@ def _pools(nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode
             hash_before=live_ann.get(labels.NODEPOOL_HASH),
             live_version=live_ann.get(labels.NODEPOOL_HASH_VERSION),
             budgets=pool_budgets(body.get("spec")),
+            **_static_fields(body.get("spec")),
         )
     for name, (body, obj, _) in live_by_name.items():
-        if name in pools:
+        if name in pools or name in unmanaged:
+            continue
+        why = _unmanaged(obj)
+        if why is not None:
+            unmanaged[name] = why
             continue
         template, origin = nodepool_template(obj)
         ann = _str_map(_meta(body).get("annotations"))
@@ -315,6 +373,7 @@ def _pools(nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode
             hash_before=current,
             live_version=version,
             budgets=pool_budgets(body.get("spec")),
+            **_static_fields(body.get("spec")),
         )
     return pools
 
@@ -427,15 +486,20 @@ def drift_impact(
     if isinstance(catalog, str):
         catalog = load_catalog(catalog)
     claims_raw, live_pools, live_classes, node_objs = _load_cluster(cluster)
-    pools = _pools(list(nodepools), live_pools, defaults)
+    unmanaged: dict[str, str] = {}
+    pools = _pools(list(nodepools), live_pools, defaults, unmanaged)
     class_hashes, notes = nodeclass_hashes(list(nodeclasses), live_classes, ca_bundle)
+    notes = [*notes, *(f"NodePool {n} left out: {why}" for n, why in sorted(unmanaged.items()))]
     drifted: list[DriftedNodeClaim] = []
     skipped: list[tuple[str, str]] = []
     for obj in claims_raw:
         claim = _claim(obj)
         pool = pools.get(claim.pool)
         if pool is None:
-            skipped.append((claim.name, f"NodePool {claim.pool or '<none>'} not found"))
+            why = unmanaged.get(claim.pool)
+            skipped.append(
+                (claim.name, f"NodePool {claim.pool} is not this Karpenter's" if why else f"NodePool {claim.pool or '<none>'} not found")
+            )
             continue
         pool.claims.append(claim)
         pool.claim_bodies.append(as_mapping(obj)[0])
@@ -491,6 +555,19 @@ def drift_impact(
         for d in mine:
             reasons[d.reason] = reasons.get(d.reason, 0) + 1
         base, disrupting = budget_base(p.claim_bodies, nodes_by_name)
+        if p.replicas is not None:
+            plan = static_rollout(
+                p.budgets,
+                drifted=len(mine),
+                nodes=base,
+                disrupting=disrupting,
+                counts=pool_counts(p.claim_bodies, nodes_by_name),
+                replicas=p.replicas,
+                node_limit=p.node_limit,
+                at=at,
+            )
+        else:
+            plan = rollout(p.budgets, drifted=len(mine), nodes=base, disrupting=disrupting, at=at)
         impacts.append(
             PoolImpact(
                 name=name,
@@ -500,7 +577,7 @@ def drift_impact(
                 reasons=reasons,
                 hash_before=p.hash_before,
                 hash_after=p.hash_after,
-                rollout=rollout(p.budgets, drifted=len(mine), nodes=base, disrupting=disrupting, at=at),
+                rollout=plan,
             )
         )
     return DriftReport(
