@@ -29,6 +29,7 @@ from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, CostOptions, plan_
 from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import STRATEGIES, claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
+from nodewright.settings import resolve
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import nodeclass_catalog
 
@@ -73,12 +74,24 @@ def render_table(doc: dict[str, Any]) -> str:
         ]
     if doc["podErrors"]:
         out += ["", format_table(["UNSCHEDULABLE POD", "REASON"], list(doc["podErrors"].items()))]
+    out += _extra_lines(doc)
     out += [
         "",
         f"pending pods: {s['pendingPods']}, scheduled: {s['scheduled']}, new NodeClaims: {s['newNodeClaims']}, "
         f"hourly cost: {s['hourlyCost']:.4f}" + _versus(s),
     ]
     return "\n".join(out)
+
+
+def _extra_lines(doc: dict[str, Any]) -> list[str]:
+    """Static scale-down, NodePools left out and notes, one line each."""
+    out: list[str] = []
+    for d in doc.get("staticScaleDown", []):
+        out.append(f"static NodePool {d['nodePool']} deletes: {', '.join(d['nodeClaims'])}")
+    for s in doc.get("skippedNodePools", []):
+        out.append(f"NodePool {s['name']} left out: {s['why']}")
+    out += [f"note: {n}" for n in doc.get("notes", [])]
+    return ["", *out] if out else []
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -99,6 +112,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         ]
     if doc["podErrors"]:
         out += ["", format_markdown_table(["Unschedulable pod", "Reason"], list(doc["podErrors"].items()))]
+    out += [f"> {line}" if line else "" for line in _extra_lines(doc)]
     return "\n".join(out)
 
 
@@ -196,6 +210,13 @@ def _encode(value: Any, indent: str, out: list[str]) -> None:
     show_default=True,
     help="Seconds the cost strategy may spend optimising (it stays deterministic).",
 )
+@click.option(
+    "--feature-gates",
+    "feature_gates",
+    default=None,
+    help="Karpenter feature gates in Karpenter's syntax (e.g. StaticCapacity=true,CapacityBuffer=true); "
+    "unset gates keep Karpenter's defaults.",
+)
 @output_option(("table", "json", "yaml", "markdown"))
 @karpenter_version_option()
 @handle_errors
@@ -210,9 +231,11 @@ def command(
     reserved_fallback: bool,
     strategy: str,
     time_budget: float,
+    feature_gates: str | None,
     output: str,
 ) -> None:
     """Simulate one Karpenter provisioning round: which NodeClaims the NodePools would launch."""
+    settings = resolve(flags={"feature_gates": feature_gates})
     objs = load_nodepools(files)
     cluster = load_cluster(cluster_path)
     cache: dict[str, list[InstanceType]] = {}
@@ -230,6 +253,7 @@ def command(
         preference_policy=preference_policy,
         min_values_policy=min_values_policy,
         reserved_fallback=reserved_fallback,
+        feature_gates=settings.feature_gates,
     )
     if strategy == "cost":
         doc = plan_cost(

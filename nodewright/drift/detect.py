@@ -50,10 +50,10 @@ from nodewright.drift.rollout import (
     Rollout,
     budget_base,
     pool_budgets,
-    pool_counts,
     rollout,
     static_rollout,
 )
+from nodewright.scheduling.staticcapacity import node_limit, pool_counts
 from nodewright.errors import InputError
 
 log = logging.getLogger("nodewright")
@@ -270,25 +270,13 @@ class _Pool:
 
 
 def _static_fields(spec: Any) -> dict[str, Any]:
-    """``replicas`` and the ``limits.nodes`` value (Quantity.Value(): rounded up) of a NodePool spec."""
-    import math
-
-    from nodewright.algebra.quantity import QuantityError, parse_quantity
-
+    """``replicas`` and ``limits.nodes`` of a NodePool spec (static pools roll differently)."""
     if not isinstance(spec, Mapping):
         return {}
     replicas = spec.get("replicas")
-    limits = spec.get("limits")
-    raw = limits.get("nodes") if isinstance(limits, Mapping) else None
-    limit = None
-    if raw is not None:
-        try:
-            limit = math.ceil(parse_quantity(raw).amount)
-        except QuantityError:
-            limit = None
     return {
         "replicas": replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else None,
-        "node_limit": limit,
+        "node_limit": node_limit(spec),
     }
 
 

@@ -32,6 +32,7 @@ from typing import Any, Final
 from nodewright.drift.cron import CronError
 from nodewright.drift.cron import parse as parse_cron
 from nodewright.goduration import DurationError, parse_duration
+from nodewright.scheduling.staticcapacity import PoolCounts, static_drift_allowance
 
 MAX_INT32: Final = 2**31 - 1
 DRIFTED: Final = "Drifted"
@@ -244,49 +245,6 @@ def budget_base(
     return total, disrupting
 
 
-@dataclass(frozen=True, kw_only=True)
-class PoolCounts:
-    """``NodePoolState.GetNodeCount`` of one pool: its NodeClaims by state (statenodepool.go)."""
-
-    running: int  # active: not marked for deletion, not pending disruption
-    deleting: int  # marked for deletion (a deletion timestamp on the NodeClaim or its Node)
-    pending_disruption: int  # chosen by a disruption command (the karpenter.sh/disrupted taint)
-
-
-def static_drift_allowance(
-    *, replicas: int, node_limit: int | None, counts: PoolCounts, budget: int, drifted: int, reserved: int = 0
-) -> tuple[int, str | None]:
-    """How many drifted NodeClaims of a static NodePool one ``StaticDrift.ComputeCommands`` replaces.
-
-    kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/disruption/staticdrift.go``: a pool whose
-    budget allows 0 is skipped; so is one whose running plus pending-disruption NodeClaims exceed
-    ``replicas`` (a replacement already in flight, or the pool is over-scaled: the deprovisioner
-    acts first); otherwise ``min(budget, drifted)`` is reserved against ``limits.nodes``
-    (``NodePoolState.ReserveNodeCount``: limit - running - deleting - pending - reserved). A
-    replacement is launched before its drifted NodeClaim goes, so with ``limits.nodes`` equal to
-    ``replicas`` nothing ever rolls. Returns (count, why 0 when it is 0).
-    """
-    if budget <= 0:
-        return 0, "the disruption budget allows 0 disruptions"
-    if counts.running + counts.pending_disruption > replicas:
-        return 0, (
-            f"{counts.running} running + {counts.pending_disruption} pending disruption > replicas {replicas}: "
-            "static drift waits until the pool is back at its replica count"
-        )
-    wanted = min(budget, drifted)
-    if node_limit is None:
-        return wanted, None
-    remaining = node_limit - (counts.running + counts.deleting + counts.pending_disruption) - reserved
-    granted = max(min(wanted, remaining), 0)
-    if granted == 0 and wanted > 0:
-        return 0, (
-            f"limits.nodes {node_limit} leaves no room for a replacement next to "
-            f"{counts.running + counts.deleting + counts.pending_disruption} NodeClaims: static drift launches the "
-            "replacement first, so it never rolls (raise limits.nodes above replicas)"
-        )
-    return granted, None
-
-
 def static_rollout(
     budgets: Sequence[Mapping[str, Any]],
     *,
@@ -317,26 +275,3 @@ def static_rollout(
         static=True,
     )
 
-
-def pool_counts(
-    claims: Sequence[Mapping[str, Any]], nodes_by_name: Mapping[str, Mapping[str, Any]]
-) -> PoolCounts:
-    """:class:`PoolCounts` of one pool's NodeClaims as cluster state tracks them
-    (``Cluster.UpdateNodeClaim``: every NodeClaim is active unless marked for deletion); a NodeClaim
-    whose Node carries the ``karpenter.sh/disrupted`` taint is taken as pending disruption."""
-    from nodewright.labels import DISRUPTED_TAINT_KEY
-
-    running = deleting = pending = 0
-    for claim in claims:
-        meta = claim.get("metadata") if isinstance(claim.get("metadata"), Mapping) else {}
-        status = claim.get("status") if isinstance(claim.get("status"), Mapping) else {}
-        node = nodes_by_name.get(str((status or {}).get("nodeName", "")))
-        node_meta = (node or {}).get("metadata") or {}
-        taints = ((node or {}).get("spec") or {}).get("taints") or []
-        if (meta or {}).get("deletionTimestamp") or node_meta.get("deletionTimestamp"):
-            deleting += 1
-        elif any(isinstance(t, Mapping) and t.get("key") == DISRUPTED_TAINT_KEY for t in taints):
-            pending += 1
-        else:
-            running += 1
-    return PoolCounts(running=running, deleting=deleting, pending_disruption=pending)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from nodewright import labels
@@ -43,11 +43,13 @@ from nodewright.scheduling.topology import Topology
 from nodewright.scheduling.topologydomains import DomainSource
 from nodewright.scheduling.validation import managed_label_does_not_exist, validate_pod
 from nodewright.scheduling.volumes import VolumeIndex, VolumeTopologyError
+from nodewright.settings import FeatureGates
 
 log = logging.getLogger("nodewright")
 
 MAX_INSTANCE_TYPES: Final = 600
 FAILED: Final = "Failed to schedule pod, "
+NO_DYNAMIC_NODEPOOLS: Final = "no dynamic nodepools found"
 _NAME_ALPHABET: Final = "bcdfghjklmnpqrstvwxz2456789"
 _OUTPUT_LABEL_SKIP: Final = frozenset({labels.NODE_REGISTERED, labels.NODE_INITIALIZED, labels.HOSTNAME})
 
@@ -62,11 +64,18 @@ class PlanOptions:
     # Karpenter's provisioner always runs the strict reserved-offering mode
     # (provisioner.go: DisableReservedCapacityFallback); fallback is an explicit opt-in
     reserved_fallback: bool = False
+    # the Karpenter feature gates in force (StaticCapacity, CapacityBuffer change the round)
+    feature_gates: FeatureGates = field(default_factory=FeatureGates)
 
 
 def order_nodepools(nodepools: Sequence[NodePool]) -> list[NodePool]:
-    """Managed, dynamic, Ready, not deleting; weight descending, then name descending."""
-    usable = [np for np in nodepools if np.spec.replicas is None and np.is_ready() and not np.is_deleting()]
+    """Managed (``nodepool.ListManaged``), dynamic, Ready, not deleting; weight descending, then name
+    descending."""
+    usable = [
+        np
+        for np in nodepools
+        if not np.is_static() and np.unmanaged_reason() is None and np.is_ready() and not np.is_deleting()
+    ]
     by_name = sorted(usable, key=lambda np: np.name, reverse=True)
     return sorted(by_name, key=lambda np: -(np.spec.weight or 0))
 
@@ -381,7 +390,99 @@ def plan(
 ) -> dict[str, Any]:
     """Simulate one provisioning round; returns the ``plan -o json`` document."""
     rnd = prepare_round(nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
-    return rnd.render(rnd.scheduler().solve(rnd.datas))
+    if not rnd.pools and rnd.datas:
+        # provisioner.go Schedule: ErrNodePoolsNotFound marks every pod, existing nodes included
+        errors = {**rnd.errors, **{d.pod.key: NO_DYNAMIC_NODEPOOLS for d in rnd.datas}}
+        doc: dict[str, Any] = {
+            "nodeClaims": [],
+            "existingNodes": [],
+            "podErrors": dict(sorted(errors.items())),
+            "summary": {"pendingPods": rnd.pending, "scheduled": 0, "newNodeClaims": 0, "hourlyCost": 0.0},
+        }
+    else:
+        doc = rnd.render(rnd.scheduler().solve(rnd.datas))
+    return add_round_extras(doc, nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
+
+
+def add_round_extras(
+    doc: dict[str, Any],
+    *,
+    nodepools: Sequence[NodePool],
+    cluster: ClusterState,
+    catalog_for: CatalogFor,
+    options: PlanOptions,
+) -> dict[str, Any]:
+    """The plan document plus what is not the provisioner's Solve: NodePools this Karpenter leaves
+    alone (``skippedNodePools``) and, with StaticCapacity, the static controllers' round."""
+    skipped = [
+        {"name": np.name, "why": why} for np in nodepools if (why := np.unmanaged_reason()) is not None
+    ]
+    if skipped:
+        doc["skippedNodePools"] = sorted(skipped, key=lambda s: s["name"])
+    if not options.feature_gates.static_capacity:
+        if any(np.is_static() for np in nodepools):
+            doc.setdefault("notes", []).append(
+                "static NodePools (spec.replicas) are not planned: feature gate StaticCapacity is off "
+                "(--feature-gates StaticCapacity=true)"
+            )
+        return doc
+    from nodewright.scheduling.staticplan import static_claims, static_round
+
+    rnd = static_round(nodepools, cluster)
+    taken = {c["name"] for c in doc["nodeClaims"]}
+
+    def render_claim(claim: NodeClaim) -> dict[str, Any] | str:
+        ordered, err = _truncate(claim, options.max_instance_types, options.min_values_policy, frozenset())
+        if err is not None:
+            return err
+        view = _view(claim, ordered, frozenset())
+        return _claim_item(view, _claim_name(claim.template.name, f"static-{claim.index}", taken))
+
+    items, notes = static_claims(rnd, nodepools, catalog_for, render_claim)
+    doc["nodeClaims"].extend(items)
+    summary = doc["summary"]
+    summary["newNodeClaims"] += len(items)
+    summary["staticNodeClaims"] = len(items)
+    summary["hourlyCost"] = _round_price(
+        summary["hourlyCost"] + sum(i["launch"]["price"] for i in items if i.get("launch"))
+    )
+    if rnd.scale_down:
+        doc["staticScaleDown"] = [
+            {"nodePool": pool, "nodeClaims": names} for pool, names in sorted(rnd.scale_down.items())
+        ]
+    if rnd.notes or notes:
+        doc.setdefault("notes", []).extend([*rnd.notes, *notes])
+    return doc
+
+
+def _claim_item(view: _ClaimView, name: str) -> dict[str, Any]:
+    """One NodeClaim of the plan document."""
+    claim = view.claim
+    launch: dict[str, Any] | None = None
+    if view.launch is not None:
+        launch = {
+            "instanceType": view.launch_type,
+            "zone": view.launch.zone,
+            "capacityType": view.launch.capacity_type,
+            "price": _round_price(view.launch.price),
+        }
+    ref = claim.template.nodepool.spec.template.spec.node_class_ref
+    item: dict[str, Any] = {
+        "name": name,
+        "nodePool": claim.template.name,
+        "nodeClass": ref.name,
+        "instanceTypes": view.names,
+        "launch": launch,
+        "labels": _labels(view),
+        "requests": format_resource_list(claim.requests),
+        "pods": [p.key for p in claim.pods],
+    }
+    taints = [t.to_k8s() for t in claim.template.taints]
+    if taints:
+        item["taints"] = taints
+    if claim.min_values_relaxed is not None:
+        item["minValuesRelaxed"] = claim.min_values_relaxed
+    return item
 
 
 def _launch_views(result: SolveResult, options: PlanOptions) -> dict[int, _ClaimView | str]:
@@ -425,33 +526,9 @@ def render(
                 )
             continue
         view = got
-        name = _claim_name(claim.template.name, claim.pods[0].key, taken)
-        launch: dict[str, Any] | None = None
         if view.launch is not None:
-            launch = {
-                "instanceType": view.launch_type,
-                "zone": view.launch.zone,
-                "capacityType": view.launch.capacity_type,
-                "price": _round_price(view.launch.price),
-            }
             cost += view.launch.price
-        ref = claim.template.nodepool.spec.template.spec.node_class_ref
-        item: dict[str, Any] = {
-            "name": name,
-            "nodePool": claim.template.name,
-            "nodeClass": ref.name,
-            "instanceTypes": view.names,
-            "launch": launch,
-            "labels": _labels(view),
-            "requests": format_resource_list(claim.requests),
-            "pods": [p.key for p in claim.pods],
-        }
-        taints = [t.to_k8s() for t in claim.template.taints]
-        if taints:
-            item["taints"] = taints
-        if claim.min_values_relaxed is not None:
-            item["minValuesRelaxed"] = claim.min_values_relaxed
-        claims_out.append(item)
+        claims_out.append(_claim_item(view, _claim_name(claim.template.name, claim.pods[0].key, taken)))
         scheduled += len(claim.pods)
     existing_out = []
     for node in result.existing:

@@ -18,7 +18,7 @@ import builders
 import yaml
 from drift_support import live, make_claim, make_nodepool, write_cluster
 
-from nodewright.drift.rollout import PoolCounts, static_drift_allowance
+from nodewright.scheduling.staticcapacity import PoolCounts, static_drift_allowance
 
 
 def _counts(running: int, deleting: int = 0, pending: int = 0) -> PoolCounts:
