@@ -38,6 +38,7 @@ from nodewright.api.core import (
 from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
+from nodewright.api.workloads import CapacityBuffer, Deployment, Job, PodTemplate, ReplicaSet, StatefulSet
 from nodewright.errors import Collector, InputError, InputErrors, Problem, clip, typo_hint
 
 log = logging.getLogger("nodewright")
@@ -58,6 +59,12 @@ KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
     "StorageClass": (("storage.k8s.io/v1",), StorageClass, None),
     "CSINode": (("storage.k8s.io/v1",), CSINode, None),
     "Secret": (("v1",), Secret, None),
+    "Deployment": (("apps/v1",), Deployment, None),
+    "ReplicaSet": (("apps/v1",), ReplicaSet, None),
+    "StatefulSet": (("apps/v1",), StatefulSet, None),
+    "Job": (("batch/v1",), Job, None),
+    "PodTemplate": (("v1",), PodTemplate, None),
+    "CapacityBuffer": (("autoscaling.x-k8s.io/v1beta1",), CapacityBuffer, None),
 }
 # Read by other modules from the raw documents; not an error, not a warning.
 QUIET_KINDS = frozenset({"OperatingSystemConfig", "InstanceTypeCatalog", "ConfigMap", "Namespace"})
@@ -66,6 +73,11 @@ QUIET_KINDS = frozenset({"OperatingSystemConfig", "InstanceTypeCatalog", "Config
 FOREIGN_KINDS: dict[str, frozenset[str]] = {"eks.amazonaws.com": frozenset({"NodeClass", "NodeDiagnostic"})}
 # Karpenter API groups whose older versions the release's CRDs no longer serve.
 _KARPENTER_GROUPS = ("karpenter.sh/", "karpenter.k8s.aws/")
+
+
+def checked_kind(kind: str) -> bool:
+    """Whether loading validates objects of ``kind`` (a known model or one of the shipped CRDs)."""
+    return kind in KINDS or kind in crd.API_VERSIONS
 
 
 def _version_hint(kind: str, api_version: str, accepted: Sequence[str]) -> str:
@@ -93,6 +105,12 @@ class Objects:
     storageclasses: list[StorageClass] = field(default_factory=list)
     csinodes: list[CSINode] = field(default_factory=list)
     secrets: list[Secret] = field(default_factory=list)
+    deployments: list[Deployment] = field(default_factory=list)
+    replicasets: list[ReplicaSet] = field(default_factory=list)
+    statefulsets: list[StatefulSet] = field(default_factory=list)
+    jobs: list[Job] = field(default_factory=list)
+    podtemplates: list[PodTemplate] = field(default_factory=list)
+    capacitybuffers: list[CapacityBuffer] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     raw: dict[str, list[Document]] = field(default_factory=dict)  # kinds read unbuilt (``raw_kinds``)
 
@@ -115,6 +133,12 @@ _BUCKET = {
     "StorageClass": "storageclasses",
     "CSINode": "csinodes",
     "Secret": "secrets",
+    "Deployment": "deployments",
+    "ReplicaSet": "replicasets",
+    "StatefulSet": "statefulsets",
+    "Job": "jobs",
+    "PodTemplate": "podtemplates",
+    "CapacityBuffer": "capacitybuffers",
 }
 
 

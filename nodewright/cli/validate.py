@@ -10,7 +10,7 @@ from collections import Counter
 
 import click
 
-from nodewright.api.loading import load_objects
+from nodewright.api.loading import checked_kind, load_objects
 from nodewright.cli._common import emit, files_option, handle_errors, karpenter_version_option, output_option
 from nodewright.tables import format_table
 
@@ -23,6 +23,11 @@ from nodewright.tables import format_table
 def command(files: tuple[str, ...], output: str) -> None:
     """Validate files against Karpenter's rules; exit 1 on any problem."""
     objs = load_objects(files)
-    counts = Counter(doc.kind for doc in objs.documents)
-    data = {"valid": True, "files": list(files), "objects": dict(sorted(counts.items()))}
-    emit(data, output, table=lambda: format_table(["KIND", "COUNT"], sorted(counts.items())))
+    counts = Counter(doc.kind for doc in objs.documents if checked_kind(doc.kind))
+    skipped = Counter(doc.kind for doc in objs.documents if not checked_kind(doc.kind))
+    data: dict[str, object] = {"valid": True, "files": list(files), "objects": dict(sorted(counts.items()))}
+    if skipped:
+        data["notValidated"] = dict(sorted(skipped.items()))
+    rows = [[k, n, "validated"] for k, n in sorted(counts.items())]
+    rows += [[k, n, "not validated (not a kind nodewright reads)"] for k, n in sorted(skipped.items())]
+    emit(data, output, table=lambda: format_table(["KIND", "COUNT", "CHECK"], rows))

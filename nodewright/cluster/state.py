@@ -26,6 +26,7 @@ from nodewright.api.documents import Document
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.api.loading import Objects, load_objects
+from nodewright.api.workloads import CapacityBuffer, Deployment, Job, PodTemplate, ReplicaSet, StatefulSet
 
 log = logging.getLogger("nodewright")
 
@@ -45,6 +46,13 @@ class ClusterState:
     pvs: tuple[PersistentVolume, ...] = ()
     storageclasses: tuple[StorageClass, ...] = ()
     csinodes: tuple[CSINode, ...] = ()
+    # workloads and buffers: the pods their controllers would create are inputs of ``plan``
+    deployments: tuple[Deployment, ...] = ()
+    replicasets: tuple[ReplicaSet, ...] = ()
+    statefulsets: tuple[StatefulSet, ...] = ()
+    jobs: tuple[Job, ...] = ()
+    podtemplates: tuple[PodTemplate, ...] = ()
+    capacitybuffers: tuple[CapacityBuffer, ...] = ()
     # NodeClaims kept as raw documents (``load_cluster(..., raw_nodeclaims=True)``): readers robust
     # to any shape (drift, health) skip building 10,000 models they would dump back to mappings
     raw_nodeclaims: tuple[Document, ...] = ()
@@ -84,6 +92,12 @@ def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> Cluster
         pvs=tuple(objs.pvs),
         storageclasses=tuple(objs.storageclasses),
         csinodes=tuple(objs.csinodes),
+        deployments=tuple(objs.deployments),
+        replicasets=tuple(objs.replicasets),
+        statefulsets=tuple(objs.statefulsets),
+        jobs=tuple(objs.jobs),
+        podtemplates=tuple(objs.podtemplates),
+        capacitybuffers=tuple(objs.capacitybuffers),
         raw_nodeclaims=tuple(objs.raw.get("NodeClaim", ())),
         raw_nodes=tuple(objs.raw.get("Node", ())),
     )

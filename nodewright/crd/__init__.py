@@ -36,6 +36,7 @@ API_VERSIONS: Final[dict[str, str]] = {
     "NodeClaim": "karpenter.sh/v1",
     "EC2NodeClass": "karpenter.k8s.aws/v1",
     "OperatingSystemConfig": "extensions.gardener.cloud/v1alpha1",
+    "CapacityBuffer": "autoscaling.x-k8s.io/v1beta1",
 }
 
 

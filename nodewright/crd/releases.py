@@ -39,6 +39,7 @@ CRD_FILES: Final[dict[str, str]] = {
     "NodeClaim": "karpenter.sh_nodeclaims.yaml",
     "EC2NodeClass": "karpenter.k8s.aws_ec2nodeclasses.yaml",
     "OperatingSystemConfig": "extensions.gardener.cloud_operatingsystemconfigs.yaml",
+    "CapacityBuffer": "autoscaling.x-k8s.io_capacitybuffers.yaml",
 }
 
 RELEASES: Final[dict[str, Release]] = {
