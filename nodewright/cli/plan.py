@@ -29,6 +29,7 @@ from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, CostOptions, plan_
 from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import STRATEGIES, claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
+from nodewright.scheduling.workloads import branch_inputs
 from nodewright.settings import resolve
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import nodeclass_catalog
@@ -264,7 +265,13 @@ def command(
             cost=CostOptions(time_budget=time_budget),
         )
     else:
-        doc = plan(nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
+        doc = plan(
+            nodepools=objs.nodepools,
+            cluster=cluster,
+            catalog_for=catalog_for,
+            options=options,
+            workloads=branch_inputs(objs),
+        )
         for line in advise(
             nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options, doc=doc
         ):

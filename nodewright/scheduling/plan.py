@@ -43,6 +43,7 @@ from nodewright.scheduling.topology import Topology
 from nodewright.scheduling.topologydomains import DomainSource
 from nodewright.scheduling.validation import managed_label_does_not_exist, validate_pod
 from nodewright.scheduling.volumes import VolumeIndex, VolumeTopologyError
+from nodewright.scheduling.workloads import Generated, Input, round_pods
 from nodewright.settings import FeatureGates
 
 log = logging.getLogger("nodewright")
@@ -257,6 +258,8 @@ class Round:
     errors: dict[str, str]
     pending: int
     options: PlanOptions
+    generated: Generated = field(default_factory=Generated)
+    buffers: Generated = field(default_factory=Generated)
 
     def topology(self) -> Topology:
         return Topology(
@@ -289,7 +292,19 @@ class Round:
         )
 
     def render(self, result: SolveResult) -> dict[str, Any]:
-        return render(result, errors=self.errors, pending=self.pending, options=self.options)
+        return self.annotate(render(result, errors=self.errors, pending=self.pending, options=self.options))
+
+    def annotate(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """Mark the pods this round added (workloads' and buffers') and their notes."""
+        sources = {**self.generated.sources, **self.buffers.sources}
+        if sources:
+            doc["generatedPods"] = dict(sorted(sources.items()))
+            doc["summary"]["workloadPods"] = len(self.generated.sources)
+            doc["summary"]["bufferPods"] = len(self.buffers.sources)
+        notes = [*self.generated.notes, *self.buffers.notes]
+        if notes:
+            doc.setdefault("notes", []).extend(notes)
+        return doc
 
 
 def prepare_round(
@@ -298,13 +313,22 @@ def prepare_round(
     cluster: ClusterState,
     catalog_for: CatalogFor,
     options: PlanOptions = PlanOptions(),
+    workloads: Sequence[Input] = (),
 ) -> Round:
-    """Everything :func:`plan` computes before the Solve (pod selection, validation, pools, types)."""
+    """Everything :func:`plan` computes before the Solve (pod selection, validation, pools, types).
+
+    The pending pods are the cluster's, plus those its workloads (and ``workloads``, the branch's)
+    would create, plus, with the CapacityBuffer gate, the buffers' virtual pods (added after
+    validation, as the provisioner does)."""
     state_nodes = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
     deleting = [s for s in state_nodes if s.marked_for_deletion()]
     active = [s for s in state_nodes if not s.marked_for_deletion()]
 
+    generated, buffers = round_pods(
+        cluster, workloads, capacity_buffer=options.feature_gates.capacity_buffer
+    )
     pending = [p for p in cluster.pods if podutil.is_provisionable(p)]
+    pending.extend(generated.pods)
     rescheduled = [p for s in deleting for p in s.pods if podutil.is_reschedulable(p)]
     errors: dict[str, str] = {}
     batch: list[Pod] = []
@@ -322,6 +346,7 @@ def prepare_round(
             errors[p.key] = FAILED + "; ".join(problems)
             continue
         batch.append(p)
+    batch.extend(buffers.pods)
     batch.extend(rescheduled)
 
     pools = order_nodepools(nodepools)
@@ -376,8 +401,10 @@ def prepare_round(
         volumes=volumes,
         datas=datas,
         errors=errors,
-        pending=len(pending) + len(rescheduled),
+        pending=len(pending) + len(buffers.pods) + len(rescheduled),
         options=options,
+        generated=generated,
+        buffers=buffers,
     )
 
 
@@ -387,9 +414,16 @@ def plan(
     cluster: ClusterState,
     catalog_for: CatalogFor,
     options: PlanOptions = PlanOptions(),
+    workloads: Sequence[Input] = (),
 ) -> dict[str, Any]:
-    """Simulate one provisioning round; returns the ``plan -o json`` document."""
-    rnd = prepare_round(nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
+    """Simulate one provisioning round; returns the ``plan -o json`` document.
+
+    ``workloads``: Deployments, ReplicaSets, StatefulSets, Jobs, PodTemplates and CapacityBuffers of
+    the branch (``-f``); they replace the cluster's of the same name, and the pods they would create
+    (and the buffers hold) join the round."""
+    rnd = prepare_round(
+        nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options, workloads=workloads
+    )
     if not rnd.pools and rnd.datas:
         # provisioner.go Schedule: ErrNodePoolsNotFound marks every pod, existing nodes included
         errors = {**rnd.errors, **{d.pod.key: NO_DYNAMIC_NODEPOOLS for d in rnd.datas}}
@@ -399,6 +433,7 @@ def plan(
             "podErrors": dict(sorted(errors.items())),
             "summary": {"pendingPods": rnd.pending, "scheduled": 0, "newNodeClaims": 0, "hourlyCost": 0.0},
         }
+        rnd.annotate(doc)
     else:
         doc = rnd.render(rnd.scheduler().solve(rnd.datas))
     return add_round_extras(doc, nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)

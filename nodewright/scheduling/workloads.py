@@ -1,0 +1,336 @@
+"""Pods that do not exist yet but will: what workload controllers create and CapacityBuffers hold.
+
+* Workloads (a what-if of ``kubectl scale``): a Deployment, a ReplicaSet not controlled by a listed
+  Deployment, or a StatefulSet wanting ``replicas`` (unset: 1) pods, with fewer active pods in its
+  namespace matching its selector (or owned by it when it has no selector), gets the missing pods
+  from its pod template; a StatefulSet gets the missing ordinals (``<name>-<i>``). A Job that is not
+  suspended or finished gets ``min(parallelism, completions - succeeded) - active`` pods
+  (parallelism unset: 1; completions unset: one success completes it). The pods carry the template
+  (resources, affinity, topology spread, tolerations, nodeSelector) and look unschedulable, as the
+  pods the scheduler has just failed to place do when Karpenter sees them.
+* CapacityBuffers (feature gate CapacityBuffer), from kubernetes-sigs/karpenter v1.14.1
+  ``pkg/controllers/capacitybuffer`` (``computeReplicas``: the max of ``replicas`` and the percentage
+  of the scalable's replicas, capped by ``limits``; limits alone when neither is set:
+  ``calculateLimitReplicas`` floors limit/request per resource and takes the minimum;
+  ``calculatePercentageReplicas`` rounds up, at least 1), ``pkg/utils/apps/resolve.go`` (the pod
+  template of a PodTemplate or of an apps/v1 Deployment, StatefulSet or ReplicaSet; replicas unset
+  count as 1) and ``pkg/state/virtualpods`` (``BuildVirtualPods``: ``capacity-buffer-<name>-<i>``
+  from 1, template labels, the fake-pod annotations, priority MinInt32, PVC and ephemeral volumes
+  dropped).
+
+Boundary: pure: models in, models out; no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Final
+
+from nodewright.algebra.quantity import QuantityError, parse_quantity
+from nodewright.algebra.resources import PODS, requests_for_pod
+from nodewright.api.core import (
+    Condition,
+    ObjectMeta,
+    OwnerReference,
+    Pod,
+    PodSpec,
+    PodStatus,
+    PodTemplateSpec,
+)
+from nodewright.api.workloads import CapacityBuffer, Deployment, Job, PodTemplate, ReplicaSet, StatefulSet
+from nodewright.api.loading import Objects
+from nodewright.cluster.state import ClusterState
+from nodewright.scheduling import podutil
+from nodewright.scheduling.topologyselector import RawSelector, selector_for_matching
+
+MAX_INT32: Final = 2**31 - 1
+VIRTUAL_POD_PRIORITY: Final = -(2**31)
+FAKE_POD_ANNOTATION: Final = "karpenter.sh/capacity-buffer-fake-pod"
+BUFFER_NAME_ANNOTATION: Final = "karpenter.sh/capacity-buffer-name"
+BUFFER_NAMESPACE_ANNOTATION: Final = "karpenter.sh/capacity-buffer-namespace"
+_ALPHABET: Final = "bcdfghjklmnpqrstvwxz2456789"  # Kubernetes' generated-name alphabet
+# a bound on generated pods, so a typo (replicas: 1000000) cannot exhaust memory
+MAX_GENERATED_PODS: Final = 200_000
+
+Workload = Deployment | ReplicaSet | StatefulSet | Job
+
+
+@dataclass(frozen=True, kw_only=True)
+class Generated:
+    """Pods added to a round, with where each came from (``Deployment default/inflate``)."""
+
+    pods: tuple[Pod, ...] = ()
+    sources: dict[str, str] = field(default_factory=dict)  # pod key -> source
+    buffer_keys: frozenset[str] = frozenset()
+    notes: tuple[str, ...] = ()
+
+
+def _unschedulable() -> PodStatus:
+    return PodStatus(
+        phase="Pending",
+        conditions=[Condition(type="PodScheduled", status="False", reason="Unschedulable")],
+    )
+
+
+def _suffix(seed: str) -> str:
+    digest = hashlib.sha256(seed.encode()).digest()
+    return "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:5])
+
+
+def _ns(obj: Workload | CapacityBuffer) -> str:
+    return obj.metadata.namespace or "default"
+
+
+def _owned_by(pod: Pod, kind: str, name: str) -> bool:
+    return any(o.kind == kind and o.name == name for o in pod.metadata.owner_references)
+
+
+def _members(obj: Workload, pods: Sequence[Pod]) -> list[Pod]:
+    """Active pods of the workload: in its namespace, matching its selector (owned by it without one)."""
+    ns = _ns(obj)
+    sel = obj.spec.selector
+    match = selector_for_matching(RawSelector.of(sel.match_labels, sel.match_expressions)) if sel is not None else None
+    out = []
+    for p in pods:
+        if (p.metadata.namespace or "default") != ns or not podutil.is_active(p):
+            continue
+        if match is not None and match.matches(p.metadata.labels):
+            out.append(p)
+        elif match is None and _owned_by(p, obj.kind, obj.metadata.name):
+            out.append(p)
+    return out
+
+
+def _pod(name: str, ns: str, template: PodTemplateSpec, owner: Workload) -> Pod:
+    meta = ObjectMeta(
+        name=name,
+        namespace=ns,
+        labels=dict(template.metadata.labels),
+        annotations=dict(template.metadata.annotations),
+        owner_references=[
+            OwnerReference(api_version=owner.api_version, kind=owner.kind, name=owner.metadata.name, controller=True)
+        ],
+    )
+    return Pod(metadata=meta, spec=template.spec, status=_unschedulable())
+
+
+def _wanted(obj: Workload, have: int) -> int:
+    if isinstance(obj, Job):
+        spec, status = obj.spec, obj.status
+        if spec.suspend or status.completion_time:
+            return 0
+        succeeded = status.succeeded or 0
+        parallelism = 1 if spec.parallelism is None else spec.parallelism
+        if spec.completions is None:
+            target = 0 if succeeded > 0 else parallelism
+        else:
+            target = min(parallelism, max(spec.completions - succeeded, 0))
+        active = status.active if status.active is not None else have
+        return max(target - active, 0)
+    replicas = 1 if obj.spec.replicas is None else obj.spec.replicas
+    return max(replicas - have, 0)
+
+
+def workload_pods(workloads: Iterable[Workload], pods: Sequence[Pod], *, budget: int = MAX_GENERATED_PODS) -> Generated:
+    """The pods the workloads' controllers would create beyond those already there."""
+    items = list(workloads)
+    deployments = {(_ns(d), d.metadata.name) for d in items if isinstance(d, Deployment)}
+    out: list[Pod] = []
+    sources: dict[str, str] = {}
+    notes: list[str] = []
+    for w in items:
+        ns, name = _ns(w), w.metadata.name
+        if isinstance(w, ReplicaSet) and any(
+            o.kind == "Deployment" and (ns, o.name) in deployments for o in w.metadata.owner_references
+        ):
+            continue  # the Deployment's count decides
+        members = _members(w, pods)
+        missing = _wanted(w, len(members))
+        if missing > budget - len(out):
+            notes.append(f"{w.kind} {ns}/{name}: {missing} pods exceed the bound of {budget} generated pods; capped")
+            missing = max(budget - len(out), 0)
+        source = f"{w.kind} {ns}/{name}"
+        if isinstance(w, StatefulSet):
+            taken = {p.metadata.name for p in members}
+            i = 0
+            made = 0
+            while made < missing:
+                pod_name = f"{name}-{i}"
+                i += 1
+                if pod_name in taken:
+                    continue
+                made += 1
+                out.append(_pod(pod_name, ns, w.spec.template, w))
+                sources[out[-1].key] = source
+            continue
+        # a Deployment's pods are named after its ReplicaSet: <name>-<template hash>-<suffix>
+        prefix = name if isinstance(w, ReplicaSet | Job) else f"{name}-{_suffix(ns + '/' + name)}{_suffix(name)}"
+        for i in range(missing):
+            out.append(_pod(f"{prefix}-{_suffix(f'{source}#{i}')}", ns, w.spec.template, w))
+            sources[out[-1].key] = source
+    return Generated(pods=tuple(out), sources=sources, notes=tuple(notes))
+
+
+# -- CapacityBuffers ---------------------------------------------------------------------------
+
+
+def limit_replicas(limits: dict[str, object], spec: PodSpec) -> tuple[int, bool]:
+    """``calculateLimitReplicas``: floor(limit / request) minimised over the resources both name."""
+    requests = {k: v for k, v in requests_for_pod(Pod(spec=spec)).items() if k != PODS and v}
+    if not requests:
+        return 0, False
+    best = MAX_INT32
+    matched = False
+    for name, raw in limits.items():
+        request = requests.get(name)
+        if not request:
+            continue
+        try:
+            limit_milli = parse_quantity(raw).milli()  # type: ignore[arg-type]
+        except QuantityError:
+            continue
+        matched = True
+        best = min(best, min(limit_milli // request, MAX_INT32))
+    return (best, True) if matched else (0, False)
+
+
+def percentage_replicas(scalable_replicas: int, percentage: int) -> int:
+    """``calculatePercentageReplicas``: ceil(replicas x percentage / 100), at least 1 when both > 0."""
+    got = math.ceil(scalable_replicas * percentage / 100)
+    if got < 1 and percentage > 0 and scalable_replicas > 0:
+        got = 1
+    return got
+
+
+def buffer_replicas(cb: CapacityBuffer, spec: PodSpec, scalable_replicas: int | None) -> int:
+    """``computeReplicas``: max(replicas, percentage of the scalable), capped by the limits."""
+    candidates: list[int] = []
+    if cb.spec.percentage is not None and scalable_replicas:
+        candidates.append(percentage_replicas(scalable_replicas, cb.spec.percentage))
+    if cb.spec.replicas is not None:
+        candidates.append(cb.spec.replicas)
+    desired = max(candidates) if candidates else 0
+    if cb.spec.limits is not None:
+        by_limit, ok = limit_replicas(dict(cb.spec.limits), spec)
+        if ok:
+            return min(desired, by_limit) if candidates else by_limit
+    return desired
+
+
+def _resolve(cb: CapacityBuffer, cluster: ClusterState) -> tuple[PodTemplateSpec | None, int | None, str]:
+    """(template, scalable replicas, why unresolved) as ``apps.ResolveCapacityBuffer``."""
+    ns = _ns(cb)
+    ref = cb.spec.pod_template_ref
+    if ref is not None:
+        for pt in cluster.podtemplates:
+            if (pt.metadata.namespace or "default") == ns and pt.metadata.name == ref.name:
+                return pt.template, None, ""
+        return None, None, f'podtemplates "{ref.name}" not found'
+    sref = cb.spec.scalable_ref
+    if sref is None:
+        return None, None, "Neither podTemplateRef nor scalableRef is set"
+    if (sref.api_group or "apps") != "apps":
+        return None, None, f'unsupported scalableRef API group "{sref.api_group}"'
+    pools: dict[str, Sequence[Deployment | StatefulSet | ReplicaSet]] = {
+        "Deployment": cluster.deployments,
+        "StatefulSet": cluster.statefulsets,
+        "ReplicaSet": cluster.replicasets,
+    }
+    if sref.kind not in pools:
+        return None, None, f'unsupported kind "{sref.kind}"'
+    for w in pools[sref.kind]:
+        if _ns(w) == ns and w.metadata.name == sref.name:
+            return w.spec.template, 1 if w.spec.replicas is None else w.spec.replicas, ""
+    return None, None, f'{sref.kind.lower()}s.apps "{sref.name}" not found'
+
+
+def _sanitized(spec: PodSpec) -> PodSpec:
+    dropped = {v.name for v in spec.volumes if v.persistent_volume_claim is not None or v.ephemeral is not None}
+    return spec.model_copy(
+        update={
+            "node_name": None,
+            "priority": VIRTUAL_POD_PRIORITY,
+            "volumes": [v for v in spec.volumes if v.name not in dropped],
+        }
+    )
+
+
+def buffer_pods(cluster: ClusterState, *, budget: int = MAX_GENERATED_PODS) -> Generated:
+    """The virtual pods of every CapacityBuffer the buffer controller would resolve."""
+    out: list[Pod] = []
+    sources: dict[str, str] = {}
+    notes: list[str] = []
+    for cb in sorted(cluster.capacitybuffers, key=lambda b: (_ns(b), b.metadata.name)):
+        template, scalable, why = _resolve(cb, cluster)
+        if template is None:
+            notes.append(f"CapacityBuffer {cb.key}: not ready for provisioning: {why}")
+            continue
+        count = buffer_replicas(cb, template.spec, scalable)
+        if count > budget - len(out):
+            notes.append(f"CapacityBuffer {cb.key}: {count} pods exceed the bound of {budget} generated pods; capped")
+            count = max(budget - len(out), 0)
+        spec = _sanitized(template.spec)
+        for i in range(1, count + 1):
+            meta = ObjectMeta(
+                name=f"capacity-buffer-{cb.metadata.name}-{i}",
+                namespace=_ns(cb),
+                labels=dict(template.metadata.labels),
+                annotations={
+                    FAKE_POD_ANNOTATION: "true",
+                    BUFFER_NAME_ANNOTATION: cb.metadata.name,
+                    BUFFER_NAMESPACE_ANNOTATION: _ns(cb),
+                },
+            )
+            out.append(Pod(metadata=meta, spec=spec, status=_unschedulable()))
+            sources[out[-1].key] = f"CapacityBuffer {cb.key}"
+    return Generated(pods=tuple(out), sources=sources, buffer_keys=frozenset(sources), notes=tuple(notes))
+
+
+# the ClusterState attribute of each input kind
+_ATTRS: Final = {
+    "Deployment": "deployments",
+    "ReplicaSet": "replicasets",
+    "StatefulSet": "statefulsets",
+    "Job": "jobs",
+    "PodTemplate": "podtemplates",
+    "CapacityBuffer": "capacitybuffers",
+}
+Input = Deployment | ReplicaSet | StatefulSet | Job | PodTemplate | CapacityBuffer
+
+
+def with_inputs(cluster: ClusterState, inputs: Sequence[Input]) -> ClusterState:
+    """``cluster`` with ``inputs`` (the branch's workloads, PodTemplates and CapacityBuffers)
+    replacing its objects of the same kind, namespace and name, and added otherwise."""
+    if not inputs:
+        return cluster
+    updates: dict[str, tuple[object, ...]] = {}
+    for kind, attr in _ATTRS.items():
+        mine = {(_ns(o), o.metadata.name): o for o in inputs if o.kind == kind}
+        if not mine:
+            continue
+        listed = list(getattr(cluster, attr))
+        merged = [mine.pop((_ns(o), o.metadata.name), o) for o in listed]
+        updates[attr] = (*merged, *mine.values())
+    return replace(cluster, **updates)  # type: ignore[arg-type]
+
+
+def round_pods(
+    cluster: ClusterState, inputs: Sequence[Input] = (), *, capacity_buffer: bool
+) -> tuple[Generated, Generated]:
+    """(workload pods, buffer pods) of a round over ``cluster`` with the branch's ``inputs``
+    (:func:`with_inputs`); buffer pods only with the CapacityBuffer gate."""
+    cluster = with_inputs(cluster, inputs)
+    listed: list[Workload] = [*cluster.deployments, *cluster.replicasets, *cluster.statefulsets, *cluster.jobs]
+    gen = workload_pods(listed, cluster.pods)
+    if not capacity_buffer:
+        off = "CapacityBuffers are not planned: feature gate CapacityBuffer is off (--feature-gates CapacityBuffer=true)"
+        return gen, Generated(notes=(off,) if cluster.capacitybuffers else ())
+    return gen, buffer_pods(cluster, budget=MAX_GENERATED_PODS - len(gen.pods))
+
+
+def branch_inputs(objs: Objects) -> list[Input]:
+    """The round inputs among objects read from files (``-f``), in kind order."""
+    return [*objs.deployments, *objs.replicasets, *objs.statefulsets, *objs.jobs, *objs.podtemplates, *objs.capacitybuffers]
