@@ -189,7 +189,7 @@ def limit_replicas(limits: dict[str, object], spec: PodSpec) -> tuple[int, bool]
         if not request:
             continue
         try:
-            limit_milli = parse_quantity(raw).milli()  # type: ignore[arg-type]
+            limit_milli = parse_quantity(raw).milli  # type: ignore[arg-type]
         except QuantityError:
             continue
         matched = True
