@@ -53,8 +53,8 @@ from nodewright.drift.rollout import (
     rollout,
     static_rollout,
 )
-from nodewright.scheduling.staticcapacity import node_limit, pool_counts
 from nodewright.errors import InputError
+from nodewright.scheduling.staticcapacity import node_limit, pool_counts
 
 log = logging.getLogger("nodewright")
 
@@ -486,7 +486,12 @@ def drift_impact(
         if pool is None:
             why = unmanaged.get(claim.pool)
             skipped.append(
-                (claim.name, f"NodePool {claim.pool} is not this Karpenter's" if why else f"NodePool {claim.pool or '<none>'} not found")
+                (
+                    claim.name,
+                    f"NodePool {claim.pool} is not this Karpenter's"
+                    if why
+                    else f"NodePool {claim.pool or '<none>'} not found",
+                )
             )
             continue
         pool.claims.append(claim)

@@ -274,4 +274,3 @@ def static_rollout(
         headroom=None if granted >= MAX_INT32 or (node_limit is None and why is None) else granted,
         static=True,
     )
-

@@ -324,9 +324,7 @@ def prepare_round(
     deleting = [s for s in state_nodes if s.marked_for_deletion()]
     active = [s for s in state_nodes if not s.marked_for_deletion()]
 
-    generated, buffers = round_pods(
-        cluster, workloads, capacity_buffer=options.feature_gates.capacity_buffer
-    )
+    generated, buffers = round_pods(cluster, workloads, capacity_buffer=options.feature_gates.capacity_buffer)
     pending = [p for p in cluster.pods if podutil.is_provisionable(p)]
     pending.extend(generated.pods)
     rescheduled = [p for s in deleting for p in s.pods if podutil.is_reschedulable(p)]
@@ -436,7 +434,9 @@ def plan(
         rnd.annotate(doc)
     else:
         doc = rnd.render(rnd.scheduler().solve(rnd.datas))
-    return add_round_extras(doc, nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
+    return add_round_extras(
+        doc, nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options
+    )
 
 
 def add_round_extras(

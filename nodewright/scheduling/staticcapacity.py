@@ -24,6 +24,7 @@ Boundary: pure counting and ordering over raw mappings (any shape) and pods; no 
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -61,7 +62,9 @@ def _disrupted(node: Mapping[str, Any] | None) -> bool:
     return any(isinstance(t, Mapping) and t.get("key") == labels.DISRUPTED_TAINT_KEY for t in taints)
 
 
-def claim_node(claim: Mapping[str, Any], nodes_by_name: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any] | None:
+def claim_node(
+    claim: Mapping[str, Any], nodes_by_name: Mapping[str, Mapping[str, Any]]
+) -> Mapping[str, Any] | None:
     return nodes_by_name.get(str(_map(claim.get("status")).get("nodeName", "")))
 
 
@@ -173,10 +176,8 @@ def eviction_cost(pod: Mapping[str, Any]) -> float:
     cost = 1.0
     raw = _map(_map(pod.get("metadata")).get("annotations")).get(_DELETION_COST)
     if raw is not None:
-        try:
+        with contextlib.suppress(ValueError):
             cost += float(raw) / 2**27
-        except ValueError:
-            pass
     priority = _map(pod.get("spec")).get("priority")
     if isinstance(priority, int) and not isinstance(priority, bool):
         cost += priority / 2**25
@@ -217,7 +218,9 @@ def scale_down_candidates(
     for c in claims:
         if len(out) >= count:
             return out
-        if not _map(c.get("status")).get("providerID") and not _map(c.get("metadata")).get("deletionTimestamp"):
+        if not _map(c.get("status")).get("providerID") and not _map(c.get("metadata")).get(
+            "deletionTimestamp"
+        ):
             out.append(str(_map(c.get("metadata")).get("name", "")))
     live = [
         c

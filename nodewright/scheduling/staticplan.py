@@ -66,7 +66,9 @@ def static_round(nodepools: Sequence[NodePool], cluster: ClusterState) -> Static
             if n:
                 out.launches[np.name] = n
             elif why:
-                out.notes.append(f"NodePool {np.name}: {why}; {replicas - counts.running} replica(s) not launched")
+                out.notes.append(
+                    f"NodePool {np.name}: {why}; {replicas - counts.running} replica(s) not launched"
+                )
         excess = counts.running - replicas
         if excess > 0:
             out.scale_down[np.name] = scale_down_candidates(
@@ -99,7 +101,9 @@ def static_claims(
         entry = full.compat(reqs)
         kept = [its[i] for i in range(len(its)) if (entry.compat & entry.offering) >> i & 1]
         if not kept:
-            notes.append(f"NodePool {name}: no instance type of the catalog is compatible; {count} static NodeClaim(s) fail to launch")
+            notes.append(
+                f"NodePool {name}: no instance type of the catalog is compatible; {count} static NodeClaim(s) fail to launch"
+            )
             continue
         tmpl = Template(index=0, nodepool=np, requirements=reqs, types=TypeIndex(kept, space), groups=[])
         for _ in range(count):

@@ -40,8 +40,8 @@ from nodewright.api.core import (
     PodStatus,
     PodTemplateSpec,
 )
-from nodewright.api.workloads import CapacityBuffer, Deployment, Job, PodTemplate, ReplicaSet, StatefulSet
 from nodewright.api.loading import Objects
+from nodewright.api.workloads import CapacityBuffer, Deployment, Job, PodTemplate, ReplicaSet, StatefulSet
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
 from nodewright.scheduling.topologyselector import RawSelector, selector_for_matching
@@ -56,6 +56,7 @@ _ALPHABET: Final = "bcdfghjklmnpqrstvwxz2456789"  # Kubernetes' generated-name a
 MAX_GENERATED_PODS: Final = 200_000
 
 Workload = Deployment | ReplicaSet | StatefulSet | Job
+Input = Deployment | ReplicaSet | StatefulSet | Job | PodTemplate | CapacityBuffer
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,7 +81,7 @@ def _suffix(seed: str) -> str:
     return "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:5])
 
 
-def _ns(obj: Workload | CapacityBuffer) -> str:
+def _ns(obj: Input) -> str:
     return obj.metadata.namespace or "default"
 
 
@@ -92,14 +93,18 @@ def _members(obj: Workload, pods: Sequence[Pod]) -> list[Pod]:
     """Active pods of the workload: in its namespace, matching its selector (owned by it without one)."""
     ns = _ns(obj)
     sel = obj.spec.selector
-    match = selector_for_matching(RawSelector.of(sel.match_labels, sel.match_expressions)) if sel is not None else None
+    match = (
+        selector_for_matching(RawSelector.of(sel.match_labels, sel.match_expressions))
+        if sel is not None
+        else None
+    )
     out = []
     for p in pods:
         if (p.metadata.namespace or "default") != ns or not podutil.is_active(p):
             continue
-        if match is not None and match.matches(p.metadata.labels):
-            out.append(p)
-        elif match is None and _owned_by(p, obj.kind, obj.metadata.name):
+        if (match is not None and match.matches(p.metadata.labels)) or (
+            match is None and _owned_by(p, obj.kind, obj.metadata.name)
+        ):
             out.append(p)
     return out
 
@@ -111,7 +116,9 @@ def _pod(name: str, ns: str, template: PodTemplateSpec, owner: Workload) -> Pod:
         labels=dict(template.metadata.labels),
         annotations=dict(template.metadata.annotations),
         owner_references=[
-            OwnerReference(api_version=owner.api_version, kind=owner.kind, name=owner.metadata.name, controller=True)
+            OwnerReference(
+                api_version=owner.api_version, kind=owner.kind, name=owner.metadata.name, controller=True
+            )
         ],
     )
     return Pod(metadata=meta, spec=template.spec, status=_unschedulable())
@@ -134,7 +141,9 @@ def _wanted(obj: Workload, have: int) -> int:
     return max(replicas - have, 0)
 
 
-def workload_pods(workloads: Iterable[Workload], pods: Sequence[Pod], *, budget: int = MAX_GENERATED_PODS) -> Generated:
+def workload_pods(
+    workloads: Iterable[Workload], pods: Sequence[Pod], *, budget: int = MAX_GENERATED_PODS
+) -> Generated:
     """The pods the workloads' controllers would create beyond those already there."""
     items = list(workloads)
     deployments = {(_ns(d), d.metadata.name) for d in items if isinstance(d, Deployment)}
@@ -150,7 +159,9 @@ def workload_pods(workloads: Iterable[Workload], pods: Sequence[Pod], *, budget:
         members = _members(w, pods)
         missing = _wanted(w, len(members))
         if missing > budget - len(out):
-            notes.append(f"{w.kind} {ns}/{name}: {missing} pods exceed the bound of {budget} generated pods; capped")
+            notes.append(
+                f"{w.kind} {ns}/{name}: {missing} pods exceed the bound of {budget} generated pods; capped"
+            )
             missing = max(budget - len(out), 0)
         source = f"{w.kind} {ns}/{name}"
         if isinstance(w, StatefulSet):
@@ -167,7 +178,9 @@ def workload_pods(workloads: Iterable[Workload], pods: Sequence[Pod], *, budget:
                 sources[out[-1].key] = source
             continue
         # a Deployment's pods are named after its ReplicaSet: <name>-<template hash>-<suffix>
-        prefix = name if isinstance(w, ReplicaSet | Job) else f"{name}-{_suffix(ns + '/' + name)}{_suffix(name)}"
+        prefix = (
+            name if isinstance(w, ReplicaSet | Job) else f"{name}-{_suffix(ns + '/' + name)}{_suffix(name)}"
+        )
         for i in range(missing):
             out.append(_pod(f"{prefix}-{_suffix(f'{source}#{i}')}", ns, w.spec.template, w))
             sources[out[-1].key] = source
@@ -248,7 +261,9 @@ def _resolve(cb: CapacityBuffer, cluster: ClusterState) -> tuple[PodTemplateSpec
 
 
 def _sanitized(spec: PodSpec) -> PodSpec:
-    dropped = {v.name for v in spec.volumes if v.persistent_volume_claim is not None or v.ephemeral is not None}
+    dropped = {
+        v.name for v in spec.volumes if v.persistent_volume_claim is not None or v.ephemeral is not None
+    }
     return spec.model_copy(
         update={
             "node_name": None,
@@ -270,7 +285,9 @@ def buffer_pods(cluster: ClusterState, *, budget: int = MAX_GENERATED_PODS) -> G
             continue
         count = buffer_replicas(cb, template.spec, scalable)
         if count > budget - len(out):
-            notes.append(f"CapacityBuffer {cb.key}: {count} pods exceed the bound of {budget} generated pods; capped")
+            notes.append(
+                f"CapacityBuffer {cb.key}: {count} pods exceed the bound of {budget} generated pods; capped"
+            )
             count = max(budget - len(out), 0)
         spec = _sanitized(template.spec)
         for i in range(1, count + 1):
@@ -298,7 +315,6 @@ _ATTRS: Final = {
     "PodTemplate": "podtemplates",
     "CapacityBuffer": "capacitybuffers",
 }
-Input = Deployment | ReplicaSet | StatefulSet | Job | PodTemplate | CapacityBuffer
 
 
 def with_inputs(cluster: ClusterState, inputs: Sequence[Input]) -> ClusterState:
@@ -323,7 +339,12 @@ def round_pods(
     """(workload pods, buffer pods) of a round over ``cluster`` with the branch's ``inputs``
     (:func:`with_inputs`); buffer pods only with the CapacityBuffer gate."""
     cluster = with_inputs(cluster, inputs)
-    listed: list[Workload] = [*cluster.deployments, *cluster.replicasets, *cluster.statefulsets, *cluster.jobs]
+    listed: list[Workload] = [
+        *cluster.deployments,
+        *cluster.replicasets,
+        *cluster.statefulsets,
+        *cluster.jobs,
+    ]
     gen = workload_pods(listed, cluster.pods)
     if not capacity_buffer:
         off = "CapacityBuffers are not planned: feature gate CapacityBuffer is off (--feature-gates CapacityBuffer=true)"
@@ -333,4 +354,11 @@ def round_pods(
 
 def branch_inputs(objs: Objects) -> list[Input]:
     """The round inputs among objects read from files (``-f``), in kind order."""
-    return [*objs.deployments, *objs.replicasets, *objs.statefulsets, *objs.jobs, *objs.podtemplates, *objs.capacitybuffers]
+    return [
+        *objs.deployments,
+        *objs.replicasets,
+        *objs.statefulsets,
+        *objs.jobs,
+        *objs.podtemplates,
+        *objs.capacitybuffers,
+    ]

@@ -22,7 +22,12 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = ROOT / "tests" / "data" / "catalogs" / "fake.yaml"
 AUTO_REF = {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"}
-AUTO_CLASS = {"apiVersion": "eks.amazonaws.com/v1", "kind": "NodeClass", "metadata": {"name": "default"}, "spec": {}}
+AUTO_CLASS = {
+    "apiVersion": "eks.amazonaws.com/v1",
+    "kind": "NodeClass",
+    "metadata": {"name": "default"},
+    "spec": {},
+}
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -81,7 +86,9 @@ def test_auto_mode_pool_is_left_out_of_drift(tmp_path: Path) -> None:
 
 def test_v1beta1_names_the_served_version(tmp_path: Path) -> None:
     for api, kind in (("karpenter.sh/v1beta1", "NodePool"), ("karpenter.k8s.aws/v1beta1", "EC2NodeClass")):
-        f = _write(tmp_path / "old.yaml", {"apiVersion": api, "kind": kind, "metadata": {"name": "x"}, "spec": {}})
+        f = _write(
+            tmp_path / "old.yaml", {"apiVersion": api, "kind": kind, "metadata": {"name": "x"}, "spec": {}}
+        )
         proc = _run("validate", "-f", f)
         assert proc.returncode == 1
         line = proc.stderr.strip().splitlines()[-1]

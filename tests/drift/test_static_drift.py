@@ -35,7 +35,9 @@ def test_budget_node_count_caps_the_drifts() -> None:
 def test_budget_percentage_caps_the_drifts() -> None:
     """Context "Budgets" It "should respect disruption budgets (Nodes Percentage) for static drift":
     10 drifted, budget 10% of 10 = 1: 1 command."""
-    assert static_drift_allowance(replicas=10, node_limit=None, counts=_counts(10), budget=1, drifted=10)[0] == 1
+    assert (
+        static_drift_allowance(replicas=10, node_limit=None, counts=_counts(10), budget=1, drifted=10)[0] == 1
+    )
 
 
 def test_no_drift_without_limit_headroom() -> None:
@@ -47,20 +49,31 @@ def test_no_drift_without_limit_headroom() -> None:
 
 def test_drift_when_limits_can_be_acquired() -> None:
     """It "should drift nodes when we can acquire limits": replicas 5, limit 5, 2 running drifted: 2."""
-    assert static_drift_allowance(replicas=5, node_limit=5, counts=_counts(2), budget=2, drifted=2) == (2, None)
+    assert static_drift_allowance(replicas=5, node_limit=5, counts=_counts(2), budget=2, drifted=2) == (
+        2,
+        None,
+    )
 
 
 def test_partial_drift_within_the_limit() -> None:
     """It "should drift partially when we can acquire some limits": replicas 5, limit 7, 5 drifted: 2."""
-    assert static_drift_allowance(replicas=5, node_limit=7, counts=_counts(5), budget=5, drifted=5) == (2, None)
+    assert static_drift_allowance(replicas=5, node_limit=7, counts=_counts(5), budget=5, drifted=5) == (
+        2,
+        None,
+    )
 
 
 def test_one_at_a_time_with_one_spare() -> None:
     """It "should keep drifting partially when we can acquire some limits for each reconcile":
     replicas 5, limit 6: one per reconcile; while the replacement runs next to the old one
     (running 5 + pending 1 > 5) nothing more starts."""
-    assert static_drift_allowance(replicas=5, node_limit=6, counts=_counts(5), budget=5, drifted=5) == (1, None)
-    got, why = static_drift_allowance(replicas=5, node_limit=6, counts=_counts(5, pending=1), budget=5, drifted=4)
+    assert static_drift_allowance(replicas=5, node_limit=6, counts=_counts(5), budget=5, drifted=5) == (
+        1,
+        None,
+    )
+    got, why = static_drift_allowance(
+        replicas=5, node_limit=6, counts=_counts(5, pending=1), budget=5, drifted=4
+    )
     assert got == 0 and why is not None and "replicas 5" in why
 
 
@@ -68,7 +81,10 @@ def test_waits_while_overscaled() -> None:
     """It "should wait until nodes are deprovisioned when we are overscaled": replicas 1, 2 running: 0;
     once back at 1: 1."""
     assert static_drift_allowance(replicas=1, node_limit=None, counts=_counts(2), budget=2, drifted=2)[0] == 0
-    assert static_drift_allowance(replicas=1, node_limit=None, counts=_counts(1), budget=1, drifted=1) == (1, None)
+    assert static_drift_allowance(replicas=1, node_limit=None, counts=_counts(1), budget=1, drifted=1) == (
+        1,
+        None,
+    )
 
 
 def test_zero_replicas() -> None:
@@ -78,7 +94,10 @@ def test_zero_replicas() -> None:
 
 def test_missing_node_limit() -> None:
     """It "should handle missing node limits gracefully": replicas 5, no limits, 5 drifted, budget 100%: 5."""
-    assert static_drift_allowance(replicas=5, node_limit=None, counts=_counts(5), budget=5, drifted=5) == (5, None)
+    assert static_drift_allowance(replicas=5, node_limit=None, counts=_counts(5), budget=5, drifted=5) == (
+        5,
+        None,
+    )
 
 
 def test_multiple_pools_independently() -> None:
@@ -116,7 +135,18 @@ def _drift(tmp_path: Path, replicas: int, node_limit: int | None) -> dict[str, A
     branch = tmp_path / "np.yaml"
     branch.write_text(yaml.safe_dump(_static_pool(replicas, node_limit)))
     proc = subprocess.run(
-        [sys.executable, "-m", "nodewright.cli", "drift", "-f", str(branch), "--cluster", str(cluster), "-o", "json"],
+        [
+            sys.executable,
+            "-m",
+            "nodewright.cli",
+            "drift",
+            "-f",
+            str(branch),
+            "--cluster",
+            str(cluster),
+            "-o",
+            "json",
+        ],
         capture_output=True,
         text=True,
         check=False,

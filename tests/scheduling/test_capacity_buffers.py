@@ -47,10 +47,22 @@ def _spec(*containers: dict[str, str], init: tuple[dict[str, str], ...] = ()) ->
         ({"cpu": "4"}, _spec({"cpu": "1"}), (4, True)),  # It "should calculate replicas based on CPU limits"
         ({"memory": "2Gi"}, _spec({"memory": "512Mi"}), (4, True)),  # It "... based on memory limits"
         ({"cpu": "8", "memory": "4Gi"}, _spec({"cpu": "1", "memory": "1Gi"}), (4, True)),  # "minimum across"
-        ({"cpu": "3"}, _spec({"cpu": "500m"}, {"cpu": "500m"}), (3, True)),  # "sum requests across containers"
-        ({"cpu": "4"}, _spec({"cpu": "1"}, init=({"cpu": "2"},)), (2, True)),  # "init container max if larger"
+        (
+            {"cpu": "3"},
+            _spec({"cpu": "500m"}, {"cpu": "500m"}),
+            (3, True),
+        ),  # "sum requests across containers"
+        (
+            {"cpu": "4"},
+            _spec({"cpu": "1"}, init=({"cpu": "2"},)),
+            (2, True),
+        ),  # "init container max if larger"
         ({"cpu": "4"}, _spec({"cpu": "2"}, init=({"cpu": "1"},)), (2, True)),  # "container sum if larger"
-        ({"cpu": "4"}, PodSpec.model_validate({"containers": [{"name": "app"}]}), (0, False)),  # "no resource requests"
+        (
+            {"cpu": "4"},
+            PodSpec.model_validate({"containers": [{"name": "app"}]}),
+            (0, False),
+        ),  # "no resource requests"
         ({"memory": "4Gi"}, _spec({"cpu": "1"}), (0, False)),  # "no limit resources match pod requests"
         ({"cpu": "10"}, _spec({"cpu": "3"}), (3, True)),  # "should floor divide (no rounding up)"
         ({"cpu": "1"}, _spec({"cpu": "250m"}), (4, True)),  # "should handle millicore-level precision"
@@ -89,7 +101,10 @@ def _buffer(name: str, **spec: Any) -> CapacityBuffer:
 
 def _template(name: str) -> PodTemplate:
     return PodTemplate.model_validate(
-        {"metadata": {"name": name, "namespace": "default"}, "template": {**CPU_TEMPLATE, "metadata": {"labels": {"app": "x"}}}}
+        {
+            "metadata": {"name": name, "namespace": "default"},
+            "template": {**CPU_TEMPLATE, "metadata": {"labels": {"app": "x"}}},
+        }
     )
 
 
@@ -111,14 +126,34 @@ DEPLOY = {"apiGroup": "apps", "kind": "Deployment"}
     ("buffer", "want"),
     [
         (_buffer("b", podTemplateRef={"name": "pt"}, replicas=7), 7),  # Entry "fixed replicas only"
-        (_buffer("b", podTemplateRef={"name": "pt"}, replicas=10, limits={"cpu": "3"}), 3),  # "capped by binding limit"
-        (_buffer("b", podTemplateRef={"name": "pt"}, replicas=3, limits={"cpu": "10"}), 3),  # "non-binding limit"
+        (
+            _buffer("b", podTemplateRef={"name": "pt"}, replicas=10, limits={"cpu": "3"}),
+            3,
+        ),  # "capped by binding limit"
+        (
+            _buffer("b", podTemplateRef={"name": "pt"}, replicas=3, limits={"cpu": "10"}),
+            3,
+        ),  # "non-binding limit"
         (_buffer("b", podTemplateRef={"name": "pt"}, limits={"cpu": "5"}), 5),  # Entry "limits only"
         (_buffer("b", scalableRef={**DEPLOY, "name": "d10"}, percentage=20), 2),  # Entry "percentage only"
-        (_buffer("b", scalableRef={**DEPLOY, "name": "d10"}, replicas=5, percentage=20), 5),  # "replicas > percentage"
-        (_buffer("b", scalableRef={**DEPLOY, "name": "d10"}, replicas=5, percentage=80), 8),  # "percentage > replicas"
-        (_buffer("b", scalableRef={**DEPLOY, "name": "d10"}, replicas=5, percentage=80, limits={"cpu": "4"}), 4),
-        (_buffer("b", scalableRef={**DEPLOY, "name": "d1"}, percentage=10), 1),  # "rounds up to a minimum of 1"
+        (
+            _buffer("b", scalableRef={**DEPLOY, "name": "d10"}, replicas=5, percentage=20),
+            5,
+        ),  # "replicas > percentage"
+        (
+            _buffer("b", scalableRef={**DEPLOY, "name": "d10"}, replicas=5, percentage=80),
+            8,
+        ),  # "percentage > replicas"
+        (
+            _buffer(
+                "b", scalableRef={**DEPLOY, "name": "d10"}, replicas=5, percentage=80, limits={"cpu": "4"}
+            ),
+            4,
+        ),
+        (
+            _buffer("b", scalableRef={**DEPLOY, "name": "d1"}, percentage=10),
+            1,
+        ),  # "rounds up to a minimum of 1"
         (_buffer("b", scalableRef={**DEPLOY, "name": "dnil"}, percentage=100), 1),  # "nil Spec.Replicas" -> 1
     ],
 )
@@ -137,10 +172,22 @@ def test_replica_calculation(buffer: CapacityBuffer, want: int) -> None:
 @pytest.mark.parametrize(
     ("buffer", "why"),
     [
-        (_buffer("b", podTemplateRef={"name": "missing"}, replicas=1), "not found"),  # "PodTemplate is not found"
-        (_buffer("b", scalableRef={**DEPLOY, "name": "missing"}, replicas=1), "not found"),  # "scalable ref is not found"
-        (_buffer("b", scalableRef={"apiGroup": "apps", "kind": "CronJob", "name": "x"}, replicas=1), "unsupported kind"),
-        (_buffer("b", scalableRef={"apiGroup": "batch", "kind": "Job", "name": "x"}, replicas=1), "API group"),
+        (
+            _buffer("b", podTemplateRef={"name": "missing"}, replicas=1),
+            "not found",
+        ),  # "PodTemplate is not found"
+        (
+            _buffer("b", scalableRef={**DEPLOY, "name": "missing"}, replicas=1),
+            "not found",
+        ),  # "scalable ref is not found"
+        (
+            _buffer("b", scalableRef={"apiGroup": "apps", "kind": "CronJob", "name": "x"}, replicas=1),
+            "unsupported kind",
+        ),
+        (
+            _buffer("b", scalableRef={"apiGroup": "batch", "kind": "Job", "name": "x"}, replicas=1),
+            "API group",
+        ),
     ],
 )
 def test_unresolved_buffers_hold_nothing(buffer: CapacityBuffer, why: str) -> None:
@@ -163,12 +210,20 @@ def test_virtual_pods_metadata() -> None:
                     **CPU_TEMPLATE["spec"],
                     "nodeSelector": {"disk": "ssd"},
                     "tolerations": [{"key": "k", "operator": "Exists"}],
-                    "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "c"}}, {"name": "cfg"}],
+                    "volumes": [
+                        {"name": "data", "persistentVolumeClaim": {"claimName": "c"}},
+                        {"name": "cfg"},
+                    ],
                 },
             },
         }
     )
-    got = buffer_pods(ClusterState(capacitybuffers=(_buffer("web", podTemplateRef={"name": "pt"}, replicas=3),), podtemplates=(template,)))
+    got = buffer_pods(
+        ClusterState(
+            capacitybuffers=(_buffer("web", podTemplateRef={"name": "pt"}, replicas=3),),
+            podtemplates=(template,),
+        )
+    )
     assert [p.metadata.name for p in got.pods] == [f"capacity-buffer-web-{i}" for i in (1, 2, 3)]
     p = got.pods[0]
     assert p.metadata.labels == {"app": "x"}
@@ -182,7 +237,10 @@ def test_virtual_pods_metadata() -> None:
 
 def test_zero_replicas_no_pods() -> None:
     """Describe "buildVirtualPods" It "should return nil for zero replicas"."""
-    cluster = ClusterState(capacitybuffers=(_buffer("b", podTemplateRef={"name": "pt"}, replicas=0),), podtemplates=(_template("pt"),))
+    cluster = ClusterState(
+        capacitybuffers=(_buffer("b", podTemplateRef={"name": "pt"}, replicas=0),),
+        podtemplates=(_template("pt"),),
+    )
     assert _count(cluster) == 0
 
 

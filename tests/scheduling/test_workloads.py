@@ -25,7 +25,10 @@ from nodewright.scheduling.workloads import workload_pods
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = ROOT / "tests" / "data" / "catalogs" / "fake.yaml"
-TEMPLATE = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}
+TEMPLATE = {
+    "metadata": {"labels": {"app": "web"}},
+    "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+}
 
 
 def _deploy(replicas: int | None = 3, **extra: Any) -> Deployment:
@@ -35,7 +38,9 @@ def _deploy(replicas: int | None = 3, **extra: Any) -> Deployment:
     return Deployment.model_validate({"metadata": {"name": "web", "namespace": "shop"}, "spec": spec})
 
 
-def _running(name: str, ns: str = "shop", labels: dict[str, str] | None = None, phase: str = "Running") -> Pod:
+def _running(
+    name: str, ns: str = "shop", labels: dict[str, str] | None = None, phase: str = "Running"
+) -> Pod:
     return Pod.model_validate(
         {"metadata": {"name": name, "namespace": ns, "labels": labels or {"app": "web"}},
          "spec": {"nodeName": "n1", "containers": [{"name": "c"}]}, "status": {"phase": phase}}
@@ -90,7 +95,13 @@ def test_statefulset_missing_ordinals() -> None:
     ],
 )
 def test_job_arithmetic(spec: dict[str, Any], status: dict[str, Any], want: int) -> None:
-    job = Job.model_validate({"metadata": {"name": "j", "namespace": "b"}, "spec": {"template": TEMPLATE, **spec}, "status": status})
+    job = Job.model_validate(
+        {
+            "metadata": {"name": "j", "namespace": "b"},
+            "spec": {"template": TEMPLATE, **spec},
+            "status": status,
+        }
+    )
     assert len(workload_pods([job], []).pods) == want
 
 
@@ -138,7 +149,10 @@ def test_template_scheduling_fields_are_respected(tmp_path: Path) -> None:
         requirements=[{"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]}],
         taints=[{"key": "arch", "value": "arm64", "effect": "NoSchedule"}],
     )
-    spec = {"nodeSelector": {"pool": "arm", "kubernetes.io/arch": "arm64"}, "tolerations": [{"key": "arch", "operator": "Exists"}]}
+    spec = {
+        "nodeSelector": {"pool": "arm", "kubernetes.io/arch": "arm64"},
+        "tolerations": [{"key": "arch", "operator": "Exists"}],
+    }
     doc = _plan(tmp_path, [builders.nodepool("default"), arm, _deploy_doc(2, spec)], [])
     assert {c["nodePool"] for c in doc["nodeClaims"]} == {"arm"}
     assert all(c["labels"]["kubernetes.io/arch"] == "arm64" for c in doc["nodeClaims"])

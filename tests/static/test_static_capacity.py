@@ -35,7 +35,9 @@ def _static(name: str = "fixed", replicas: int = 3, **kw: Any) -> dict[str, Any]
     return np
 
 
-def _plan(tmp_path: Path, pools: list[dict[str, Any]], items: list[dict[str, Any]], *extra: str) -> dict[str, Any]:
+def _plan(
+    tmp_path: Path, pools: list[dict[str, Any]], items: list[dict[str, Any]], *extra: str
+) -> dict[str, Any]:
     f = tmp_path / "np.yaml"
     f.write_text(yaml.safe_dump_all(pools))
     cluster = builders.write_cluster(tmp_path / "cluster.json", items)
@@ -64,7 +66,9 @@ def _running(name: str, pool: str = "fixed", *, node: bool = True) -> list[dict[
     )  # fmt: skip
     out = [nc]
     if node:
-        out.append(builders.node(name, labels={"karpenter.sh/nodepool": pool}, capacity={"cpu": "10", "pods": "10"}))
+        out.append(
+            builders.node(name, labels={"karpenter.sh/nodepool": pool}, capacity={"cpu": "10", "pods": "10"})
+        )
     return out
 
 
@@ -120,7 +124,9 @@ def test_overscaled_pool_does_not_provision() -> None:
 
 def test_unmanaged_pool_is_not_provisioned(tmp_path: Path) -> None:
     """It "should return early if nodepool is not managed by cloud provider"."""
-    pool = _static(replicas=1, node_class_ref={"group": "test.group", "kind": "UnmanagedNodeClass", "name": "test"})
+    pool = _static(
+        replicas=1, node_class_ref={"group": "test.group", "kind": "UnmanagedNodeClass", "name": "test"}
+    )
     doc = _plan(tmp_path, [pool], [], *GATE)
     assert doc["nodeClaims"] == [] and doc["skippedNodePools"][0]["name"] == "fixed"
 
@@ -207,7 +213,8 @@ def test_unresolved_nodeclaims_go_first() -> None:
 def test_empty_nodes_go_first() -> None:
     """It "should prioritize empty nodes (with only daemonset pods) for termination"."""
     claims = [
-        {"metadata": {"name": n}, "status": {"providerID": f"fake://{n}", "nodeName": n}} for n in ("busy", "ds")
+        {"metadata": {"name": n}, "status": {"providerID": f"fake://{n}", "nodeName": n}}
+        for n in ("busy", "ds")
     ]
     nodes = {n: {"metadata": {"name": n}} for n in ("busy", "ds")}
     pods = {
@@ -242,8 +249,12 @@ def test_disruption_cost_order(replicas: int, remaining: list[int]) -> None:
         elif kind == "high":
             pods[n] = [{"metadata": {"name": f"s-{i}"}}, {"metadata": {"name": f"a-{i}"}}]
         elif kind == "dnd":
-            pods[n] = [{"metadata": {"name": f"d-{i}", "annotations": {"karpenter.sh/do-not-disrupt": "true"}}}]
+            pods[n] = [
+                {"metadata": {"name": f"d-{i}", "annotations": {"karpenter.sh/do-not-disrupt": "true"}}}
+            ]
         else:
-            pods[n] = [{"metadata": {"name": f"ds-{i}", "ownerReferences": [{"kind": "DaemonSet", "name": "x"}]}}]
+            pods[n] = [
+                {"metadata": {"name": f"ds-{i}", "ownerReferences": [{"kind": "DaemonSet", "name": "x"}]}}
+            ]
     gone = scale_down_candidates(claims, count=8 - replicas, nodes_by_name=nodes, pods_by_node=pods)
     assert sorted(set(range(8)) - {int(g[1:]) for g in gone}) == sorted(remaining)
