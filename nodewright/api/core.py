@@ -44,6 +44,7 @@ class Condition(KubeModel):
     reason: str | None = None
     message: str | None = None
     last_transition_time: str | None = None
+    last_transition_time: str | None = None
     observed_generation: int | None = None
 
 

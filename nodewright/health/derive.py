@@ -36,7 +36,9 @@ from nodewright.cluster import load_cluster
 from nodewright.drift.detect import parse_time
 from nodewright.drift.nodepoolhash import as_mapping
 from nodewright.health.pending import assign_pending
+from nodewright.health.repair import NodeRepair, node_repairs
 from nodewright.health.tracker import HEALTHY, UNHEALTHY, UNKNOWN, Status, Tracker
+from nodewright.settings import FeatureGates
 
 CONDITION_TYPE: Final = "NodeRegistrationHealthy"
 LAUNCH_TIMEOUT: Final = timedelta(minutes=5)
@@ -132,6 +134,7 @@ class HealthReport:
     pools: tuple[PoolHealth, ...]
     unmatched_pods: tuple[str, ...] = ()
     pending_since: Mapping[str, datetime] = field(default_factory=dict)
+    repairs: tuple[NodeRepair, ...] = ()  # nodes the node health controller repairs (NodeRepair)
 
     def pool(self, name: str) -> PoolHealth | None:
         return next((p for p in self.pools if p.name == name), None)
@@ -141,6 +144,7 @@ class HealthReport:
             "now": self.now.isoformat().replace("+00:00", "Z"),
             "nodePools": [p.as_dict() for p in self.pools],
             "unmatchedPendingPods": list(self.unmatched_pods),
+            "nodeRepairs": [r.as_dict() for r in self.repairs],
         }
 
 
@@ -411,20 +415,31 @@ def degraded_reading(
     )
 
 
-def _load(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+def _load(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any], list[Any]]:
     if isinstance(cluster, str | Path):
         from nodewright.api.loading import unbound_pods
 
-        # claims stay raw mappings; pods matter only while pending: bound ones are never built
+        # claims and nodes stay raw mappings; pods matter only while pending: bound ones are never built
         objs = load_cluster(
-            cluster, kinds=("NodePool", "EC2NodeClass", "Pod"), pods_where=unbound_pods, raw_nodeclaims=True
+            cluster,
+            kinds=("NodePool", "EC2NodeClass", "Pod"),
+            pods_where=unbound_pods,
+            raw_nodeclaims=True,
+            raw_nodes=True,
         )
-        return list(objs.nodepools), list(objs.raw_nodeclaims), list(objs.nodeclasses), list(objs.pods)
+        return (
+            list(objs.nodepools),
+            list(objs.raw_nodeclaims),
+            list(objs.nodeclasses),
+            list(objs.pods),
+            list(objs.raw_nodes),
+        )
     return (
         list(getattr(cluster, "nodepools", ()) or ()),
         list(getattr(cluster, "nodeclaims", ()) or ()),
         list(getattr(cluster, "nodeclasses", ()) or ()),
         list(getattr(cluster, "pods", ()) or ()),
+        [*(getattr(cluster, "nodes", ()) or ()), *(getattr(cluster, "raw_nodes", ()) or ())],
     )
 
 
@@ -434,15 +449,17 @@ def nodepool_health(
     now: datetime | None = None,
     nodeclasses: Iterable[Any] = (),
     tracker: Tracker | None = None,
+    feature_gates: FeatureGates | None = None,
 ) -> HealthReport:
     """Health of every NodePool of ``cluster`` (a ClusterState-like object or a kubectl List path).
 
     ``nodeclasses`` adds EC2NodeClasses the cluster state does not list (their ``generation`` and
     ``uid`` drive resets and the verified map). Pass the same ``tracker`` across a series of
-    states (oldest first) to carry buffers from one to the next.
+    states (oldest first) to carry buffers from one to the next. ``feature_gates`` (NodeRepair)
+    decides whether the nodes :func:`~nodewright.health.repair.node_repairs` finds are repaired.
     """
     now = now or datetime.now(UTC)
-    pools_raw, claims_raw, classes_raw, pods = _load(cluster)
+    pools_raw, claims_raw, classes_raw, pods, nodes_raw = _load(cluster)
     classes: dict[str, Mapping[str, Any]] = {}
     for obj in [*classes_raw, *nodeclasses]:
         body, _ = as_mapping(obj)
@@ -492,7 +509,19 @@ def nodepool_health(
             )
         )
     out.sort(key=lambda p: p.name)
-    return HealthReport(now=now, pools=tuple(out), unmatched_pods=tuple(unmatched), pending_since=since)
+    repairs = node_repairs(
+        (as_mapping(n)[0] for n in nodes_raw),
+        claims,
+        now=now,
+        enabled=(feature_gates or FeatureGates()).node_repair,
+    )
+    return HealthReport(
+        now=now,
+        pools=tuple(out),
+        unmatched_pods=tuple(unmatched),
+        pending_since=since,
+        repairs=tuple(repairs),
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
