@@ -42,7 +42,7 @@ def _claim_rows(doc: dict[str, Any]) -> list[list[Any]]:
         rows.append(
             [
                 c["name"],
-                c["nodePool"],
+                c["nodePool"] + (" (static)" if c.get("static") else ""),
                 launch.get("instanceType", "-"),
                 launch.get("zone", "-"),
                 launch.get("capacityType", "-"),

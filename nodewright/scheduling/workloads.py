@@ -89,24 +89,34 @@ def _owned_by(pod: Pod, kind: str, name: str) -> bool:
     return any(o.kind == kind and o.name == name for o in pod.metadata.owner_references)
 
 
-def _members(obj: Workload, pods: Sequence[Pod]) -> list[Pod]:
-    """Active pods of the workload: in its namespace, matching its selector (owned by it without one)."""
-    ns = _ns(obj)
-    sel = obj.spec.selector
-    match = (
-        selector_for_matching(RawSelector.of(sel.match_labels, sel.match_expressions))
-        if sel is not None
-        else None
-    )
-    out = []
-    for p in pods:
-        if (p.metadata.namespace or "default") != ns or not podutil.is_active(p):
-            continue
-        if (match is not None and match.matches(p.metadata.labels)) or (
-            match is None and _owned_by(p, obj.kind, obj.metadata.name)
-        ):
-            out.append(p)
-    return out
+class _PodIndex:
+    """Active pods by namespace and by (namespace, label, value): a workload looks at the pods
+    carrying its first ``matchLabels`` pair only, so many workloads over many pods stay linear."""
+
+    def __init__(self, pods: Sequence[Pod]) -> None:
+        self.by_ns: dict[str, list[Pod]] = {}
+        self.by_label: dict[tuple[str, str, str], list[Pod]] = {}
+        for p in pods:
+            if not podutil.is_active(p):
+                continue
+            ns = p.metadata.namespace or "default"
+            self.by_ns.setdefault(ns, []).append(p)
+            for k, v in p.metadata.labels.items():
+                self.by_label.setdefault((ns, k, v), []).append(p)
+
+    def members(self, obj: Workload) -> list[Pod]:
+        """Active pods of the workload: in its namespace, matching its selector (owned by it without one)."""
+        ns = _ns(obj)
+        sel = obj.spec.selector
+        if sel is None:
+            return [p for p in self.by_ns.get(ns, ()) if _owned_by(p, obj.kind, obj.metadata.name)]
+        match = selector_for_matching(RawSelector.of(sel.match_labels, sel.match_expressions))
+        if sel.match_labels:
+            k, v = next(iter(sel.match_labels.items()))
+            candidates: Sequence[Pod] = self.by_label.get((ns, k, v), ())
+        else:
+            candidates = self.by_ns.get(ns, ())
+        return [p for p in candidates if match.matches(p.metadata.labels)]
 
 
 def _pod(name: str, ns: str, template: PodTemplateSpec, owner: Workload) -> Pod:
@@ -146,7 +156,10 @@ def workload_pods(
 ) -> Generated:
     """The pods the workloads' controllers would create beyond those already there."""
     items = list(workloads)
+    if not items:
+        return Generated()
     deployments = {(_ns(d), d.metadata.name) for d in items if isinstance(d, Deployment)}
+    index = _PodIndex(pods)
     out: list[Pod] = []
     sources: dict[str, str] = {}
     notes: list[str] = []
@@ -156,7 +169,7 @@ def workload_pods(
             o.kind == "Deployment" and (ns, o.name) in deployments for o in w.metadata.owner_references
         ):
             continue  # the Deployment's count decides
-        members = _members(w, pods)
+        members = index.members(w)
         missing = _wanted(w, len(members))
         if missing > budget - len(out):
             notes.append(
