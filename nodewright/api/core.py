@@ -44,7 +44,6 @@ class Condition(KubeModel):
     reason: str | None = None
     message: str | None = None
     last_transition_time: str | None = None
-    last_transition_time: str | None = None
     observed_generation: int | None = None
 
 
