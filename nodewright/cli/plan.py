@@ -87,6 +87,12 @@ def render_table(doc: dict[str, Any]) -> str:
 def _extra_lines(doc: dict[str, Any]) -> list[str]:
     """Static scale-down, NodePools left out and notes, one line each."""
     out: list[str] = []
+    summary = doc["summary"]
+    if summary.get("workloadPods") or summary.get("bufferPods"):
+        out.append(
+            f"pods added to the round: {summary.get('workloadPods', 0)} from workloads (their controllers "
+            f"would create them), {summary.get('bufferPods', 0)} CapacityBuffer virtual pods"
+        )
     for d in doc.get("staticScaleDown", []):
         out.append(f"static NodePool {d['nodePool']} deletes: {', '.join(d['nodeClaims'])}")
     for s in doc.get("skippedNodePools", []):
