@@ -81,6 +81,7 @@ def _markdown(report: DriftReport) -> str:
             ),
         ]
     lines += [f"\n> note: {n}" for n in report.notes]
+    lines += [f"\n> note: {p.name}: {n}" for p in report.pools if p.rollout for n in p.rollout.notes]
     return "\n".join(lines)
 
 
