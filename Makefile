@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 STACK   ?= dev
 
-.PHONY: preview test lint typecheck pytest bench system-deps clean
+.PHONY: preview test lint typecheck pytest bench mutate system-deps clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -39,6 +39,10 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/scheduling.py
+
+## The mutation check: plant each bug of tools/mutants.py and run the tests that must notice it.
+mutate: $(STAMP)
+	$(BIN)/python tools/mutate.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -30,6 +30,7 @@ from typing import Any, Final
 
 import yaml
 
+from nodewright import yamlfast
 from nodewright.errors import InputError, clip
 
 MAX_BYTES: Final = 512 * 1024 * 1024
@@ -437,8 +438,20 @@ def _check_size(text: str, file: str) -> None:
 # writing
 
 
+_RESOLVER: Final[Any] = yaml.resolver.Resolver()
+_STR_TAG: Final = "tag:yaml.org,2002:str"
+
+
+def _resolves_to_str(text: str) -> bool:
+    return bool(_RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG)
+
+
 def dump_yaml(data: Any, *, sort_keys: bool = False) -> str:
-    """Block-style YAML (C dumper when available; same text as PyYAML's pure-Python one)."""
+    """Block-style YAML: :mod:`nodewright.yamlfast` for plain data (most outputs), else PyYAML's C
+    dumper when available (the same text as PyYAML's pure-Python one)."""
+    fast = yamlfast.dump_block(data, sort_keys=sort_keys, resolves_to_str=_resolves_to_str)
+    if fast is not None:
+        return fast
     text: str = yaml.dump(
         data, Dumper=_BaseDumper, sort_keys=sort_keys, allow_unicode=True, default_flow_style=False
     )

@@ -38,7 +38,7 @@ from nodewright.api.core import (
 from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
-from nodewright.api.workloads import CapacityBuffer, Deployment, Job, PodTemplate, ReplicaSet, StatefulSet
+from nodewright.api.workloads import CapacityBuffer
 from nodewright.errors import Collector, InputError, InputErrors, Problem, clip, typo_hint
 
 log = logging.getLogger("nodewright")
@@ -59,15 +59,20 @@ KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
     "StorageClass": (("storage.k8s.io/v1",), StorageClass, None),
     "CSINode": (("storage.k8s.io/v1",), CSINode, None),
     "Secret": (("v1",), Secret, None),
-    "Deployment": (("apps/v1",), Deployment, None),
-    "ReplicaSet": (("apps/v1",), ReplicaSet, None),
-    "StatefulSet": (("apps/v1",), StatefulSet, None),
-    "Job": (("batch/v1",), Job, None),
-    "PodTemplate": (("v1",), PodTemplate, None),
     "CapacityBuffer": (("autoscaling.x-k8s.io/v1beta1",), CapacityBuffer, None),
 }
 # Read by other modules from the raw documents; not an error, not a warning.
-QUIET_KINDS = frozenset({"OperatingSystemConfig", "InstanceTypeCatalog", "ConfigMap", "Namespace"})
+QUIET_KINDS = frozenset(
+    {"OperatingSystemConfig", "InstanceTypeCatalog", "ConfigMap", "Namespace",
+     # cluster state kept raw by nodewright.cluster (ClusterState.raw) and the snapshot's own record
+     "Deployment", "ReplicaSet", "StatefulSet", "Job", "PodTemplate", "PodDisruptionBudget", "NodeOverlay",
+     "CapacityBuffer", "ClusterSnapshot"}
+)  # fmt: skip
+# What a served retired version means (the live loader's wording; files get :func:`_version_hint`).
+MIGRATION_HINT = {
+    "karpenter.sh/v1beta1": "Karpenter v1.1+ serves only karpenter.sh/v1; migrate with Karpenter's v1 upgrade guide",
+    "karpenter.k8s.aws/v1beta1": "Karpenter v1.1+ serves only karpenter.k8s.aws/v1; migrate with Karpenter's v1 upgrade guide",
+}
 # Kinds of other controllers a cluster state or a repository holds next to Karpenter's, by API
 # group: skipped without a typo hint (EKS Auto Mode's NodeClass is not a misspelt EC2NodeClass).
 FOREIGN_KINDS: dict[str, frozenset[str]] = {"eks.amazonaws.com": frozenset({"NodeClass", "NodeDiagnostic"})}
@@ -105,11 +110,6 @@ class Objects:
     storageclasses: list[StorageClass] = field(default_factory=list)
     csinodes: list[CSINode] = field(default_factory=list)
     secrets: list[Secret] = field(default_factory=list)
-    deployments: list[Deployment] = field(default_factory=list)
-    replicasets: list[ReplicaSet] = field(default_factory=list)
-    statefulsets: list[StatefulSet] = field(default_factory=list)
-    jobs: list[Job] = field(default_factory=list)
-    podtemplates: list[PodTemplate] = field(default_factory=list)
     capacitybuffers: list[CapacityBuffer] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     raw: dict[str, list[Document]] = field(default_factory=dict)  # kinds read unbuilt (``raw_kinds``)
@@ -133,11 +133,6 @@ _BUCKET = {
     "StorageClass": "storageclasses",
     "CSINode": "csinodes",
     "Secret": "secrets",
-    "Deployment": "deployments",
-    "ReplicaSet": "replicasets",
-    "StatefulSet": "statefulsets",
-    "Job": "jobs",
-    "PodTemplate": "podtemplates",
     "CapacityBuffer": "capacitybuffers",
 }
 

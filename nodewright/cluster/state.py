@@ -8,7 +8,7 @@ directory such as ``kubectl cluster-info dump --output-directory``, ``-`` for st
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,9 @@ from nodewright.api.documents import Document
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.api.loading import Objects, load_objects
-from nodewright.api.workloads import CapacityBuffer, Deployment, Job, PodTemplate, ReplicaSet, StatefulSet
+from nodewright.cluster.controller import SNAPSHOT_API_VERSION, SNAPSHOT_KIND
+from nodewright.cluster.kinds import BY_KIND, RAW_KINDS
+from nodewright.errors import InputError
 
 log = logging.getLogger("nodewright")
 
@@ -46,23 +48,28 @@ class ClusterState:
     pvs: tuple[PersistentVolume, ...] = ()
     storageclasses: tuple[StorageClass, ...] = ()
     csinodes: tuple[CSINode, ...] = ()
-    # workloads and buffers: the pods their controllers would create are inputs of ``plan``
-    deployments: tuple[Deployment, ...] = ()
-    replicasets: tuple[ReplicaSet, ...] = ()
-    statefulsets: tuple[StatefulSet, ...] = ()
-    jobs: tuple[Job, ...] = ()
-    podtemplates: tuple[PodTemplate, ...] = ()
-    capacitybuffers: tuple[CapacityBuffer, ...] = ()
     # NodeClaims kept as raw documents (``load_cluster(..., raw_nodeclaims=True)``): readers robust
     # to any shape (drift, health) skip building 10,000 models they would dump back to mappings
     raw_nodeclaims: tuple[Document, ...] = ()
     raw_nodes: tuple[Document, ...] = ()  # likewise Nodes (``raw_nodes=True``)
+    # Kinds of kinds.RAW_KINDS (Deployments, ReplicaSets, ..., NodeOverlays, CapacityBuffers) as
+    # documents, by kind: read with :meth:`raw`
+    raw_objects: Mapping[str, tuple[Document, ...]] = field(default_factory=dict)
+    # From the snapshot's ClusterSnapshot item: kinds the cluster did not serve, and the running
+    # Karpenter controller (namespace/name) with its settings (stack config keys: featureGates...)
+    skipped_kinds: tuple[str, ...] = ()
+    karpenter_controller: str | None = None
+    karpenter_settings: Mapping[str, object] = field(default_factory=dict)
     _node_index: dict[str, Node] = field(default_factory=dict, compare=False, repr=False)
 
     def node(self, name: str) -> Node | None:
         if not self._node_index and self.nodes:
             self._node_index.update({n.metadata.name: n for n in self.nodes})
         return self._node_index.get(name)
+
+    def raw(self, kind: str) -> tuple[Document, ...]:
+        """The documents of one kind of ``kinds.RAW_KINDS`` (e.g. ``"Deployment"``), in listed order."""
+        return self.raw_objects.get(kind, ())
 
     def pods_on(self, node_name: str) -> list[Pod]:
         return [p for p in self.pods if p.spec.node_name == node_name]
@@ -79,6 +86,51 @@ class ClusterState:
         )
 
 
+def _raw_and_record(documents: Sequence[Document]) -> dict[str, object]:
+    """The raw kinds and the ``ClusterSnapshot`` record among ``documents`` (ClusterState fields)."""
+    raw: dict[str, list[Document]] = {}
+    out: dict[str, object] = {}
+    for doc in documents:
+        kind = doc.kind
+        if kind in RAW_KINDS:
+            if doc.api_version != BY_KIND[kind].api_version:
+                log.warning(
+                    "%s:%s: ignoring %s %r of apiVersion %s (nodewright reads %s)",
+                    doc.file, doc.path or "<root>", kind, doc.name, doc.api_version, BY_KIND[kind].api_version,
+                )  # fmt: skip
+                continue
+            raw.setdefault(kind, []).append(doc)
+        elif kind == SNAPSHOT_KIND and doc.api_version == SNAPSHOT_API_VERSION:
+            out.update(_record(doc))
+    out["raw_objects"] = {k: tuple(v) for k, v in raw.items()}
+    return out
+
+
+def _record(doc: Document) -> dict[str, object]:
+    body = doc.body
+    skipped = body.get("skippedKinds") or []
+    if not isinstance(skipped, list) or not all(
+        isinstance(s, Mapping) and isinstance(s.get("kind"), str) for s in skipped
+    ):
+        raise InputError(
+            "expected a list of {kind, apiVersion, reason}", file=doc.file, path=doc.at("skippedKinds")
+        )
+    karpenter = body.get("karpenter") or {}
+    settings = karpenter.get("settings") if isinstance(karpenter, Mapping) else None
+    controller = karpenter.get("controller") if isinstance(karpenter, Mapping) else None
+    if not isinstance(settings or {}, Mapping) or not isinstance(controller, str | None):
+        raise InputError(
+            "expected {controller: namespace/name, settings: {featureGates: ...}}",
+            file=doc.file,
+            path=doc.at("karpenter"),
+        )
+    return {
+        "skipped_kinds": tuple(str(s["kind"]) for s in skipped),
+        "karpenter_controller": controller,
+        "karpenter_settings": dict(settings or {}),
+    }
+
+
 def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> ClusterState:
     return ClusterState(
         source=source,
@@ -92,14 +144,9 @@ def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> Cluster
         pvs=tuple(objs.pvs),
         storageclasses=tuple(objs.storageclasses),
         csinodes=tuple(objs.csinodes),
-        deployments=tuple(objs.deployments),
-        replicasets=tuple(objs.replicasets),
-        statefulsets=tuple(objs.statefulsets),
-        jobs=tuple(objs.jobs),
-        podtemplates=tuple(objs.podtemplates),
-        capacitybuffers=tuple(objs.capacitybuffers),
         raw_nodeclaims=tuple(objs.raw.get("NodeClaim", ())),
         raw_nodes=tuple(objs.raw.get("Node", ())),
+        **_raw_and_record(objs.documents),  # type: ignore[arg-type]
     )
 
 

@@ -110,6 +110,13 @@ class _PodInfo:
     # (group, pod is selected) for owned then inversely selecting groups, at ``plan_version``
     plan: tuple[tuple[TopologyGroup, bool], ...] | None = None
     plan_version: int = -1
+    signature: tuple[str, tuple[tuple[str, str], ...]] | None = None  # namespace and sorted labels
+
+    def sig(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """What a group's selection of the pod depends on: alike pods share their selecting lists."""
+        if self.signature is None:
+            self.signature = (self.namespace, tuple(sorted(self.labels.items())))
+        return self.signature
 
 
 @dataclass(slots=True)
@@ -176,6 +183,9 @@ class Topology:
         self._seq = 0
         self._groups_version = 0
         self._inverse_version = 0
+        # (version, pod signature) -> the groups selecting such pods, shared by alike pods
+        self._selecting_memo: dict[tuple[int, object], list[TopologyGroup]] = {}  # one version at a time
+        self._inverse_memo: dict[tuple[int, object], list[TopologyGroup]] = {}
         self._pods: dict[str, _PodInfo] = {}
         self._by_id: dict[int, tuple[Pod, _PodInfo]] = {}
 
@@ -365,15 +375,29 @@ class Topology:
 
     def _selecting(self, info: _PodInfo) -> list[TopologyGroup]:
         if info.selecting is None or info.selecting_version != self._groups_version:
-            info.selecting = [g for g in self.groups() if g.selects(info.key, info.namespace, info.labels)]
+            memo_key = (self._groups_version, info.sig())
+            if next(iter(self._selecting_memo), memo_key)[0] != memo_key[0]:
+                self._selecting_memo.clear()  # groups changed: older entries are stale
+            selecting = self._selecting_memo.get(memo_key)
+            if selecting is None:
+                selecting = [g for g in self.groups() if g.selects(info.key, info.namespace, info.labels)]
+                self._selecting_memo[memo_key] = selecting
+            info.selecting = selecting
             info.selecting_version = self._groups_version
         return info.selecting
 
     def _inverse_selecting(self, info: _PodInfo) -> list[TopologyGroup]:
         if info.inverse_selecting is None or info.inverse_version != self._inverse_version:
-            info.inverse_selecting = [
-                g for g in self.inverse_groups() if g.selects(info.key, info.namespace, info.labels)
-            ]
+            memo_key = (self._inverse_version, info.sig())
+            if next(iter(self._inverse_memo), memo_key)[0] != memo_key[0]:
+                self._inverse_memo.clear()
+            selecting = self._inverse_memo.get(memo_key)
+            if selecting is None:
+                selecting = [
+                    g for g in self.inverse_groups() if g.selects(info.key, info.namespace, info.labels)
+                ]
+                self._inverse_memo[memo_key] = selecting
+            info.inverse_selecting = selecting
             info.inverse_version = self._inverse_version
         return info.inverse_selecting
 

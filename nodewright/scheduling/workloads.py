@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Final
 
 from nodewright.algebra.quantity import QuantityError, parse_quantity
@@ -40,7 +40,8 @@ from nodewright.api.core import (
     PodStatus,
     PodTemplateSpec,
 )
-from nodewright.api.loading import Objects
+from nodewright.api.documents import Document
+from nodewright.api.loading import Objects, build
 from nodewright.api.workloads import CapacityBuffer, Deployment, Job, PodTemplate, ReplicaSet, StatefulSet
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
@@ -246,12 +247,12 @@ def buffer_replicas(cb: CapacityBuffer, spec: PodSpec, scalable_replicas: int | 
     return desired
 
 
-def _resolve(cb: CapacityBuffer, cluster: ClusterState) -> tuple[PodTemplateSpec | None, int | None, str]:
+def _resolve(cb: CapacityBuffer, inputs: Inputs) -> tuple[PodTemplateSpec | None, int | None, str]:
     """(template, scalable replicas, why unresolved) as ``apps.ResolveCapacityBuffer``."""
     ns = _ns(cb)
     ref = cb.spec.pod_template_ref
     if ref is not None:
-        for pt in cluster.podtemplates:
+        for pt in inputs.podtemplates:
             if (pt.metadata.namespace or "default") == ns and pt.metadata.name == ref.name:
                 return pt.template, None, ""
         return None, None, f'podtemplates "{ref.name}" not found'
@@ -261,9 +262,9 @@ def _resolve(cb: CapacityBuffer, cluster: ClusterState) -> tuple[PodTemplateSpec
     if (sref.api_group or "apps") != "apps":
         return None, None, f'unsupported scalableRef API group "{sref.api_group}"'
     pools: dict[str, Sequence[Deployment | StatefulSet | ReplicaSet]] = {
-        "Deployment": cluster.deployments,
-        "StatefulSet": cluster.statefulsets,
-        "ReplicaSet": cluster.replicasets,
+        "Deployment": inputs.deployments,
+        "StatefulSet": inputs.statefulsets,
+        "ReplicaSet": inputs.replicasets,
     }
     if sref.kind not in pools:
         return None, None, f'unsupported kind "{sref.kind}"'
@@ -286,13 +287,13 @@ def _sanitized(spec: PodSpec) -> PodSpec:
     )
 
 
-def buffer_pods(cluster: ClusterState, *, budget: int = MAX_GENERATED_PODS) -> Generated:
+def buffer_pods(inputs: Inputs, *, budget: int = MAX_GENERATED_PODS) -> Generated:
     """The virtual pods of every CapacityBuffer the buffer controller would resolve."""
     out: list[Pod] = []
     sources: dict[str, str] = {}
     notes: list[str] = []
-    for cb in sorted(cluster.capacitybuffers, key=lambda b: (_ns(b), b.metadata.name)):
-        template, scalable, why = _resolve(cb, cluster)
+    for cb in sorted(inputs.capacitybuffers, key=lambda b: (_ns(b), b.metadata.name)):
+        template, scalable, why = _resolve(cb, inputs)
         if template is None:
             notes.append(f"CapacityBuffer {cb.key}: not ready for provisioning: {why}")
             continue
@@ -319,59 +320,90 @@ def buffer_pods(cluster: ClusterState, *, budget: int = MAX_GENERATED_PODS) -> G
     return Generated(pods=tuple(out), sources=sources, buffer_keys=frozenset(sources), notes=tuple(notes))
 
 
-# the ClusterState attribute of each input kind
-_ATTRS: Final = {
-    "Deployment": "deployments",
-    "ReplicaSet": "replicasets",
-    "StatefulSet": "statefulsets",
-    "Job": "jobs",
-    "PodTemplate": "podtemplates",
-    "CapacityBuffer": "capacitybuffers",
+# the model of each input kind (ClusterState keeps them as documents: ``ClusterState.raw(kind)``)
+MODELS: Final[dict[str, type[Input]]] = {
+    "Deployment": Deployment,
+    "ReplicaSet": ReplicaSet,
+    "StatefulSet": StatefulSet,
+    "Job": Job,
+    "PodTemplate": PodTemplate,
+    "CapacityBuffer": CapacityBuffer,
 }
 
 
-def with_inputs(cluster: ClusterState, inputs: Sequence[Input]) -> ClusterState:
-    """``cluster`` with ``inputs`` (the branch's workloads, PodTemplates and CapacityBuffers)
-    replacing its objects of the same kind, namespace and name, and added otherwise."""
-    if not inputs:
-        return cluster
-    updates: dict[str, tuple[object, ...]] = {}
-    for kind, attr in _ATTRS.items():
-        mine = {(_ns(o), o.metadata.name): o for o in inputs if o.kind == kind}
-        if not mine:
+@dataclass(frozen=True, kw_only=True)
+class Inputs:
+    """The workloads, PodTemplates and CapacityBuffers of a round, typed."""
+
+    deployments: tuple[Deployment, ...] = ()
+    replicasets: tuple[ReplicaSet, ...] = ()
+    statefulsets: tuple[StatefulSet, ...] = ()
+    jobs: tuple[Job, ...] = ()
+    podtemplates: tuple[PodTemplate, ...] = ()
+    capacitybuffers: tuple[CapacityBuffer, ...] = ()
+
+    @staticmethod
+    def of(items: Iterable[Input]) -> Inputs:
+        listed = list(items)
+        return Inputs(
+            deployments=tuple(o for o in listed if isinstance(o, Deployment)),
+            replicasets=tuple(o for o in listed if isinstance(o, ReplicaSet)),
+            statefulsets=tuple(o for o in listed if isinstance(o, StatefulSet)),
+            jobs=tuple(o for o in listed if isinstance(o, Job)),
+            podtemplates=tuple(o for o in listed if isinstance(o, PodTemplate)),
+            capacitybuffers=tuple(o for o in listed if isinstance(o, CapacityBuffer)),
+        )
+
+    def all(self) -> list[Input]:
+        return [
+            *self.deployments,
+            *self.replicasets,
+            *self.statefulsets,
+            *self.jobs,
+            *self.podtemplates,
+            *self.capacitybuffers,
+        ]
+
+
+def inputs_from_documents(docs: Iterable[Document]) -> list[Input]:
+    """The round inputs among documents, built (and, for CapacityBuffers, admitted by the shipped
+    CRD); a bad shape is a located error. Other apiVersions are not these kinds and are skipped."""
+    out: list[Input] = []
+    for doc in docs:
+        model = MODELS.get(doc.kind)
+        if model is None or doc.api_version != model.model_fields["api_version"].default:
             continue
-        listed = list(getattr(cluster, attr))
-        merged = [mine.pop((_ns(o), o.metadata.name), o) for o in listed]
-        updates[attr] = (*merged, *mine.values())
-    return replace(cluster, **updates)  # type: ignore[arg-type]
+        out.append(build(doc, model))
+    return out
+
+
+def cluster_inputs(cluster: ClusterState) -> list[Input]:
+    """The round inputs a cluster state lists (its raw documents of those kinds)."""
+    return inputs_from_documents(d for kind in MODELS for d in cluster.raw(kind))
+
+
+def merge_inputs(listed: Sequence[Input], branch: Sequence[Input]) -> Inputs:
+    """``listed`` (the cluster's) with ``branch`` (e.g. ``-f``) replacing objects of the same kind,
+    namespace and name, and added otherwise."""
+    mine = {(o.kind, _ns(o), o.metadata.name): o for o in branch}
+    merged = [mine.pop((o.kind, _ns(o), o.metadata.name), o) for o in listed]
+    return Inputs.of([*merged, *mine.values()])
 
 
 def round_pods(
     cluster: ClusterState, inputs: Sequence[Input] = (), *, capacity_buffer: bool
 ) -> tuple[Generated, Generated]:
     """(workload pods, buffer pods) of a round over ``cluster`` with the branch's ``inputs``
-    (:func:`with_inputs`); buffer pods only with the CapacityBuffer gate."""
-    cluster = with_inputs(cluster, inputs)
-    listed: list[Workload] = [
-        *cluster.deployments,
-        *cluster.replicasets,
-        *cluster.statefulsets,
-        *cluster.jobs,
-    ]
-    gen = workload_pods(listed, cluster.pods)
+    (:func:`merge_inputs`); buffer pods only with the CapacityBuffer gate."""
+    merged = merge_inputs(cluster_inputs(cluster), inputs)
+    workloads: list[Workload] = [*merged.deployments, *merged.replicasets, *merged.statefulsets, *merged.jobs]
+    gen = workload_pods(workloads, cluster.pods)
     if not capacity_buffer:
         off = "CapacityBuffers are not planned: feature gate CapacityBuffer is off (--feature-gates CapacityBuffer=true)"
-        return gen, Generated(notes=(off,) if cluster.capacitybuffers else ())
-    return gen, buffer_pods(cluster, budget=MAX_GENERATED_PODS - len(gen.pods))
+        return gen, Generated(notes=(off,) if merged.capacitybuffers else ())
+    return gen, buffer_pods(merged, budget=MAX_GENERATED_PODS - len(gen.pods))
 
 
 def branch_inputs(objs: Objects) -> list[Input]:
-    """The round inputs among objects read from files (``-f``), in kind order."""
-    return [
-        *objs.deployments,
-        *objs.replicasets,
-        *objs.statefulsets,
-        *objs.jobs,
-        *objs.podtemplates,
-        *objs.capacitybuffers,
-    ]
+    """The round inputs among objects read from files (``-f``)."""
+    return inputs_from_documents(objs.documents)

@@ -76,7 +76,10 @@ def test_live_loader_against_recorded_api(
     assert live.pods[0].origin_file == "live:current-context"
     assert live.pods[0].origin_path() == "/api/v1/pods[0]"
     assert any("continue=20" in s for s in Recorded.seen)  # pagination followed
-    assert "cannot list CSINode (HTTP 404)" in caplog.text
+    assert f"{api_server} CapacityBuffer: not served by the cluster (HTTP 404" in caplog.text
+    assert live.skipped_kinds == ("CapacityBuffer",)
+    assert [d.name for d in live.raw("Deployment")] == ["karpenter", "web"]
+    assert live.karpenter_controller == "kube-system/karpenter"
 
 
 def test_snapshot_command_pages_every_kind_and_never_secrets(api_server: str, tmp_path: Path) -> None:
@@ -100,7 +103,7 @@ def test_snapshot_command_pages_every_kind_and_never_secrets(api_server: str, tm
     assert any("continue=7" in s for s in Recorded.seen)
     assert not any("secret" in s.lower() for s in Recorded.seen)
     assert "listing Pod: 7" in res.stderr and "snapshot:" in res.stderr
-    assert "cannot list CSINode (HTTP 404)" in res.stderr
+    assert f"{api_server} CapacityBuffer: not served by the cluster (HTTP 404" in res.stderr
     # The snapshot is a valid --cluster input and equals the file it was recorded from.
     path = tmp_path / "snap.json"
     path.write_text(res.stdout)
@@ -122,7 +125,9 @@ def test_snapshot_unreachable_server_is_one_error_line(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["cluster", "snapshot", "--kubeconfig", str(kubeconfig), "-q"])
     assert res.exit_code == 1
     lines = [x for x in res.stderr.splitlines() if x]
-    assert len(lines) == 1 and lines[0].startswith("error: live:current-context:/api/v1/pods:"), lines
+    assert len(lines) == 1 and lines[0].startswith(
+        "error: http://127.0.0.1:9 Pod: cannot reach the API server"
+    ), lines
 
 
 def _typed_lists(tmp_path: Path) -> Path:

@@ -20,9 +20,9 @@ import yaml
 
 from nodewright.api.core import PodSpec
 from nodewright.api.workloads import CapacityBuffer, Deployment, PodTemplate
-from nodewright.cluster.state import ClusterState
 from nodewright.scheduling.workloads import (
     VIRTUAL_POD_PRIORITY,
+    Inputs,
     buffer_pods,
     limit_replicas,
     percentage_replicas,
@@ -115,7 +115,7 @@ def _deployment(name: str, replicas: int | None) -> Deployment:
     return Deployment.model_validate({"metadata": {"name": name, "namespace": "default"}, "spec": spec})
 
 
-def _count(cluster: ClusterState) -> int:
+def _count(cluster: Inputs) -> int:
     return len(buffer_pods(cluster).pods)
 
 
@@ -161,7 +161,7 @@ def test_replica_calculation(buffer: CapacityBuffer, want: int) -> None:
     """Context "Replica calculation" DescribeTable entries (named on each case; the 8th is "max of
     replicas and percentage capped by limit") and It "should default to 1 replica when workload has
     nil Spec.Replicas"."""
-    cluster = ClusterState(
+    cluster = Inputs(
         capacitybuffers=(buffer,),
         podtemplates=(_template("pt"),),
         deployments=(_deployment("d10", 10), _deployment("d1", 1), _deployment("dnil", None)),
@@ -193,7 +193,7 @@ def test_replica_calculation(buffer: CapacityBuffer, want: int) -> None:
 def test_unresolved_buffers_hold_nothing(buffer: CapacityBuffer, why: str) -> None:
     """Its "should set ReadyForProvisioning=False when PodTemplate is not found", "... when scalable ref
     is not found", "should return error for unsupported kind", "... for unsupported API group"."""
-    got = buffer_pods(ClusterState(capacitybuffers=(buffer,)))
+    got = buffer_pods(Inputs(capacitybuffers=(buffer,)))
     assert got.pods == () and why in got.notes[0]
 
 
@@ -219,7 +219,7 @@ def test_virtual_pods_metadata() -> None:
         }
     )
     got = buffer_pods(
-        ClusterState(
+        Inputs(
             capacitybuffers=(_buffer("web", podTemplateRef={"name": "pt"}, replicas=3),),
             podtemplates=(template,),
         )
@@ -237,7 +237,7 @@ def test_virtual_pods_metadata() -> None:
 
 def test_zero_replicas_no_pods() -> None:
     """Describe "buildVirtualPods" It "should return nil for zero replicas"."""
-    cluster = ClusterState(
+    cluster = Inputs(
         capacitybuffers=(_buffer("b", podTemplateRef={"name": "pt"}, replicas=0),),
         podtemplates=(_template("pt"),),
     )
