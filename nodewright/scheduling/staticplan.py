@@ -23,6 +23,15 @@ from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex
 from nodewright.scheduling.nodeclaim import NodeClaim, Template, hostname_for, template_requirements
+from nodewright.scheduling.plan import (
+    CatalogFor,
+    PlanOptions,
+    _claim_item,
+    _claim_name,
+    _round_price,
+    _truncate,
+    _view,
+)
 from nodewright.scheduling.staticcapacity import (
     node_limit,
     pool_counts,
@@ -115,3 +124,52 @@ def static_claims(
                 continue
             items.append({**got, "static": True})
     return items, notes
+
+
+def add_round_extras(
+    doc: dict[str, Any],
+    *,
+    nodepools: Sequence[NodePool],
+    cluster: ClusterState,
+    catalog_for: CatalogFor,
+    options: PlanOptions,
+) -> dict[str, Any]:
+    """The plan document plus what is not the provisioner's Solve: NodePools this Karpenter leaves
+    alone (``skippedNodePools``) and, with StaticCapacity, the static controllers' round."""
+    skipped = [
+        {"name": np.name, "why": why} for np in nodepools if (why := np.unmanaged_reason()) is not None
+    ]
+    if skipped:
+        doc["skippedNodePools"] = sorted(skipped, key=lambda s: s["name"])
+    if not options.feature_gates.static_capacity:
+        if any(np.is_static() for np in nodepools):
+            doc.setdefault("notes", []).append(
+                "static NodePools (spec.replicas) are not planned: feature gate StaticCapacity is off "
+                "(--feature-gates StaticCapacity=true)"
+            )
+        return doc
+    rnd = static_round(nodepools, cluster)
+    taken = {c["name"] for c in doc["nodeClaims"]}
+
+    def render_claim(claim: NodeClaim) -> dict[str, Any] | str:
+        ordered, err = _truncate(claim, options.max_instance_types, options.min_values_policy, frozenset())
+        if err is not None:
+            return err
+        view = _view(claim, ordered, frozenset())
+        return _claim_item(view, _claim_name(claim.template.name, f"static-{claim.index}", taken))
+
+    items, notes = static_claims(rnd, nodepools, catalog_for, render_claim)
+    doc["nodeClaims"].extend(items)
+    summary = doc["summary"]
+    summary["newNodeClaims"] += len(items)
+    summary["staticNodeClaims"] = len(items)
+    summary["hourlyCost"] = _round_price(
+        summary["hourlyCost"] + sum(i["launch"]["price"] for i in items if i.get("launch"))
+    )
+    if rnd.scale_down:
+        doc["staticScaleDown"] = [
+            {"nodePool": pool, "nodeClaims": names} for pool, names in sorted(rnd.scale_down.items())
+        ]
+    if rnd.notes or notes:
+        doc.setdefault("notes", []).extend([*rnd.notes, *notes])
+    return doc
