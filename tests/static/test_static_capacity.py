@@ -258,3 +258,35 @@ def test_disruption_cost_order(replicas: int, remaining: list[int]) -> None:
             ]
     gone = scale_down_candidates(claims, count=8 - replicas, nodes_by_name=nodes, pods_by_node=pods)
     assert sorted(set(range(8)) - {int(g[1:]) for g in gone}) == sorted(remaining)
+
+
+def test_large_replica_counts(tmp_path: Path) -> None:
+    """It "should handle large replica counts": 1000 replicas, 1000 static NodeClaims."""
+    doc = _plan(tmp_path, [_static(replicas=1000)], [], *GATE)
+    assert len(_claims_of(doc, "fixed")) == 1000 == doc["summary"]["staticNodeClaims"]
+    assert len({c["name"] for c in doc["nodeClaims"]}) == 1000
+
+
+def test_concurrent_reconciles_stay_within_the_limit() -> None:
+    """It "handles concurrent reconciliation without exceeding NodePool limits": the reservation
+    never grants past limits.nodes, whatever is already reserved."""
+    assert reserve_node_count(10, PoolCounts(running=0), 5) == 5
+    assert reserve_node_count(10, PoolCounts(running=0), 5, reserved=5) == 5
+    assert reserve_node_count(10, PoolCounts(running=0), 5, reserved=10) == 0
+
+
+def test_deleting_pool_is_not_scaled_down(tmp_path: Path) -> None:
+    """Describe "Static Deprovisioning Controller" It "should return early if nodepool is being deleted"."""
+    pool = _static(replicas=1)
+    pool["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    pool["metadata"]["finalizers"] = ["karpenter.sh/termination"]
+    items = [i for n in ("a", "b") for i in _running(n)]
+    assert "staticScaleDown" not in _plan(tmp_path, [pool], items, *GATE)
+
+
+def test_no_scale_down_at_or_below_replicas(tmp_path: Path) -> None:
+    """Its "should return early if current node count is less than or equal to desired replicas" and
+    "should handle no active nodeclaims gracefully"."""
+    items = [i for n in ("a", "b") for i in _running(n)]
+    assert "staticScaleDown" not in _plan(tmp_path, [_static(replicas=2)], items, *GATE)
+    assert "staticScaleDown" not in _plan(tmp_path, [_static(replicas=2)], [], *GATE)
