@@ -14,7 +14,13 @@ from typing import Literal
 from pydantic import Field
 
 from nodewright.api.base import KubeModel, TopLevel
-from nodewright.api.core import LabelSelector, ObjectMeta, PodTemplateSpec, QuantityValue
+from nodewright.api.core import (
+    LabelSelector,
+    ObjectMeta,
+    PersistentVolumeClaimSpec,
+    PodTemplateSpec,
+    QuantityValue,
+)
 
 
 class ReplicatedSpec(KubeModel):
@@ -44,11 +50,20 @@ class ReplicaSet(TopLevel):
     status: ReplicatedStatus = Field(default_factory=ReplicatedStatus)
 
 
+class ClaimTemplate(KubeModel):
+    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+    spec: PersistentVolumeClaimSpec = Field(default_factory=PersistentVolumeClaimSpec)
+
+
+class StatefulSetSpec(ReplicatedSpec):
+    volume_claim_templates: list[ClaimTemplate] = Field(default_factory=list)
+
+
 class StatefulSet(TopLevel):
     api_version: str = "apps/v1"
     kind: Literal["StatefulSet"] = "StatefulSet"
     metadata: ObjectMeta = Field(default_factory=ObjectMeta)
-    spec: ReplicatedSpec = Field(default_factory=ReplicatedSpec)
+    spec: StatefulSetSpec = Field(default_factory=StatefulSetSpec)
     status: ReplicatedStatus = Field(default_factory=ReplicatedStatus)
 
 

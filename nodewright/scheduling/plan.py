@@ -25,6 +25,7 @@ from nodewright.api.core import (
     Container,
     NodeAffinity,
     ObjectMeta,
+    PersistentVolumeClaim,
     Pod,
     PodSpec,
     ResourceRequirements,
@@ -224,9 +225,12 @@ def _requests(pod: Pod, memo: dict[tuple[object, ...], ResourceList]) -> Resourc
     return dict(got)
 
 
-def _volume_index(cluster: ClusterState, pending: Sequence[Pod]) -> VolumeIndex | None:
+def _volume_index(
+    cluster: ClusterState, pending: Sequence[Pod], created: Sequence[PersistentVolumeClaim] = ()
+) -> VolumeIndex | None:
     """The cluster's volume objects, when they matter: some are listed, or a pending pod has a
-    claim (which then fails validation as missing, as in a cluster without it)."""
+    claim (which then fails validation as missing, as in a cluster without it). ``created``: the
+    claims a StatefulSet creates for its new pods."""
     claims = any(
         v.persistent_volume_claim is not None or v.ephemeral is not None
         for p in pending
@@ -234,12 +238,12 @@ def _volume_index(cluster: ClusterState, pending: Sequence[Pod]) -> VolumeIndex 
     )
     if not (claims or cluster.pvcs or cluster.csinodes):
         return None
-    if claims and not cluster.pvcs:
+    if claims and not cluster.pvcs and not created:
         log.warning(
             "cluster state lists no PersistentVolumeClaims: pending pods with claims fail as in a cluster "
             "without them; include pvc, pv and storageclass objects in the cluster state"
         )
-    return VolumeIndex.build(cluster.pvcs, cluster.pvs, cluster.storageclasses, cluster.csinodes)
+    return VolumeIndex.build([*cluster.pvcs, *created], cluster.pvs, cluster.storageclasses, cluster.csinodes)
 
 
 @dataclass(kw_only=True)
@@ -330,7 +334,7 @@ def prepare_round(
     rescheduled = [p for s in deleting for p in s.pods if podutil.is_reschedulable(p)]
     errors: dict[str, str] = {}
     batch: list[Pod] = []
-    volumes = _volume_index(cluster, pending)
+    volumes = _volume_index(cluster, pending, generated.pvcs)
     for p in pending:
         ignored = managed_label_does_not_exist(p)
         if ignored is not None:

@@ -35,10 +35,12 @@ from nodewright.api.core import (
     Condition,
     ObjectMeta,
     OwnerReference,
+    PersistentVolumeClaim,
     Pod,
     PodSpec,
     PodStatus,
     PodTemplateSpec,
+    Volume,
 )
 from nodewright.api.documents import Document
 from nodewright.api.loading import Objects, build
@@ -68,6 +70,8 @@ class Generated:
     sources: dict[str, str] = field(default_factory=dict)  # pod key -> source
     buffer_keys: frozenset[str] = frozenset()
     notes: tuple[str, ...] = ()
+    # the PVCs a StatefulSet's controller creates for new pods (volumeClaimTemplates), unbound
+    pvcs: tuple[PersistentVolumeClaim, ...] = ()
 
 
 def _unschedulable() -> PodStatus:
@@ -152,15 +156,45 @@ def _wanted(obj: Workload, have: int) -> int:
     return max(replicas - have, 0)
 
 
+def _stateful_pod(
+    pod_name: str, ns: str, sts: StatefulSet, listed: set[tuple[str, str]]
+) -> tuple[Pod, list[PersistentVolumeClaim]]:
+    """A StatefulSet pod with its claims ``<template>-<pod>`` (the StatefulSet controller's names);
+    the claims not listed in the cluster are created unbound from the template."""
+    pod = _pod(pod_name, ns, sts.spec.template, sts)
+    if not sts.spec.volume_claim_templates:
+        return pod, []
+    volumes = {v.name: v for v in pod.spec.volumes}
+    claims: list[PersistentVolumeClaim] = []
+    for vct in sts.spec.volume_claim_templates:
+        claim = f"{vct.metadata.name}-{pod_name}"
+        volumes[vct.metadata.name] = Volume.model_validate(
+            {"name": vct.metadata.name, "persistentVolumeClaim": {"claimName": claim}}
+        )
+        if (ns, claim) not in listed:
+            claims.append(
+                PersistentVolumeClaim(metadata=ObjectMeta(name=claim, namespace=ns), spec=vct.spec)
+            )
+    spec = pod.spec.model_copy(update={"volumes": list(volumes.values())})
+    return pod.model_copy(update={"spec": spec}), claims
+
+
 def workload_pods(
-    workloads: Iterable[Workload], pods: Sequence[Pod], *, budget: int = MAX_GENERATED_PODS
+    workloads: Iterable[Workload],
+    pods: Sequence[Pod],
+    *,
+    budget: int = MAX_GENERATED_PODS,
+    pvcs: Iterable[PersistentVolumeClaim] = (),
 ) -> Generated:
-    """The pods the workloads' controllers would create beyond those already there."""
+    """The pods the workloads' controllers would create beyond those already there (``pvcs``: the
+    cluster's claims, which a StatefulSet's new pod reuses by name)."""
     items = list(workloads)
     if not items:
         return Generated()
     deployments = {(_ns(d), d.metadata.name) for d in items if isinstance(d, Deployment)}
     index = _PodIndex(pods)
+    pvcs_listed = {(c.metadata.namespace or "default", c.metadata.name) for c in pvcs}
+    new_pvcs: list[PersistentVolumeClaim] = []
     out: list[Pod] = []
     sources: dict[str, str] = {}
     notes: list[str] = []
@@ -188,8 +222,10 @@ def workload_pods(
                 if pod_name in taken:
                     continue
                 made += 1
-                out.append(_pod(pod_name, ns, w.spec.template, w))
-                sources[out[-1].key] = source
+                pod, claims = _stateful_pod(pod_name, ns, w, pvcs_listed)
+                out.append(pod)
+                new_pvcs.extend(claims)
+                sources[pod.key] = source
             continue
         # a Deployment's pods are named after its ReplicaSet: <name>-<template hash>-<suffix>
         prefix = (
@@ -198,7 +234,7 @@ def workload_pods(
         for i in range(missing):
             out.append(_pod(f"{prefix}-{_suffix(f'{source}#{i}')}", ns, w.spec.template, w))
             sources[out[-1].key] = source
-    return Generated(pods=tuple(out), sources=sources, notes=tuple(notes))
+    return Generated(pods=tuple(out), sources=sources, notes=tuple(notes), pvcs=tuple(new_pvcs))
 
 
 # -- CapacityBuffers ---------------------------------------------------------------------------
@@ -397,7 +433,7 @@ def round_pods(
     (:func:`merge_inputs`); buffer pods only with the CapacityBuffer gate."""
     merged = merge_inputs(cluster_inputs(cluster), inputs)
     workloads: list[Workload] = [*merged.deployments, *merged.replicasets, *merged.statefulsets, *merged.jobs]
-    gen = workload_pods(workloads, cluster.pods)
+    gen = workload_pods(workloads, cluster.pods, pvcs=cluster.pvcs)
     if not capacity_buffer:
         off = "CapacityBuffers are not planned: feature gate CapacityBuffer is off (--feature-gates CapacityBuffer=true)"
         return gen, Generated(notes=(off,) if merged.capacitybuffers else ())

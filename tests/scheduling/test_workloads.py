@@ -164,3 +164,27 @@ def test_topology_spread_of_the_template(tmp_path: Path) -> None:
     doc = _plan(tmp_path, [builders.nodepool("default"), _deploy_doc(3, spread)], [])
     zones = {c["labels"]["topology.kubernetes.io/zone"] for c in doc["nodeClaims"]}
     assert len(zones) == 3
+
+
+def test_statefulset_claims_follow_their_volumes(tmp_path: Path) -> None:
+    """A StatefulSet's new pods carry their ``<template>-<pod>`` claims: an existing bound claim pins
+    its pod to the volume's zone; a claim the controller will create follows the storage class's
+    allowed topologies (as ``getVolumeTopologyRequirements`` reads them)."""
+    zone = "topology.kubernetes.io/zone"
+    sc = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "zonal"},
+          "provisioner": "test-provisioner", "volumeBindingMode": "WaitForFirstConsumer",
+          "allowedTopologies": [{"matchLabelExpressions": [{"key": zone, "values": ["test-zone-2"]}]}]}  # fmt: skip
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-0"},
+          "spec": {"storageClassName": "zonal", "csi": {"driver": "test.driver", "volumeHandle": "h"},
+                   "nodeAffinity": {"required": {"nodeSelectorTerms": [
+                       {"matchExpressions": [{"key": zone, "operator": "In", "values": ["test-zone-3"]}]}]}}}}  # fmt: skip
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+           "metadata": {"name": "data-db-0", "namespace": "shop", "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+           "spec": {"storageClassName": "zonal", "volumeName": "pv-0"}}  # fmt: skip
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": "shop"},
+           "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "db"}},
+                    "template": {"metadata": {"labels": {"app": "db"}}, "spec": TEMPLATE["spec"]},
+                    "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {"storageClassName": "zonal"}}]}}  # fmt: skip
+    doc = _plan(tmp_path, [builders.nodepool("default")], [sc, pv, pvc, sts])
+    zones = {p: c["labels"][zone] for c in doc["nodeClaims"] for p in c["pods"]}
+    assert zones == {"shop/db-0": "test-zone-3", "shop/db-1": "test-zone-2"}
