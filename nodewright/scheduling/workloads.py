@@ -172,9 +172,7 @@ def _stateful_pod(
             {"name": vct.metadata.name, "persistentVolumeClaim": {"claimName": claim}}
         )
         if (ns, claim) not in listed:
-            claims.append(
-                PersistentVolumeClaim(metadata=ObjectMeta(name=claim, namespace=ns), spec=vct.spec)
-            )
+            claims.append(PersistentVolumeClaim(metadata=ObjectMeta(name=claim, namespace=ns), spec=vct.spec))
     spec = pod.spec.model_copy(update={"volumes": list(volumes.values())})
     return pod.model_copy(update={"spec": spec}), claims
 
