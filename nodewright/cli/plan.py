@@ -28,7 +28,7 @@ from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, CostOptions, plan_
 from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import STRATEGIES, claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
-from nodewright.scheduling.workloads import branch_inputs
+from nodewright.scheduling.workloads import branch_inputs, parse_scale
 from nodewright.settings import resolve
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import nodeclass_catalog
@@ -173,6 +173,14 @@ def render_markdown(doc: dict[str, Any]) -> str:
     help="Seconds the cost strategy may spend optimising (it stays deterministic).",
 )
 @click.option(
+    "--scale",
+    "scales",
+    multiple=True,
+    metavar="[NS/]KIND/NAME=N",
+    help="What-if `kubectl scale`: set a Deployment/ReplicaSet/StatefulSet's replicas (a Job's parallelism) "
+    "of the cluster state or the files before planning (repeatable), e.g. deployment/inflate=5.",
+)
+@click.option(
     "--feature-gates",
     "feature_gates",
     default=None,
@@ -193,6 +201,7 @@ def command(
     reserved_fallback: bool,
     strategy: str,
     time_budget: float,
+    scales: tuple[str, ...],
     feature_gates: str | None,
     output: str,
 ) -> None:
@@ -217,6 +226,7 @@ def command(
         reserved_fallback=reserved_fallback,
         feature_gates=settings.feature_gates,
     )
+    what_if = [parse_scale(s) for s in scales]
     if strategy == "cost":
         doc = plan_cost(
             nodepools=objs.nodepools,
@@ -224,6 +234,8 @@ def command(
             catalog_for=catalog_for,
             options=options,
             cost=CostOptions(time_budget=time_budget),
+            workloads=branch_inputs(objs),
+            scales=what_if,
         )
     else:
         doc = plan(
@@ -232,6 +244,7 @@ def command(
             catalog_for=catalog_for,
             options=options,
             workloads=branch_inputs(objs),
+            scales=what_if,
         )
         for line in advise(
             nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options, doc=doc

@@ -44,7 +44,7 @@ from nodewright.scheduling.topology import Topology
 from nodewright.scheduling.topologydomains import DomainSource
 from nodewright.scheduling.validation import managed_label_does_not_exist, validate_pod
 from nodewright.scheduling.volumes import VolumeIndex, VolumeTopologyError
-from nodewright.scheduling.workloads import Generated, Input, round_pods
+from nodewright.scheduling.workloads import Generated, Input, Scale, round_pods
 from nodewright.settings import FeatureGates
 
 log = logging.getLogger("nodewright")
@@ -318,6 +318,7 @@ def prepare_round(
     catalog_for: CatalogFor,
     options: PlanOptions = PlanOptions(),
     workloads: Sequence[Input] = (),
+    scales: Sequence[Scale] = (),
 ) -> Round:
     """Everything :func:`plan` computes before the Solve (pod selection, validation, pools, types).
 
@@ -328,7 +329,9 @@ def prepare_round(
     deleting = [s for s in state_nodes if s.marked_for_deletion()]
     active = [s for s in state_nodes if not s.marked_for_deletion()]
 
-    generated, buffers = round_pods(cluster, workloads, capacity_buffer=options.feature_gates.capacity_buffer)
+    generated, buffers = round_pods(
+        cluster, workloads, capacity_buffer=options.feature_gates.capacity_buffer, scales=scales
+    )
     pending = [p for p in cluster.pods if podutil.is_provisionable(p)]
     pending.extend(generated.pods)
     rescheduled = [p for s in deleting for p in s.pods if podutil.is_reschedulable(p)]
@@ -417,14 +420,21 @@ def plan(
     catalog_for: CatalogFor,
     options: PlanOptions = PlanOptions(),
     workloads: Sequence[Input] = (),
+    scales: Sequence[Scale] = (),
 ) -> dict[str, Any]:
     """Simulate one provisioning round; returns the ``plan -o json`` document.
 
     ``workloads``: Deployments, ReplicaSets, StatefulSets, Jobs, PodTemplates and CapacityBuffers of
     the branch (``-f``); they replace the cluster's of the same name, and the pods they would create
-    (and the buffers hold) join the round."""
+    (and the buffers hold) join the round; ``scales`` sets workloads' replicas first (a what-if
+    ``kubectl scale``)."""
     rnd = prepare_round(
-        nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options, workloads=workloads
+        nodepools=nodepools,
+        cluster=cluster,
+        catalog_for=catalog_for,
+        options=options,
+        workloads=workloads,
+        scales=scales,
     )
     if not rnd.pools and rnd.datas:
         # provisioner.go Schedule: ErrNodePoolsNotFound marks every pod, existing nodes included

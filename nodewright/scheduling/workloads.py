@@ -46,6 +46,7 @@ from nodewright.api.documents import Document
 from nodewright.api.loading import Objects, build
 from nodewright.api.workloads import CapacityBuffer, Deployment, Job, PodTemplate, ReplicaSet, StatefulSet
 from nodewright.cluster.state import ClusterState
+from nodewright.errors import InputError
 from nodewright.scheduling import podutil
 from nodewright.scheduling.topologyselector import RawSelector, selector_for_matching
 
@@ -424,12 +425,75 @@ def merge_inputs(listed: Sequence[Input], branch: Sequence[Input]) -> Inputs:
     return Inputs.of([*merged, *mine.values()])
 
 
+_SCALE_KINDS: Final = {
+    "deployment": "Deployment",
+    "deploy": "Deployment",
+    "deployments": "Deployment",
+    "replicaset": "ReplicaSet",
+    "rs": "ReplicaSet",
+    "replicasets": "ReplicaSet",
+    "statefulset": "StatefulSet",
+    "sts": "StatefulSet",
+    "statefulsets": "StatefulSet",
+    "job": "Job",
+    "jobs": "Job",
+}
+
+
+@dataclass(frozen=True)
+class Scale:
+    """A what-if ``kubectl scale``: ``kind`` ``namespace/name`` to ``replicas`` (a Job: parallelism)."""
+
+    kind: str
+    namespace: str
+    name: str
+    replicas: int
+
+
+def parse_scale(text: str, *, source: str = "--scale") -> Scale:
+    """``[NAMESPACE/]KIND/NAME=N`` (kubectl's kind names and short names), e.g. ``deployment/inflate=5``."""
+    target, sep, count = text.partition("=")
+    parts = target.split("/")
+    if not sep or len(parts) not in (2, 3) or not all(parts):
+        raise InputError(f"{text!r} is not [NAMESPACE/]KIND/NAME=N (e.g. deployment/inflate=5)", file=source)
+    ns, kind_text, name = parts if len(parts) == 3 else ["default", *parts]
+    kind = _SCALE_KINDS.get(kind_text.lower())
+    if kind is None:
+        raise InputError(
+            f"{text!r}: cannot scale {kind_text!r}; one of deployment, replicaset, statefulset, job",
+            file=source,
+        )
+    if not count.strip().isdigit():
+        raise InputError(f"{text!r}: the replica count must be a whole number >= 0", file=source)
+    return Scale(kind=kind, namespace=ns, name=name, replicas=int(count))
+
+
+def _scaled(merged: Inputs, scales: Sequence[Scale]) -> Inputs:
+    items = merged.all()
+    for sc in scales:
+        for i, o in enumerate(items):
+            if o.kind == sc.kind and _ns(o) == sc.namespace and o.metadata.name == sc.name:
+                field_name = "parallelism" if isinstance(o, Job) else "replicas"
+                items[i] = o.model_copy(update={"spec": o.spec.model_copy(update={field_name: sc.replicas})})
+                break
+        else:
+            raise InputError(
+                f"no {sc.kind} {sc.namespace}/{sc.name} in the cluster state or the files to scale",
+                file="--scale",
+            )
+    return Inputs.of(items)
+
+
 def round_pods(
-    cluster: ClusterState, inputs: Sequence[Input] = (), *, capacity_buffer: bool
+    cluster: ClusterState,
+    inputs: Sequence[Input] = (),
+    *,
+    capacity_buffer: bool,
+    scales: Sequence[Scale] = (),
 ) -> tuple[Generated, Generated]:
     """(workload pods, buffer pods) of a round over ``cluster`` with the branch's ``inputs``
-    (:func:`merge_inputs`); buffer pods only with the CapacityBuffer gate."""
-    merged = merge_inputs(cluster_inputs(cluster), inputs)
+    (:func:`merge_inputs`) and ``scales`` applied; buffer pods only with the CapacityBuffer gate."""
+    merged = _scaled(merge_inputs(cluster_inputs(cluster), inputs), scales)
     workloads: list[Workload] = [*merged.deployments, *merged.replicasets, *merged.statefulsets, *merged.jobs]
     gen = workload_pods(workloads, cluster.pods, pvcs=cluster.pvcs)
     if not capacity_buffer:

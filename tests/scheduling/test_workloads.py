@@ -188,3 +188,36 @@ def test_statefulset_claims_follow_their_volumes(tmp_path: Path) -> None:
     doc = _plan(tmp_path, [builders.nodepool("default")], [sc, pv, pvc, sts])
     zones = {p: c["labels"][zone] for c in doc["nodeClaims"] for p in c["pods"]}
     assert zones == {"shop/db-0": "test-zone-3", "shop/db-1": "test-zone-2"}
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nodewright.cli", *args], capture_output=True, text=True, check=False, cwd=ROOT
+    )
+
+
+def test_scale_what_if_through_the_cli() -> None:
+    """``--scale deployment/inflate=20``: kubectl scale's what-if on the getting-started Deployment."""
+    base = ["plan", "-f", "stacks/nodepools.yaml", "-f", "stacks/nodeclasses.yaml", "--cluster", "stacks/examples/inflate.yaml", "-o", "json"]  # fmt: skip
+    five = json.loads(_cli(*base).stdout)
+    twenty = json.loads(_cli(*base, "--scale", "deployment/inflate=20").stdout)
+    assert five["summary"]["workloadPods"] == 5 and twenty["summary"]["workloadPods"] == 20
+    assert twenty["summary"]["scheduled"] == 20
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("deployment/nope=2", "no Deployment default/nope in the cluster state or the files to scale"),
+        ("cronjob/x=2", "cannot scale 'cronjob'"),
+        ("deployment/inflate", "is not [NAMESPACE/]KIND/NAME=N"),
+        ("deployment/inflate=-1", "whole number >= 0"),
+    ],
+)
+def test_scale_errors_are_one_line(value: str, message: str) -> None:
+    proc = _cli(
+        "plan", "-f", "stacks/nodepools.yaml", "--cluster", "stacks/examples/inflate.yaml", "--scale", value
+    )
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --scale") and message in lines[0]
