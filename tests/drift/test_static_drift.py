@@ -175,3 +175,13 @@ def test_cli_no_node_limit_rolls_within_the_budget(tmp_path: Path) -> None:
     """It "should handle missing node limits gracefully": budget 100%, all in one wave."""
     ro = _drift(tmp_path, 5, None)["rollout"]
     assert ro["waves"] == 1 and ro["headroom"] is None
+
+
+def test_budgets_of_several_static_pools() -> None:
+    """Context "Budgets" It "should respect budgets for multiple static nodepools": pools of 4
+    (budget "1"), 3 (budget "2") and 2 (budget "100%") replicas, all drifted: 1, 2 and 2 commands."""
+    got = [
+        static_drift_allowance(replicas=r, node_limit=None, counts=_counts(r), budget=b, drifted=r)[0]
+        for r, b in ((4, 1), (3, 2), (2, 2))
+    ]
+    assert got == [1, 2, 2]

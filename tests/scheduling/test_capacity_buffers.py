@@ -281,3 +281,11 @@ def test_buffer_gate_off(tmp_path: Path) -> None:
     """controllers.go: without the gate no buffer controller runs; the plan says so."""
     doc = _plan(tmp_path, BUFFER_ITEMS)
     assert doc["nodeClaims"] == [] and any("CapacityBuffer is off" in n for n in doc["notes"])
+
+
+def test_buffer_without_a_ref_holds_nothing() -> None:
+    """pkg/state/virtualpods/utilities_test.go It "should exclude buffers with neither PodTemplateRef
+    nor ScalableRef" (the controller's ReadyForProvisioning=False "Neither podTemplateRef nor
+    scalableRef is set")."""
+    got = buffer_pods(Inputs(capacitybuffers=(_buffer("b", replicas=3),)))
+    assert got.pods == () and "Neither podTemplateRef nor scalableRef is set" in got.notes[0]
