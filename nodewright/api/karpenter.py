@@ -8,6 +8,7 @@ Karpenter's v1 CRD (``expireAfter: 720h``, ``consolidationPolicy: WhenEmptyOrUnd
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final, Literal
 
 from pydantic import Field
@@ -43,6 +44,24 @@ def unmanaged_reason(group: str, kind: str) -> str | None:
         f"nodeClassRef {group}/{kind} is not a node class of Karpenter's AWS provider "
         f"(karpenter.k8s.aws/EC2NodeClass): {owner} manages this NodePool, a self-managed Karpenter ignores it"
     )
+
+
+def unmanaged_reason_of(body: object) -> str | None:
+    """:func:`unmanaged_reason` of a NodePool or NodeClaim as a raw mapping (any shape: a missing or
+    malformed ``nodeClassRef`` is left to validation and counts as managed)."""
+
+    def get(v: object, key: str) -> object:
+        return v.get(key) if isinstance(v, Mapping) else None
+
+    spec = get(body, "spec")
+    ref = (
+        get(spec, "nodeClassRef")
+        if get(spec, "template") is None
+        else get(get(get(spec, "template"), "spec"), "nodeClassRef")
+    )
+    if not isinstance(ref, Mapping):
+        return None
+    return unmanaged_reason(str(ref.get("group", "")), str(ref.get("kind", "")))
 
 
 class NodeClassReference(StrictModel):

@@ -282,16 +282,9 @@ def _static_fields(spec: Any) -> dict[str, Any]:
 
 def _unmanaged(obj: Any) -> str | None:
     """Why a NodePool (any shape) is not this Karpenter's (``nodepool.IsManaged``); None if it is."""
-    from nodewright.api.karpenter import unmanaged_reason
+    from nodewright.api.karpenter import unmanaged_reason_of
 
-    body, _ = as_mapping(obj)
-    spec = body.get("spec") if isinstance(body, Mapping) else None
-    tmpl = spec.get("template") if isinstance(spec, Mapping) else None
-    tspec = tmpl.get("spec") if isinstance(tmpl, Mapping) else None
-    ref = tspec.get("nodeClassRef") if isinstance(tspec, Mapping) else None
-    if not isinstance(ref, Mapping):
-        return None
-    return unmanaged_reason(str(ref.get("group", "")), str(ref.get("kind", "")))
+    return unmanaged_reason_of(as_mapping(obj)[0])
 
 
 def _template_has_expire(template: Any) -> bool:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from nodewright import labels
+from nodewright.api.karpenter import unmanaged_reason_of
 from nodewright.cluster import load_cluster
 from nodewright.drift.detect import parse_time
 from nodewright.drift.nodepoolhash import as_mapping
@@ -135,6 +136,7 @@ class HealthReport:
     unmatched_pods: tuple[str, ...] = ()
     pending_since: Mapping[str, datetime] = field(default_factory=dict)
     repairs: tuple[NodeRepair, ...] = ()  # nodes the node health controller repairs (NodeRepair)
+    skipped: tuple[tuple[str, str], ...] = ()  # NodePools this Karpenter does not own, and why
 
     def pool(self, name: str) -> PoolHealth | None:
         return next((p for p in self.pools if p.name == name), None)
@@ -145,6 +147,9 @@ class HealthReport:
             "nodePools": [p.as_dict() for p in self.pools],
             "unmatchedPendingPods": list(self.unmatched_pods),
             "nodeRepairs": [r.as_dict() for r in self.repairs],
+            **(
+                {"skippedNodePools": [{"name": n, "why": w} for n, w in self.skipped]} if self.skipped else {}
+            ),
         }
 
 
@@ -466,6 +471,11 @@ def nodepool_health(
         classes[str(_meta(body).get("name", ""))] = body
     claims = [as_mapping(c)[0] for c in claims_raw]
     pools = [(obj, as_mapping(obj)[0]) for obj in pools_raw]
+    # registrationhealth watches managed NodePools only (nodepool.IsManagedPredicateFuncs)
+    skipped = tuple(
+        (str(_meta(b).get("name", "")), why) for _, b in pools if (why := unmanaged_reason_of(b)) is not None
+    )
+    pools = [(o, b) for o, b in pools if unmanaged_reason_of(b) is None]
     index = _ClaimIndex(claims)
     verified_by_pool: dict[str, bool] = {}
     out: list[PoolHealth] = []
@@ -521,6 +531,7 @@ def nodepool_health(
         unmatched_pods=tuple(unmatched),
         pending_since=since,
         repairs=tuple(repairs),
+        skipped=skipped,
     )
 
 

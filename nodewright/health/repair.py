@@ -106,6 +106,13 @@ def unhealthy_condition(
     return best
 
 
+def _managed(claim: Mapping[str, Any]) -> bool:
+    """``nodeclaim.IsManaged``: the NodeClaim's nodeClassRef is one of the provider's (no ref: kept)."""
+    from nodewright.api.karpenter import unmanaged_reason_of
+
+    return unmanaged_reason_of(claim) is None
+
+
 def allowed_unhealthy(total: int) -> int:
     """``intstr.GetScaledValueFromIntOrPercent("20%", total, roundUp=true)``."""
     return math.ceil(ALLOWED_UNHEALTHY_PERCENT * total / 100)
@@ -146,7 +153,7 @@ def node_repairs(
         meta = _map(n.get("metadata"))
         name = str(meta.get("name", ""))
         claim = by_provider.get(str(_map(n.get("spec")).get("providerID", ""))) or by_node_name.get(name)
-        if claim is None:
+        if claim is None or not _managed(claim):
             continue  # not Karpenter's node: the controller ignores it
         cond, policy = found
         claim_meta = _map(claim.get("metadata"))

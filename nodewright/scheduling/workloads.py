@@ -472,7 +472,12 @@ def _scaled(merged: Inputs, scales: Sequence[Scale]) -> Inputs:
     items = merged.all()
     for sc in scales:
         for i, o in enumerate(items):
-            if o.kind == sc.kind and _ns(o) == sc.namespace and o.metadata.name == sc.name:
+            if (
+                isinstance(o, Deployment | ReplicaSet | StatefulSet | Job)
+                and o.kind == sc.kind
+                and _ns(o) == sc.namespace
+                and o.metadata.name == sc.name
+            ):
                 field_name = "parallelism" if isinstance(o, Job) else "replicas"
                 items[i] = o.model_copy(update={"spec": o.spec.model_copy(update={field_name: sc.replicas})})
                 break

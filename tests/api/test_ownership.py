@@ -95,3 +95,34 @@ def test_v1beta1_names_the_served_version(tmp_path: Path) -> None:
         assert line.startswith("error: ") and f"{f}:apiVersion" in line
         served = api.replace("v1beta1", "v1")
         assert f"serves only {served}" in line and "v1.14.1" in line
+
+
+def test_auto_mode_pool_and_nodes_are_left_out_of_health(tmp_path: Path) -> None:
+    """registrationhealth and node health watch managed NodePools/NodeClaims only
+    (nodepool.IsManagedPredicateFuncs, nodeclaim.IsManagedPredicateFuncs)."""
+    pool = builders.nodepool("auto", node_class_ref=AUTO_REF)
+    claim = builders.nodeclaim(
+        "auto-1", nodepool_name="auto", node_class_ref=AUTO_REF, provider_id="fake://n1"
+    )
+    node = builders.node("n1", labels={"karpenter.sh/nodepool": "auto"}, capacity={"cpu": "2"})
+    node["status"]["conditions"] = [
+        {"type": "Ready", "status": "False", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    ]
+    cluster = builders.write_cluster(tmp_path / "c.json", [pool, claim, node])
+    proc = _run(
+        "health",
+        "--cluster",
+        str(cluster),
+        "--now",
+        "2026-01-02T00:00:00Z",
+        "--feature-gates",
+        "NodeRepair=true",
+        "-o",
+        "json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["nodePools"] == [] and doc["nodeRepairs"] == []
+    assert (
+        doc["skippedNodePools"][0]["name"] == "auto" and "EKS Auto Mode" in doc["skippedNodePools"][0]["why"]
+    )
