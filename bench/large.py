@@ -53,10 +53,11 @@ def _project(d: Path) -> None:
     repo = Path(__file__).resolve().parent.parent
     project = d / "project"
     project.mkdir(exist_ok=True)
-    for name in ("Pulumi.yaml", "__main__.py", "components", "policies", "nodewright"):
+    for name in ("Pulumi.yaml", "__main__.py", "nodewright_pulumi", "policies", "nodewright"):
         if not (project / name).exists():
             (project / name).symlink_to(repo / name)
-    dev = (repo / "stacks/Pulumi.dev.yaml").read_text()
+    # the dev stack with launch templates on (preview only): the user data is part of the measured work
+    dev = (repo / "tests/data/pulumi/stacks/Pulumi.dev-userdata.yaml").read_text()
     dev = dev.replace("stacks/nodeclasses.yaml", str(d / "nodeclasses.yaml"))
     dev = dev.replace("stacks/nodepools.yaml", str(d / "nodepools.yaml"))
     dev = dev.replace(

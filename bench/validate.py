@@ -5,7 +5,10 @@ requirements, budgets, kubelet, block devices, tags), then times, on one core:
 
 * ``admit``: :func:`nodewright.crd.admit_object` alone (schema, CEL rules, defaults, runtime checks);
 * ``load``: :func:`nodewright.api.loading.objects_from_documents` (admission + pydantic models),
-  what every command runs after parsing.
+  what every command runs after parsing;
+* ``update``: every object admitted as an update of itself with one field changed
+  (:func:`nodewright.crd.admit_object` with ``old``: the old object admitted as stored, then the new
+  one with transition rules and ratcheting), what ``validate --base`` runs per paired object.
 
 The CRDs are compiled first (once per process, reported separately). Times are CPU time of this
 process (the build machine is shared; wall time is noisier). Figures go into README.md
@@ -135,12 +138,21 @@ def main() -> None:
     load_s = time.process_time() - t0
     assert len(objs.nodepools) == n and len(objs.nodeclasses) == n
 
+    changed = [{**b, "metadata": {**b["metadata"], "labels": {"changed": "yes"}}} for b in bodies]
+    t0 = time.process_time()
+    bad = sum(not crd.admit_object(c, kind=c["kind"], old=b).ok for c, b in zip(changed, bodies, strict=True))
+    update_s = time.process_time() - t0
+    assert bad == 0, f"{bad} generated updates are refused"
+
     print(f"objects: {n} NodePools + {n} EC2NodeClasses")
     print(f"CRD load + CEL compile (once per process): {compile_s:.3f} s")
     print(
         f"admit (schema, CEL, defaults, runtime checks): {admit_s:.3f} s ({admit_s / (2 * n) * 1e6:.0f} us/object)"
     )
     print(f"load (admit + pydantic models): {load_s:.3f} s ({load_s / (2 * n) * 1e6:.0f} us/object)")
+    print(
+        f"update (old admitted + new as its update): {update_s:.3f} s ({update_s / (2 * n) * 1e6:.0f} us/object)"
+    )
 
 
 if __name__ == "__main__":

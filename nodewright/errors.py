@@ -65,6 +65,11 @@ class InputError(NodewrightError):
         return self.problem.message
 
 
+class UsageError(InputError):
+    """The command line (or the environment it runs in) asks for something impossible or
+    contradictory: the CLI prints the one line and exits 2, as for a bad option."""
+
+
 class InputErrors(NodewrightError):
     """Several problems found by one validation pass; every one is reported."""
 

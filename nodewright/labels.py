@@ -51,14 +51,12 @@ CAPACITY_TYPE_RESERVED: Final = "reserved"
 
 NODEPOOL_HASH: Final = "karpenter.sh/nodepool-hash"
 NODEPOOL_HASH_VERSION: Final = "karpenter.sh/nodepool-hash-version"
-NODEPOOL_HASH_VERSION_VALUE: Final = "v3"
 
 # -- Karpenter AWS provider --------------------------------------------------------------------
 AWS_GROUP: Final = "karpenter.k8s.aws"
 EC2NODECLASS: Final = "karpenter.k8s.aws/ec2nodeclass"
 EC2NODECLASS_HASH: Final = "karpenter.k8s.aws/ec2nodeclass-hash"
 EC2NODECLASS_HASH_VERSION: Final = "karpenter.k8s.aws/ec2nodeclass-hash-version"
-EC2NODECLASS_HASH_VERSION_VALUE: Final = "v5"
 INSTANCE_CATEGORY: Final = "karpenter.k8s.aws/instance-category"
 INSTANCE_FAMILY: Final = "karpenter.k8s.aws/instance-family"
 INSTANCE_GENERATION: Final = "karpenter.k8s.aws/instance-generation"

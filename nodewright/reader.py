@@ -12,7 +12,8 @@ never a traceback, a hang or a memory blow-up. The limits:
   once aliases are expanded (the "billion laughs" bomb is refused before it is built);
 * numbers: integers of at most :data:`MAX_INT_DIGITS` digits, finite floats only (no ``.inf``,
   ``.nan``, ``1e400``): what Kubernetes' JSON decoding accepts;
-* duplicate mapping keys are errors with their line.
+* duplicate mapping keys are errors with their line, in YAML and in JSON (strict decoding in the
+  API server refuses duplicate fields; Python's ``json`` would keep the last one silently).
 
 libyaml's C loader and dumper are used when PyYAML has them (they are several times faster than
 the pure-Python ones); the results are identical. Boundary: bytes to plain data and plain data
@@ -126,6 +127,62 @@ def _deeper_than(data: Any, limit: int) -> bool:
     return False
 
 
+class _DuplicateKey(Exception):
+    """A JSON object repeats a key (``at``: offset of the object's ``{`` when known, else -1)."""
+
+    def __init__(self, key: str, at: int = -1) -> None:
+        super().__init__(key)
+        self.key = key
+        self.at = at
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: a dict, refusing a repeated key (strict decoding in the API server
+    rejects duplicate fields; Python's ``json`` would keep the last one silently)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+def _duplicate_at(text: str, key: str, start: int = 0) -> int:
+    """Offset of the ``{`` of the first object repeating ``key`` (the pure-Python scanner, run only
+    on this error path, tells where each object starts)."""
+    import json.decoder
+    import json.scanner
+
+    decoding: Any = json.decoder  # JSONObject and py_make_scanner are not in the type stubs
+    scanning: Any = json.scanner
+    decoder: Any = json.JSONDecoder()
+
+    def parse_object(s_and_end: tuple[str, int], strict: bool, scan_once: Any, *rest: Any) -> Any:
+        opened = s_and_end[1] - 1
+
+        def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+            try:
+                return _pairs(pairs)
+            except _DuplicateKey as exc:
+                raise _DuplicateKey(exc.key, opened) from None
+
+        return decoding.JSONObject(s_and_end, strict, scan_once, None, hook, {})
+
+    decoder.parse_object = parse_object
+    decoder.scan_once = scanning.py_make_scanner(decoder)
+    try:
+        while start < len(text) and text[start].isspace():
+            start += 1
+        decoder.raw_decode(text, start)
+    except _DuplicateKey as exc:
+        return exc.at
+    except (ValueError, RecursionError):
+        return -1
+    return -1
+
+
 def _json_loads(text: str) -> Any:
     """``json.loads`` refusing nesting deeper than MAX_DEPTH. On CPython 3.11 the C decoder counts
     its nesting against the recursion limit, so lowering the limit for the call bounds the depth at
@@ -134,6 +191,7 @@ def _json_loads(text: str) -> Any:
         "parse_int": _json_int,
         "parse_float": _json_float,
         "parse_constant": _json_constant,
+        "object_pairs_hook": _pairs,
     }
     if sys.version_info < (3, 12):
         old = sys.getrecursionlimit()
@@ -189,6 +247,8 @@ def load_json(text: str, *, file: str) -> Any:
         at = text.find(exc.literal) if exc.literal else -1
         where = f" at {_line_col(text, at)}" if at >= 0 else ""
         raise InputError(f"refusing the JSON{where}: {exc.message}", file=file) from None
+    except _DuplicateKey as exc:
+        raise _duplicate_error(text, exc.key, file) from None
     except (RecursionError, ValueError) as exc:
         raise InputError(f"invalid JSON: {clip(str(exc), 120)}", file=file) from None
 
@@ -368,6 +428,16 @@ def load_yaml_all(text: str, *, file: str) -> list[Any]:
         raise InputError(f"invalid YAML: {clip(str(exc), 120)}", file=file) from None
 
 
+def _duplicate_error(text: str, key: str, file: str, start: int = 0) -> InputError:
+    at = _duplicate_at(text, key, start)
+    where = f" in the object at {_line_col(text, at)}" if at >= 0 else ""
+    return InputError(
+        f"refusing the JSON: duplicate key {clip(repr(key), 60)}{where}; give each key once "
+        "(the API server rejects duplicate fields)",
+        file=file,
+    )
+
+
 def load_yaml(text: str, *, file: str) -> Any:
     """The single YAML document of ``text`` (None when empty); several documents are an error."""
     docs = load_yaml_all(text, file=file)
@@ -382,10 +452,10 @@ def parse_text(text: str, *, file: str) -> list[Any]:
         try:
             return [load_json(text, file=file)]
         except InputError as json_error:
-            if "nesting deeper" in json_error.message or "out of range" in json_error.message:
+            if any(m in json_error.message for m in ("nesting deeper", "out of range", "duplicate key")):
                 raise
             if "Extra data" in json_error.message:
-                several = _concatenated_json(text)
+                several = _concatenated_json(text, file=file)
                 if several is not None:
                     return several
             # YAML is a superset of JSON; a flow-style YAML file may still parse.
@@ -396,10 +466,12 @@ def parse_text(text: str, *, file: str) -> list[Any]:
     return load_yaml_all(text, file=file)
 
 
-def _concatenated_json(text: str) -> list[Any] | None:
+def _concatenated_json(text: str, *, file: str) -> list[Any] | None:
     """Several JSON values one after another (``kubectl cluster-info dump``), each within the
     limits, or None when the text is not that."""
-    decoder = json.JSONDecoder(parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
+    decoder = json.JSONDecoder(
+        parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant, object_pairs_hook=_pairs
+    )
     out: list[Any] = []
     pos = 0
     old = sys.getrecursionlimit()
@@ -413,6 +485,8 @@ def _concatenated_json(text: str) -> list[Any] | None:
                 break
             value, pos = decoder.raw_decode(text, pos)
             out.append(value)
+    except _DuplicateKey as exc:
+        raise _duplicate_error(text, exc.key, file, pos) from None
     except (json.JSONDecodeError, _Refused, RecursionError, ValueError):
         return None
     finally:

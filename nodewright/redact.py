@@ -4,7 +4,7 @@ Secrets are recognised three ways, so a secret is hidden whatever path it took t
 
 * **by content**: AWS access key ids, AWS secret access keys (assigned to their usual names),
   private keys (PEM blocks), Kubernetes bootstrap tokens (``[a-z0-9]{6}.[a-z0-9]{16}``), GitHub
-  tokens, password assignments, and any base64 PEM block (a cluster CA bundle, a key), including
+  tokens, password assignments, PEM certificates in clear, and any base64 PEM block (a cluster CA bundle, a key), including
   the line-wrapped base64 GNU ``base64`` prints (76 columns), raw or with JSON/TOML ``\\n`` escapes;
 * **by structure**: the values of fields that hold a CA bundle or a credential (``caBundle``,
   ``certificateAuthority``, Bottlerocket ``cluster-certificate``, ``--b64-cluster-ca``,
@@ -20,9 +20,13 @@ are not secrets and stay in clear. Pure: no I/O.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import bisect
+import functools
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -93,6 +97,13 @@ DETECTORS: Final[tuple[Detector, ...]] = (
         r"(?i)\b(?:password|passwd)[\"']?\s*[=:]\s*[\"']?(?P<s>[^\s'\"<>\[\]]{6,})",
         r"(?i)passw",
     ),
+    # a PEM certificate in clear (a CA bundle a file or a Secret carries): its body
+    _d(
+        "PEM certificate",
+        r"-----BEGIN (?:TRUSTED )?CERTIFICATE-----(?P<s>(?s:.*?))-----END (?:TRUSTED )?CERTIFICATE-----",
+        r"CERTIFICATE-----",
+        credential=False,
+    ),
     # base64 of "-----BEGIN": a PEM block (CA bundle, certificate, key) in base64, wrapped or not
     _d(
         "base64 PEM block",
@@ -146,16 +157,145 @@ def find_credentials(text: str, *, extra_patterns: Iterable[str] = ()) -> list[s
 
 
 def secret_spans(text: str, *, extra: Iterable[str] = ()) -> list[tuple[int, int]]:
-    """Merged, sorted spans of every secret in ``text``."""
+    """Merged, sorted spans of every secret in ``text``, also where the text encodes it (see
+    :func:`_encoded_spans`: JSON/TOML escapes, percent-encoding, base64)."""
+    values = sorted({*marked_secrets(), *(e for e in extra if e and len(e) >= 4)}, key=len, reverse=True)
+    return _spans(text, values, _VIEW_DEPTH)
+
+
+def _spans(text: str, values: list[str], depth: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
-    for value in sorted({*marked_secrets(), *(e for e in extra if e and len(e) >= 4)}, key=len, reverse=True):
+    for value in values:
         start = text.find(value)
         while start >= 0:
             spans.append((start, start + len(value)))
             start = text.find(value, start + len(value))
     for d in DETECTORS:
         spans.extend(d.spans(text))
+    if depth > 0:
+        spans.extend(_encoded_spans(text, values, depth - 1))
     return _merged(spans)
+
+
+_VIEW_DEPTH: Final = 3
+"""How many encodings deep the redactor looks (e.g. a password, base64-encoded, inside a JSON string)."""
+
+
+class _View:
+    """A decoded copy of a text, with where each decoded character came from: a secret found in
+    the decoded copy is redacted over the encoded characters it came from (a decoded piece maps,
+    whole, onto its encoded run)."""
+
+    def __init__(self, pieces: list[tuple[int, int, int, bool]], decoded: list[str]) -> None:
+        self.text = "".join(decoded)
+        self._pieces = pieces  # (decoded start, original start, original end, literal), in order
+        self._starts = [p[0] for p in pieces]
+
+    def _piece(self, pos: int) -> tuple[int, int, int, bool]:
+        return self._pieces[max(0, bisect.bisect_right(self._starts, pos) - 1)]
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The original span of the decoded span ``[start, end)`` (``end > start``)."""
+        d, o, _, literal = self._piece(start)
+        a = o + (start - d) if literal else o
+        d, o, oend, literal = self._piece(end - 1)
+        b = o + (end - d) if literal else oend
+        return a, max(b, a + 1)
+
+
+def _decode_view(
+    text: str, pattern: re.Pattern[str], decode: Callable[[re.Match[str]], str | None]
+) -> _View | None:
+    """``text`` with every match of ``pattern`` replaced by ``decode(match)`` (None: kept)."""
+    decoded: list[str] = []
+    pieces: list[tuple[int, int, int, bool]] = []
+    pos = dpos = 0
+    for m in pattern.finditer(text):
+        value = decode(m)
+        if not value:
+            continue
+        if m.start() > pos:
+            pieces.append((dpos, pos, m.start(), True))
+            decoded.append(text[pos : m.start()])
+            dpos += m.start() - pos
+        pieces.append((dpos, m.start(), m.end(), False))
+        decoded.append(value)
+        dpos += len(value)
+        pos = m.end()
+    if not pieces:
+        return None
+    pieces.append((dpos, pos, len(text), True))
+    decoded.append(text[pos:])
+    return _View(pieces, decoded)
+
+
+_JSON_ESCAPES: Final = {
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "b": "\b",
+    "f": "\f",
+    "/": "/",
+    '"': '"',
+    "\\": "\\",
+    "'": "'",
+}
+_ESCAPE: Final = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|[nrtbf/\"\\'])")
+_PERCENT: Final = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*")
+_BASE64_RUN: Final = re.compile(
+    r"[A-Za-z0-9+/]{16,}={0,2}"
+    r"(?:(?:\r?\n|\\n)[ \t]*[A-Za-z0-9+/]{4,}={0,2}(?=\r?\n|\\[nr]|$|[\s\"',}\]]))*"
+    r"(?![A-Za-z0-9+/])"
+)
+
+
+def _unescape(m: re.Match[str]) -> str | None:
+    body = m.group()[1:]
+    return chr(int(body[1:], 16)) if body[0] == "u" else _JSON_ESCAPES[body]
+
+
+def _unpercent(m: re.Match[str]) -> str | None:
+    # each byte as one character: secrets are ASCII, and a multi-byte character stays harmless
+    return "".join(chr(int(m.group()[i + 1 : i + 3], 16)) for i in range(0, len(m.group()), 3))
+
+
+def _unbase64(m: re.Match[str]) -> str | None:
+    return _base64_text(m.group())
+
+
+@functools.lru_cache(maxsize=4096)
+def _base64_text(token: str) -> str | None:
+    """The text a base64 run encodes, or None (not base64, or binary). Cached: large documents
+    repeat the same long words (field names, hashes) many times."""
+    run = re.sub(r"\\n|\s", "", token)
+    if len(run) % 4:
+        return None
+    try:
+        raw = base64.b64decode(run, validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    printable = sum(c.isprintable() or c in "\n\r\t" for c in decoded)
+    return decoded if decoded and printable >= 0.95 * len(decoded) else None
+
+
+def _encoded_spans(text: str, values: list[str], depth: int) -> list[tuple[int, int]]:
+    """Secrets inside encoded parts of ``text``: JSON/TOML string escapes (``\\n``, ``\\"``),
+    percent-encoding (Ignition ``data:,`` URLs) and base64 runs that decode to text (a file a
+    shell heredoc or an Ignition ``data:;base64,`` URL carries); each found secret covers the
+    encoded characters it came from."""
+    out: list[tuple[int, int]] = []
+    views = []
+    if "\\" in text:
+        views.append(_decode_view(text, _ESCAPE, _unescape))
+    if "%" in text:
+        views.append(_decode_view(text, _PERCENT, _unpercent))
+    views.append(_decode_view(text, _BASE64_RUN, _unbase64))
+    for view in views:
+        if view is None:
+            continue
+        out.extend(view.span(start, end) for start, end in _spans(view.text, values, depth))
+    return out
 
 
 def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

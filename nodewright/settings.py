@@ -13,9 +13,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
-from nodewright.errors import InputError
+from nodewright.errors import InputError, UsageError
 
 PreferencePolicy = Literal["Respect", "Ignore"]
 MinValuesPolicy = Literal["Strict", "BestEffort"]
@@ -119,7 +119,8 @@ SETTING_NAMES: Final[dict[str, tuple[str, str, str]]] = {
 
 
 def _coerce(attr: str, value: object, source: str, current: KarpenterSettings) -> object:
-    label = f"{SETTING_NAMES[attr][1]} / {SETTING_NAMES[attr][0]}"
+    names = SETTING_NAMES[attr]
+    label = names[1] if source == "<args>" else names[0] if source == "<environment>" else names[2]
     text = value if isinstance(value, str) else None
     if attr == "feature_gates":
         if not isinstance(value, str):
@@ -127,11 +128,11 @@ def _coerce(attr: str, value: object, source: str, current: KarpenterSettings) -
         return parse_feature_gates(value, source=source, base=current.feature_gates)
     if attr == "preference_policy":
         if value not in ("Respect", "Ignore"):
-            raise InputError(f"invalid PREFERENCE_POLICY {value!r}: one of Respect, Ignore", file=source)
+            raise InputError(f"invalid {label} {value!r}: one of Respect, Ignore", file=source)
         return value
     if attr == "min_values_policy":
         if value not in ("Strict", "BestEffort"):
-            raise InputError(f"invalid MIN_VALUES_POLICY {value!r}: one of Strict, BestEffort", file=source)
+            raise InputError(f"invalid {label} {value!r}: one of Strict, BestEffort", file=source)
         return value
     if attr == "reserved_enis":
         try:
@@ -139,7 +140,7 @@ def _coerce(attr: str, value: object, source: str, current: KarpenterSettings) -
         except ValueError:
             number = None
         if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-            raise InputError(f"invalid RESERVED_ENIS {value!r}: a whole number >= 0", file=source)
+            raise InputError(f"invalid {label} {value!r}: a whole number >= 0", file=source)
         return number
     if attr == "vm_memory_overhead_percent":
         try:
@@ -148,7 +149,7 @@ def _coerce(attr: str, value: object, source: str, current: KarpenterSettings) -
             ratio = None
         if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 <= ratio < 1:
             raise InputError(
-                f"invalid VM_MEMORY_OVERHEAD_PERCENT {value!r}: a fraction from 0 to below 1 (0.075 is 7.5%)",
+                f"invalid {label} {value!r}: a fraction from 0 to below 1 (0.075 is 7.5%)",
                 file=source,
             )
         return float(ratio)
@@ -157,18 +158,23 @@ def _coerce(attr: str, value: object, source: str, current: KarpenterSettings) -
         return value
     if text is not None and text.strip().lower() in ("true", "false"):
         return text.strip().lower() == "true"
-    raise InputError(f"invalid IGNORE_DRA_REQUESTS {value!r}: true or false", file=source)
+    raise InputError(f"invalid {label} {value!r}: true or false", file=source)
 
 
 def _apply(
     settings: KarpenterSettings, values: Mapping[str, object], origin: str, source: str
 ) -> KarpenterSettings:
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     where = dict(settings.sources)
     for attr, value in values.items():
         if value is None:
             continue
-        changes[attr] = _coerce(attr, value, source, replace(settings, **changes))
+        try:
+            changes[attr] = _coerce(attr, value, source, replace(settings, **changes))
+        except InputError as exc:
+            if origin in ("flag", "env"):  # the command line or its environment: a usage error
+                raise UsageError(exc.message, file=exc.file, path=exc.path) from exc
+            raise
         where[attr] = origin
     return replace(settings, **changes, sources=where) if changes else settings
 

@@ -63,3 +63,21 @@ def test_every_option_is_in_the_contract(path: tuple[str, ...], cmd: click.Comma
 
 def test_the_readme_points_to_the_contract() -> None:
     assert "docs/cli.md" in (CONTRACT.parents[1] / "README.md").read_text()
+
+
+@pytest.mark.parametrize(("path", "cmd"), COMMANDS, ids=lambda v: " ".join(v) if isinstance(v, tuple) else "")
+def test_every_command_help_has_an_example_that_parses(
+    path: tuple[str, ...], cmd: click.Command, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each command's --help ends with examples (nodewright.cli.examples); each parses with the
+    command's own options, from the repository root (the examples use its files)."""
+    import shlex
+
+    monkeypatch.chdir(CONTRACT.parents[1])
+    epilog = cmd.epilog or ""
+    name = "nodewright " + " ".join(path)
+    lines = [line.strip() for line in epilog.splitlines() if line.strip().startswith(name)]
+    assert lines, f"nodewright {' '.join(path)} --help has no example: add one to nodewright/cli/examples.py"
+    for line in lines:
+        words = shlex.split(line.split(" > ", 1)[0].split(" && ", 1)[0])
+        cmd.make_context(name, words[1 + len(path) :])

@@ -118,7 +118,7 @@ def test_example_has_no_placeholder(example: Example) -> None:
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the repository's user-facing files, so examples that write files leave it clean."""
     dest = tmp_path_factory.mktemp("repo")
-    for name in ("stacks", "components", "policies", "docs", "tools"):
+    for name in ("stacks", "policies", "docs", "tools"):
         shutil.copytree(ROOT / name, dest / name)
     for name in ("Pulumi.yaml", "__main__.py", "README.md", "requirements.txt"):
         shutil.copy2(ROOT / name, dest / name)

@@ -213,7 +213,7 @@ def test_preview_survives_hostile_stacks(tmp_path: Path) -> None:
     """The preview of a stack whose files are mutated (a few examples: a preview takes a second).
 
     The project is linked into a temporary directory, so the stack files live outside the repo."""
-    for name in ("Pulumi.yaml", "__main__.py", "components", "policies", "nodewright"):
+    for name in ("Pulumi.yaml", "__main__.py", "nodewright_pulumi", "policies", "nodewright"):
         (tmp_path / name).symlink_to(REPO / name)
     base = (REPO / "stacks/Pulumi.dev.yaml").read_text()
     for rel in ("stacks/nodeclasses.yaml", "stacks/osc/provision-node-init.yaml"):

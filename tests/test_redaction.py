@@ -160,3 +160,116 @@ def test_policy_and_redactor_share_the_detector() -> None:
             sample = f"-----BEGIN RSA PRIVATE KEY-----\n{value}\n-----END RSA PRIVATE KEY-----"
         assert find_credentials(sample), name
         assert value not in redact.redact(sample), name
+
+
+# -- every channel of real processes: stdout, stderr and written files, in every encoding ------------
+
+OSC = str(DATA / "osc.yaml")
+CLEAR = {
+    **{k: v for k, v in SECRETS.items() if k != "secure config"},
+    "password": "Sup3rS3cretPassw0rd",
+    "certificate": "MIICQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJD",
+}
+
+
+def _forms(value: str) -> dict[str, str]:
+    """``value`` as it may appear encoded in an output: clear, JSON-escaped, percent-encoded, and
+    the base64 of it at each of the three byte alignments (the part that depends on it alone)."""
+    from urllib.parse import quote
+
+    forms = {"clear": value, "json": json.dumps(value)[1:-1], "percent": quote(value, safe=""),
+             "percent-url": quote(value)}  # fmt: skip
+    for k in range(3):
+        encoded = base64.b64encode(b"\0" * k + value.encode()).decode()
+        core = encoded[4 if k else 0 : len(encoded) - 4]
+        if len(core) >= 12:
+            forms[f"base64+{k}"] = core
+    return forms
+
+
+def _found(text: str) -> list[str]:
+    return [f"{name} ({form})" for name, value in CLEAR.items() for form, enc in _forms(value).items()
+            if enc in text]  # fmt: skip
+
+
+def _osc(fmt: str, out: str) -> list[str]:
+    return ["render", "osc", "-f", OSC, "--format", fmt, "-o", out]
+
+
+CHANNELS = {
+    **{f"render osc {f} {o}": _osc(f, o) for f in ("cloud-init", "bash", "ignition") for o in ("raw", "json")},
+    "render osc ignition init-pattern": [*_osc("ignition", "json"), "--api-server", "https://api.example"],
+    "render userdata al2023 raw": COMMANDS["render userdata al2023 raw"],
+    "render userdata bottlerocket json": COMMANDS["render userdata bottlerocket json"],
+    **{f"validate {o}": ["validate", "-f", NC, "-f", NP, "-f", OSC, "-o", o] for o in ("table", "json", "yaml")},
+    **{f"hash {o}": ["hash", "-f", NP, "-f", NC, "--cluster-info", INFO, "-o", o] for o in ("table", "json", "yaml", "markdown")},
+    **{f"plan {o} --write": ["plan", "-f", NP, "-f", NC, "--cluster", "stacks/examples/cluster.json", "--catalog",
+                             CATALOG, "-o", o, "--write", "{tmp}/claims.yaml"] for o in ("table", "json", "yaml", "markdown")},
+    "drift json": ["drift", "-f", NP, "-f", NC, "--cluster", "stacks/examples/cluster.json", "--cluster-info", INFO,
+                   "-o", "json"],
+    "catalog --nodeclass yaml": ["catalog", "list", "--catalog", CATALOG, "--nodeclass", str(DATA / "gpu.yaml"),
+                                 "-o", "yaml"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(CHANNELS))
+def test_no_secret_in_any_channel_or_encoding(name: str, tmp_path: Path) -> None:
+    """A real process: its stdout, its stderr and every file it wrote, searched for each planted
+    secret in clear, JSON-escaped, percent-encoded and base64 (every alignment)."""
+    import os
+    import subprocess
+    import sys
+
+    args = [a.replace("{tmp}", str(tmp_path)) for a in CHANNELS[name]]
+    proc = subprocess.run([sys.executable, "-m", "nodewright.cli", *args], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path.cwd())}, timeout=300, check=False)  # fmt: skip
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    assert proc.returncode in (0, 1), proc.stderr
+    written = "".join(p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file())
+    assert _found(proc.stdout) == [], "stdout"
+    assert _found(proc.stderr) == [], "stderr"
+    assert _found(written) == [], "written files"
+    if name.startswith("render"):
+        assert redact.REDACTED in proc.stdout
+
+
+def test_errors_echoing_a_secret_are_redacted_in_every_form(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((DATA / "nodepools.yaml").read_text().replace(
+        "nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}",
+        'nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n'
+        '      expireAfter: "password=Sup3rS3cretPassw0rd AKIAQWERTYUIOPASDFGH"',
+    ))  # fmt: skip
+    for out in ("table", "json", "yaml"):
+        result = CliRunner().invoke(main, ["validate", "-f", str(bad), "-o", out])
+        assert result.exit_code == 1 and "error: " in result.stderr, result.stderr
+        assert _found(result.stdout + result.stderr) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "data:,aws_secret_access_key%20%3D%20wJalrXUtnFEMIK7MDENGbPxRfiCYzEXAMPLEKEY1%0A",
+        "data:,key%3DAKIAQWERTYUIOPASDFGH",
+        'data:;base64,' + base64.b64encode(b"TOKEN=q7x2mz.4f8k1p0c9d3b6a5e\n").decode(),
+        "base64 -d << 'EOF'\n" + _wrapped(b"x" * 70 + b"\npassword=Sup3rS3cretPassw0rd\n" + b"y" * 70) + "\nEOF\n",
+        json.dumps({"content": "user=admin\npassword=Sup3rS3cretPassw0rd\n"}),
+        json.dumps({"content": "-----BEGIN CERTIFICATE-----\n" + CLEAR["certificate"] + "\n-----END CERTIFICATE-----"}),
+        json.dumps({"c": "#!/bin/bash\nexport TOKEN=q7x2mz.4f8k1p0c9d3b6a5e\n"}),
+    ],
+    ids=["percent-secret-key", "percent-key-id", "data-url-base64", "heredoc-base64-wrapped",
+         "json-escaped-password", "json-escaped-certificate", "json-escaped-token"],
+)  # fmt: skip
+def test_the_redactor_looks_through_encodings(text: str) -> None:
+    out = redact.redact(text)
+    assert redact.REDACTED in out
+    assert _found(out) == [], out
+    assert len(out) < len(text) + 20 or "\n" in text  # the rest of the text survives
+
+
+def test_encoded_ordinary_text_stays() -> None:
+    text = (
+        "data:,%5Bdefault%5D%0Aregion%20%3D%20eu-west-1%0A "
+        + base64.b64encode(b"hello nodewright\n").decode()
+    )
+    assert redact.redact(text) == text

@@ -540,6 +540,16 @@ class Requirements:
             return f'label "{key}" does not have known values{label_hint(mine, key, allow_undefined)}'
         return self.intersects(other)
 
+    def incompatibility(
+        self, other: Requirements, *, allow_undefined: frozenset[str] = NO_UNDEFINED
+    ) -> Incompatible | None:
+        """:meth:`compatible` whose error text (with its typo hint, an edit-distance search over
+        the keys) is only built when printed: ``None`` when compatible, else an
+        :class:`Incompatible` whose ``str()`` is the text :meth:`compatible` returns."""
+        if self.is_compatible(other, allow_undefined=allow_undefined):
+            return None
+        return Incompatible(self.copy(), other.copy(), allow_undefined)
+
     def is_compatible(self, other: Requirements, *, allow_undefined: frozenset[str] = NO_UNDEFINED) -> bool:
         """``compatible(...) is None`` without building error text when it is not."""
         mine = self._reqs
@@ -635,3 +645,21 @@ class Requirements:
 
     def __repr__(self) -> str:
         return f"Requirements({str(self)!r})"
+
+
+class Incompatible:
+    """A failed :meth:`Requirements.compatible` check; ``str()`` builds Karpenter's text once.
+
+    A pod refused by thousands of existing nodes gets thousands of these and reads none of them
+    (Karpenter discards existing nodes' errors): the text is never built for them."""
+
+    __slots__ = ("_allow", "_mine", "_other", "_text")
+
+    def __init__(self, mine: Requirements, other: Requirements, allow_undefined: frozenset[str]) -> None:
+        self._mine, self._other, self._allow = mine, other, allow_undefined
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            self._text = self._mine.compatible(self._other, allow_undefined=self._allow) or ""
+        return self._text

@@ -1,8 +1,8 @@
 """Turning user files into validated API objects, reporting every problem with file and path.
 
 ``load_objects(paths)`` reads YAML/JSON (multi-document, ``kind: List`` unpacked). Karpenter's
-kinds (NodePool, NodeClaim, EC2NodeClass) go through :func:`nodewright.crd.admit_object`, the one
-validation path: the shipped CRDs of the selected Karpenter release (schema, CEL rules, defaults,
+kinds (NodePool, NodeClaim, EC2NodeClass, NodeOverlay) go through :func:`nodewright.crd.admit_object`, the one
+validation path: the shipped CRDs of the Karpenter release passed in (``release=``) (schema, CEL rules, defaults,
 as ``kubectl apply`` with strict field validation) and Karpenter's runtime checks; the pydantic
 model is then built from the stored (defaulted) object, which the model also keeps
 (``stored_body``/``written_body``) for hashing. Kubernetes kinds read from cluster state are built
@@ -38,7 +38,9 @@ from nodewright.api.core import (
 from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
+from nodewright.api.nodeoverlay import NodeOverlay
 from nodewright.api.workloads import CapacityBuffer
+from nodewright.crd import Release
 from nodewright.errors import Collector, InputError, InputErrors, Problem, clip, typo_hint
 
 log = logging.getLogger("nodewright")
@@ -51,6 +53,7 @@ KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
     "NodePool": (("karpenter.sh/v1",), NodePool, None),
     "NodeClaim": (("karpenter.sh/v1",), NodeClaim, None),
     "EC2NodeClass": (("karpenter.k8s.aws/v1",), EC2NodeClass, None),
+    "NodeOverlay": (("karpenter.sh/v1alpha1",), NodeOverlay, None),
     "Pod": (("v1",), Pod, validation.validate_pod),
     "Node": (("v1",), Node, None),
     "DaemonSet": (("apps/v1",), DaemonSet, None),
@@ -85,9 +88,9 @@ def checked_kind(kind: str) -> bool:
     return kind in KINDS or kind in crd.API_VERSIONS
 
 
-def _version_hint(kind: str, api_version: str, accepted: Sequence[str]) -> str:
+def _version_hint(kind: str, api_version: str, accepted: Sequence[str], release: Release | None) -> str:
     if api_version.startswith(_KARPENTER_GROUPS) and kind in crd.API_VERSIONS:
-        rel = crd.selected()
+        rel = release or crd.release()
         return (
             f"the cluster (Karpenter v{rel.version}'s CRDs) serves only {crd.API_VERSIONS[kind]}; "
             "migrate with Karpenter's v1 upgrade guide"
@@ -111,8 +114,11 @@ class Objects:
     csinodes: list[CSINode] = field(default_factory=list)
     secrets: list[Secret] = field(default_factory=list)
     capacitybuffers: list[CapacityBuffer] = field(default_factory=list)
+    nodeoverlays: list[NodeOverlay] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     raw: dict[str, list[Document]] = field(default_factory=dict)  # kinds read unbuilt (``raw_kinds``)
+    # With a base (``load_objects(..., base=...)``): Karpenter objects by what applying them does.
+    changes: dict[str, list[str]] = field(default_factory=dict)  # create/update/delete -> Kind/name
 
     def nodeclass(self, name: str) -> EC2NodeClass | None:
         for nc in self.nodeclasses:
@@ -134,6 +140,7 @@ _BUCKET = {
     "CSINode": "csinodes",
     "Secret": "secrets",
     "CapacityBuffer": "capacitybuffers",
+    "NodeOverlay": "nodeoverlays",
 }
 
 
@@ -201,7 +208,7 @@ def _problems_from(exc: ValidationError, *, model: type[BaseModel], doc: Documen
     return problems
 
 
-def build(doc: Document, model: type[T]) -> T:
+def build(doc: Document, model: type[T], *, release: Release | None = None) -> T:
     """One document as ``model``; raises InputErrors naming file and path on a bad shape.
 
     Karpenter's kinds go through :func:`nodewright.crd.admit_object` first (the one validation
@@ -209,7 +216,7 @@ def build(doc: Document, model: type[T]) -> T:
     """
     kind = getattr(model.model_fields.get("kind"), "default", None)
     if isinstance(kind, str) and kind in crd.API_VERSIONS:
-        admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path)
+        admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path, rel=release)
         if not admitted.ok:
             raise InputErrors(admitted.problems)
         obj, problems = _build_lenient(Document(file=doc.file, path=doc.path, body=admitted.body), model)
@@ -257,6 +264,28 @@ def _build_lenient(doc: Document, model: type[T]) -> tuple[T | None, list[Proble
     return obj, []
 
 
+def object_key(doc: Document) -> tuple[str, str, str]:
+    """How the API server names an object: kind, namespace (namespaced kinds only), name."""
+    namespaced = doc.kind not in crd.API_VERSIONS or crd.crd(doc.kind).scope == "Namespaced"
+    meta = doc.body.get("metadata")
+    namespace = meta.get("namespace") if namespaced and isinstance(meta, Mapping) else None
+    return doc.kind, str(namespace or ""), doc.name
+
+
+def base_index(docs: Iterable[Document]) -> dict[tuple[str, str, str], Document]:
+    """The base's Karpenter objects by :func:`object_key` (the first of a repeated name wins)."""
+    out: dict[tuple[str, str, str], Document] = {}
+    for doc in docs:
+        if doc.kind in crd.API_VERSIONS and doc.name:
+            out.setdefault(object_key(doc), doc)
+    return out
+
+
+def _show_key(key: tuple[str, str, str]) -> str:
+    kind, namespace, name = key
+    return f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"
+
+
 def unbound_pods(body: Mapping[str, Any]) -> bool:
     """A cheap test on a raw Pod: not bound to a node (only those can be pending)."""
     spec = body.get("spec")
@@ -269,8 +298,16 @@ def objects_from_documents(
     kinds: Collection[str] | None = None,
     pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
     raw_kinds: Collection[str] = (),
+    base: Iterable[Document] | None = None,
+    release: Release | None = None,
 ) -> Objects:
     """Build and validate every known object; collect every problem before raising.
+
+    ``base``: the objects as they are in the cluster (e.g. the base branch's files). A Karpenter
+    object whose kind and name (namespace where namespaced) are in the base is admitted as an
+    update of it (transition rules, ratcheting, immutable fields); the others are creates, and
+    base objects absent here are deletes (listed in ``Objects.changes``, never an error).
+    Karpenter's kinds are admitted by ``release``'s CRDs (None: the default release).
 
     ``kinds`` limits the work to the kinds a caller reads (others are skipped unbuilt, quietly);
     ``pods_where`` keeps only the Pods whose raw body passes it (the rest are never built), so a
@@ -280,6 +317,7 @@ def objects_from_documents(
     out = Objects()
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], Document] = {}
+    olds = base_index(base) if base is not None else None
     for doc in docs:
         out.documents.append(doc)
         kind = doc.kind
@@ -312,7 +350,7 @@ def objects_from_documents(
             continue
         versions, model, validator = KINDS[kind]
         if doc.api_version not in versions:
-            hint = _version_hint(kind, doc.api_version, versions)
+            hint = _version_hint(kind, doc.api_version, versions, release)
             problems.append(
                 Problem(
                     file=doc.file,
@@ -322,7 +360,15 @@ def objects_from_documents(
             )
             continue
         if kind in crd.API_VERSIONS:
-            admitted = crd.admit_object(doc.body, kind=kind, file=doc.file, path=doc.path)
+            old = None
+            if olds is not None:
+                key = object_key(doc)
+                old_doc = olds.get(key)
+                old = old_doc.body if old_doc is not None else None
+                out.changes.setdefault("update" if old is not None else "create", []).append(_show_key(key))
+            admitted = crd.admit_object(
+                doc.body, kind=kind, file=doc.file, path=doc.path, old=old, rel=release
+            )
             if not admitted.ok:
                 problems.extend(admitted.problems)
                 continue
@@ -342,7 +388,11 @@ def objects_from_documents(
             problems.extend(c.problems)
         meta = getattr(obj, "metadata", None)
         ident = (kind, getattr(meta, "namespace", None) or "", getattr(meta, "name", "") or "")
-        if ident[2] and ident in seen and kind in ("NodePool", "EC2NodeClass", "NodeClaim", "Node"):
+        if (
+            ident[2]
+            and ident in seen
+            and kind in ("NodePool", "EC2NodeClass", "NodeClaim", "Node", "NodeOverlay")
+        ):
             first = seen[ident]
             problems.append(
                 Problem(
@@ -354,6 +404,11 @@ def objects_from_documents(
             continue
         seen[ident] = doc
         getattr(out, _BUCKET[kind]).append(obj)
+    if olds is not None:
+        present = {object_key(d) for d in out.documents if d.kind in crd.API_VERSIONS}
+        gone = [_show_key(k) for k in olds if k not in present]
+        if gone:
+            out.changes["delete"] = gone
     if problems:
         if len(problems) == 1:
             p = problems[0]
@@ -362,24 +417,42 @@ def objects_from_documents(
     return out
 
 
+KARPENTER_GROUPS = ("karpenter.sh/", "karpenter.k8s.aws/")
+KARPENTER_KINDS = frozenset({"NodePool", "EC2NodeClass", "NodeClaim"})
+"""apiVersion prefixes and kinds of Karpenter's own objects (what ``validate --skip-foreign`` keeps:
+a NodePool with a wrong or missing apiVersion is still reported)."""
+
+
 def load_objects(
     paths: Iterable[str | Path],
     *,
     kinds: Collection[str] | None = None,
     pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
     raw_kinds: Collection[str] = (),
+    base: Iterable[str | Path] | None = None,
+    only_karpenter: bool = False,
+    release: Release | None = None,
 ) -> Objects:
     """Read, build and validate every object in ``paths`` (see module docstring and
-    :func:`objects_from_documents` for ``kinds``, ``pods_where`` and ``raw_kinds``)."""
+    :func:`objects_from_documents` for ``kinds``, ``pods_where``, ``raw_kinds``; ``base``: files
+    of the objects as they are in the cluster, making each object with a base an update).
+
+    ``only_karpenter`` drops, unread, every document whose apiVersion is not Karpenter's (a
+    repository's other YAML: workflows, stack configs, other manifests), as a pre-commit hook
+    handed every staged YAML file needs."""
+    docs = load_documents(paths)
+    if only_karpenter:
+        docs = [d for d in docs if d.api_version.startswith(KARPENTER_GROUPS) or d.kind in KARPENTER_KINDS]
+    base_docs = load_documents(base) if base is not None else None
     return objects_from_documents(
-        load_documents(paths), kinds=kinds, pods_where=pods_where, raw_kinds=raw_kinds
+        docs, kinds=kinds, pods_where=pods_where, raw_kinds=raw_kinds, base=base_docs, release=release
     )
 
 
-def load_nodepools(paths: Iterable[str | Path]) -> Objects:
+def load_nodepools(paths: Iterable[str | Path], *, release: Release | None = None) -> Objects:
     """Like :func:`load_objects`, but an input without any NodePool is an error."""
     paths = list(paths)
-    objs = load_objects(paths)
+    objs = load_objects(paths, release=release)
     if not objs.nodepools:
         names = ", ".join(str(p) for p in paths)
         raise InputError(

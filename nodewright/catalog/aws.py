@@ -24,15 +24,17 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
 from nodewright import labels
 from nodewright.algebra import resources as res
+from nodewright.api.amifamily import AL2023
 from nodewright.catalog import overhead as oh
 from nodewright.catalog.model import Ec2Facts, InstanceType, Offering, Overhead, RequirementSpec
 from nodewright.catalog.prices import on_demand_prices
+from nodewright.catalog.vpclimits import POD_ENI, branch_interfaces
 from nodewright.errors import CatalogError, InputError
 
 SOURCE_ENV: Final = "NODEWRIGHT_CATALOG_SOURCE"  # "aws" or "embedded" overrides detection
@@ -45,6 +47,7 @@ _WINDOWS_BUILD: Final = {
 }
 _CAPACITY_TYPES: Final = (labels.CAPACITY_TYPE_ON_DEMAND, labels.CAPACITY_TYPE_SPOT)
 PRIVATE_IPV4: Final = "vpc.amazonaws.com/PrivateIPv4Address"
+EFA_ONLY: Final = "efa-only"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,15 +105,18 @@ def _paginate(client: Any, op: str, key: str, **kwargs: Any) -> list[dict[str, A
 
 
 def _call_ec2(client: Any, region: str, *, trust_spot: bool) -> Ec2Answers:
-    infos = _paginate(
-        client,
-        "describe_instance_types",
-        "InstanceTypes",
-        Filters=[
-            {"Name": "supported-virtualization-type", "Values": ["hvm"]},
-            {"Name": "processor-info.supported-architecture", "Values": ["x86_64", "arm64"]},
-        ],
-    )
+    # Karpenter filters on hvm and on architecture x86_64/arm64 server-side; moto's architecture
+    # filter drops the types that also list i386 (t2.nano, c1.medium...), so that one runs here.
+    infos = [
+        info
+        for info in _paginate(
+            client,
+            "describe_instance_types",
+            "InstanceTypes",
+            Filters=[{"Name": "supported-virtualization-type", "Values": ["hvm"]}],
+        )
+        if set((info.get("ProcessorInfo") or {}).get("SupportedArchitectures") or ()) & set(_ARCH)
+    ]
     zones = {
         z["ZoneName"]: z.get("ZoneId", "")
         for z in client.describe_availability_zones()["AvailabilityZones"]
@@ -232,6 +238,9 @@ def facts_of(info: Mapping[str, Any]) -> Ec2Facts:
         oh.EFA: int((net.get("EfaInfo") or {}).get("MaximumEfaInterfaces", 0)),
     }
     storage = info.get("InstanceStorageInfo") or {}
+    network_cards = tuple(
+        sorted((int(c.get("NetworkCardIndex", 0)), int(c.get("MaximumNetworkInterfaces", 0))) for c in cards)
+    )
     return Ec2Facts(
         vcpus=int(info["VCpuInfo"]["DefaultVCpus"]),
         memory_mib=int(info["MemoryInfo"]["SizeInMiB"]),
@@ -240,6 +249,8 @@ def facts_of(info: Mapping[str, Any]) -> Ec2Facts:
         ipv4_per_interface=int(net.get("Ipv4AddressesPerInterface", 0)),
         instance_storage_gb=int(storage["TotalSizeInGB"]) if "TotalSizeInGB" in storage else None,
         extended={k: v for k, v in extended.items() if v},
+        network_cards=network_cards,
+        ena_supported=net.get("EnaSupport") != "unsupported",
     )
 
 
@@ -251,15 +262,38 @@ def _absent(key: str) -> RequirementSpec:
     return RequirementSpec(key, "DoesNotExist")
 
 
+def _offering_values(offerings: Iterable[Offering]) -> tuple[list[str], list[str], list[str]]:
+    """Zones, zone ids and capacity types of the available offerings (requirements list only those)."""
+    avail = [o for o in offerings if o.available]
+    zones = sorted({o.zone for o in avail})
+    zone_ids = sorted({o.zone_id for o in avail if o.zone_id})
+    cts = [ct for ct in _CAPACITY_TYPES if any(o.capacity_type == ct for o in avail)]
+    return zones, zone_ids, cts
+
+
+def with_offerings(it: InstanceType, offerings: tuple[Offering, ...]) -> InstanceType:
+    """``it`` with other offerings, its zone, zone-id and capacity-type requirements recomputed
+    from the available ones (as ``computeRequirements`` does from the offerings it is given)."""
+    zones, zone_ids, cts = _offering_values(offerings)
+    values = {labels.ZONE: zones, labels.ZONE_ID: zone_ids, labels.CAPACITY_TYPE: cts}
+    specs = []
+    for s in it.requirement_specs:
+        if s.key in values and s.operator == "In":
+            if not values[s.key] and s.key == labels.ZONE_ID:
+                continue
+            s = _req(s.key, *values[s.key])
+        specs.append(s)
+    if zone_ids and not any(s.key == labels.ZONE_ID for s in specs):
+        specs.append(_req(labels.ZONE_ID, *zone_ids))
+    return replace(it, offerings=offerings, requirement_specs=tuple(specs))
+
+
 def base_requirements(
     info: Mapping[str, Any], *, region: str, offerings: Iterable[Offering]
 ) -> list[RequirementSpec]:
     """``computeRequirements`` minus the family-dependent OS and windows-build requirements."""
     name = str(info["InstanceType"])
-    avail = [o for o in offerings if o.available]
-    zones = sorted({o.zone for o in avail})
-    zone_ids = sorted({o.zone_id for o in avail if o.zone_id})
-    cts = [ct for ct in _CAPACITY_TYPES if any(o.capacity_type == ct for o in avail)]
+    zones, zone_ids, cts = _offering_values(offerings)
     proc = info.get("ProcessorInfo") or {}
     net = info.get("NetworkInfo") or {}
     vals: dict[str, str] = {}
@@ -378,6 +412,7 @@ def make_offerings(
                     price=price if price is not None else 0.0,
                     available=price is not None,
                     zone_id=answers.zones.get(zone) or None,
+                    unpriced=price is None,
                 )
             )
     return tuple(out)
@@ -400,15 +435,44 @@ def base_types(answers: Ec2Answers) -> list[BaseType]:
 # -- capacity and overhead ---------------------------------------------------------------------
 
 
+def compatible(name: str, f: Ec2Facts, options: oh.NodeClassOptions) -> bool:
+    """``IsCompatibleWithNodeClass`` (pkg/providers/instancetype/compatibility): a1 types never
+    run AL2023, and a type must offer the NodeClass's ``networkInterfaces`` (ENA, the network
+    cards and device indices named, as many EFA interfaces as the efa-only entries). An
+    incompatible type keeps its offerings, all unavailable. Upstream's secondary-IP check reads
+    fields its resolver never copies (v1.14.1), so it never rules a type out and is not here."""
+    if options.family == AL2023 and name.startswith("a1."):
+        return False
+    nics = options.network_interfaces
+    if nics is None:
+        return True
+    if not f.network_cards or not f.ena_supported:
+        return False
+    cards = dict(f.network_cards)
+    for nic in nics:
+        if len(f.network_cards) <= nic.network_card_index:
+            return False
+        if nic.network_card_index not in cards or cards[nic.network_card_index] <= nic.device_index:
+            return False
+    efa_only = sum(1 for nic in nics if nic.interface_type == EFA_ONLY)
+    return not (efa_only and efa_only > f.extended.get(oh.EFA, 0))
+
+
 def compute(base: BaseType, options: oh.NodeClassOptions) -> InstanceType:
     """The instance type as Karpenter's ``NewInstanceType`` builds it for this NodeClass."""
     f = base.facts
     family = options.family
     kubelet = options.kubelet
+    nics = options.network_interfaces
+    card0_efa_only = (
+        sum(1 for n in nics if n.network_card_index == 0 and n.interface_type == EFA_ONLY)
+        if nics is not None
+        else options.efa_only_interfaces
+    )
     eni_pods = oh.eni_limited_pods(
         f.max_interfaces,
         f.ipv4_per_interface,
-        reserved_enis=options.reserved_enis + options.efa_only_interfaces,
+        reserved_enis=options.reserved_enis + card0_efa_only,
     )
     pods = oh.max_pods(vcpus=f.vcpus, eni_pods=eni_pods, family=family, kubelet=kubelet)
     memory = oh.memory_capacity(
@@ -420,11 +484,19 @@ def compute(base: BaseType, options: oh.NodeClassOptions) -> InstanceType:
         res.MEMORY: memory,
         res.EPHEMERAL_STORAGE: storage,
         res.PODS: pods * oh.MILLI,
-        **{k: v * oh.MILLI for k, v in f.extended.items()},
+        **{k: v * oh.MILLI for k, v in f.extended.items() if k != oh.EFA},
     }
+    efa = f.extended.get(oh.EFA, 0)
+    if options.network_interfaces is not None:  # the NodeClass's efa-only interfaces override it
+        efa = sum(1 for nic in options.network_interfaces if nic.interface_type == EFA_ONLY)
+    if efa:
+        capacity[oh.EFA] = efa * oh.MILLI
+    branch = branch_interfaces(base.name)
+    if branch:
+        capacity[POD_ENI] = branch * oh.MILLI
     _, _, eni_memory = oh.family_traits(family)
     reserved_pods = (
-        oh.eni_limited_pods(f.max_interfaces, f.ipv4_per_interface, reserved_enis=options.efa_only_interfaces)
+        oh.eni_limited_pods(f.max_interfaces, f.ipv4_per_interface, reserved_enis=card0_efa_only)
         if eni_memory
         else pods
     )
@@ -446,7 +518,9 @@ def compute(base: BaseType, options: oh.NodeClassOptions) -> InstanceType:
             ),
         ),
         requirement_specs=tuple(specs),
-        offerings=base.offerings,
+        offerings=base.offerings
+        if compatible(base.name, f, options)
+        else tuple(replace(o, available=False, unpriced=False) for o in base.offerings),
         facts=f,
         nodeclass=options,
     )

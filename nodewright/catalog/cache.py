@@ -13,19 +13,18 @@ Boundary: serialisation and files only; no EC2 calls, no math.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Final
 
+from nodewright import atomicfile
 from nodewright.catalog.aws import BaseType
 from nodewright.catalog.model import Ec2Facts, Offering, RequirementSpec
 
-FORMAT_VERSION: Final = 2
+FORMAT_VERSION: Final = 3
 AWS_TTL_SECONDS: Final = 6 * 3600
 NO_CACHE_ENV: Final = "NODEWRIGHT_NO_CACHE"
 
@@ -76,10 +75,15 @@ def _encode(types: list[BaseType]) -> dict[str, Any]:
                     f.max_interfaces,
                     f.ipv4_per_interface,
                     f.instance_storage_gb,
+                    [list(c) for c in f.network_cards],
+                    f.ena_supported,
                 ],
                 dict(f.extended),
                 [specs([s.key, s.operator, list(s.values)]) for s in b.specs],
-                [offers([o.zone, o.capacity_type, o.price, o.available, o.zone_id]) for o in b.offerings],
+                [
+                    offers([o.zone, o.capacity_type, o.price, o.available, o.zone_id, o.unpriced])
+                    for o in b.offerings
+                ],
             ]
         )
     return {"specs": specs.rows, "offerings": offers.rows, "types": rows}
@@ -88,8 +92,15 @@ def _encode(types: list[BaseType]) -> dict[str, Any]:
 def _decode(data: dict[str, Any]) -> list[BaseType]:
     specs = [RequirementSpec(str(k), str(op), tuple(str(v) for v in vals)) for k, op, vals in data["specs"]]
     offers = [
-        Offering(zone=str(z), capacity_type=str(ct), price=float(p), available=bool(a), zone_id=zid)
-        for z, ct, p, a, zid in data["offerings"]
+        Offering(
+            zone=str(z),
+            capacity_type=str(ct),
+            price=float(p),
+            available=bool(a),
+            zone_id=zid,
+            unpriced=bool(u),
+        )
+        for z, ct, p, a, zid, u in data["offerings"]
     ]
     out = []
     for name, f, extended, spec_ix, offer_ix in data["types"]:
@@ -101,6 +112,8 @@ def _decode(data: dict[str, Any]) -> list[BaseType]:
             ipv4_per_interface=int(f[4]),
             instance_storage_gb=None if f[5] is None else int(f[5]),
             extended={str(k): int(v) for k, v in extended.items()},
+            network_cards=tuple((int(i), int(m)) for i, m in f[6]),
+            ena_supported=bool(f[7]),
         )
         out.append(
             BaseType(
@@ -132,18 +145,9 @@ def write(path: Path, types: list[BaseType], *, meta: dict[str, Any]) -> None:
     """Atomically write the cache file; failures (read-only home, full disk) are ignored."""
     if not cache_enabled():
         return
-    tmp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         body = json.dumps({"format": FORMAT_VERSION, "meta": meta, **_encode(types)}, separators=(",", ":"))
-        fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(body)
-        os.replace(tmp, path)
-        tmp = None
-    except OSError:
+        atomicfile.write_text(path, body)
+    except (OSError, atomicfile.WriteError):
         pass
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)

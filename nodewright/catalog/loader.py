@@ -10,6 +10,7 @@ Boundary: orchestration; the math is :mod:`.overhead`/:mod:`.aws`, the format :m
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Mapping
@@ -24,6 +25,9 @@ from nodewright.catalog.model import Catalog, InstanceType, Overhead
 from nodewright.catalog.overhead import KubeletOptions, NodeClassOptions
 from nodewright.catalog.prices import has_table, price_table_version
 from nodewright.errors import CatalogError, InputError
+
+progress = logging.getLogger("nodewright.progress")
+"""Progress lines (INFO): the CLI shows them on stderr when it is a terminal, unless ``-q``."""
 
 AWS_PREFIX: Final = "aws:"
 DEFAULT_SPEC: Final = "aws:us-east-1"
@@ -90,11 +94,23 @@ def aws_base_types(region: str) -> list[aws.BaseType]:
     path = cache.cache_path(region, inputs)
     types = cache.read(path, ttl_seconds=None if embedded else cache.AWS_TTL_SECONDS)
     if types is None:
+        progress.info(
+            "building the instance-type catalog of %s from %s (first run only; cached in %s)",
+            region,
+            "the embedded EC2 model" if embedded else "EC2",
+            path.parent,
+        )
         answers, _ = aws.fetch(region, embedded=embedded)
         types = aws.base_types(answers)
+        if not types and embedded:
+            raise CatalogError(
+                f"the embedded EC2 data (moto) has no instance-type offerings for {region}; "
+                f"give AWS credentials for that partition (or NODEWRIGHT_CATALOG_SOURCE=aws)"
+            )
         if not types:
             raise CatalogError(f"EC2 lists no instance types offered in {region}; check the region name")
         cache.write(path, types, meta=inputs)
+        progress.info("catalog of %s: %d instance types", region, len(types))
     with _lock:
         _base_memo[memo_key] = types
     return types
@@ -187,6 +203,7 @@ def apply_kubelet(
             efa_only_interfaces=prev.efa_only_interfaces,
             reserved_enis=prev.reserved_enis,
             vm_memory_overhead_percent=prev.vm_memory_overhead_percent,
+            network_interfaces=prev.network_interfaces,
         )
         return _with_options(it, opts)
 

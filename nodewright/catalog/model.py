@@ -4,7 +4,8 @@ Mirrors Karpenter's ``cloudprovider.InstanceType`` / ``Offering``: an instance t
 (a :data:`nodewright.algebra.resources.ResourceList` in milli-units), an overhead (kube-reserved,
 system-reserved, eviction threshold), requirements (its labels as node selector requirements,
 including ``node.kubernetes.io/instance-type``) and offerings (zone x capacity type, priced).
-``allocatable()`` = capacity − overhead total (memory also minus hugepages), computed once.
+``allocatable()`` = capacity − overhead total (memory also minus hugepages, never below zero),
+computed once.
 
 Boundary: plain data and the arithmetic on it. Reading files is :mod:`.fileformat`, EC2 is
 :mod:`.aws`. Requirements are stored as plain ``(key, operator, values)`` triples and turned into
@@ -65,6 +66,9 @@ class Offering:
     reservation_id: str | None = None
     reservation_capacity: int | None = None
     zone_id: str | None = None
+    # unavailable only because no price is known (an AWS type the price list lacks); a NodeOverlay
+    # with a price can make it available (nodewright.catalog.overlay)
+    unpriced: bool = False
 
     @property
     def requirement_specs(self) -> tuple[RequirementSpec, ...]:
@@ -127,6 +131,8 @@ class Ec2Facts:
     ipv4_per_interface: int
     instance_storage_gb: int | None = None
     extended: Mapping[str, int] = field(default_factory=dict)  # GPUs, neuron, EFA: resource -> count
+    network_cards: tuple[tuple[int, int], ...] = ()  # (NetworkCardIndex, MaximumNetworkInterfaces)
+    ena_supported: bool = True
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -156,13 +162,14 @@ class InstanceType:
     @cached_property
     def _allocatable(self) -> ResourceList:
         alloc = dict(subtract(self.capacity, self.overhead.total()))
-        hugepages = sum(v for k, v in self.capacity.items() if k.startswith(HUGEPAGES_PREFIX))
-        if hugepages and MEMORY in alloc:
-            alloc[MEMORY] = alloc[MEMORY] - hugepages
+        for name, quantity in self.capacity.items():
+            if name.startswith(HUGEPAGES_PREFIX):  # computeAllocatable: never below zero
+                alloc[MEMORY] = max(alloc.get(MEMORY, 0) - quantity, 0)
         return alloc
 
     def allocatable(self) -> ResourceList:
-        """Capacity − overhead total, memory also minus hugepages (Karpenter ``Allocatable()``)."""
+        """Capacity − overhead total, memory also minus hugepages but not below zero (Karpenter
+        ``computeAllocatable``)."""
         return self._allocatable
 
     def available_offerings(self) -> tuple[Offering, ...]:

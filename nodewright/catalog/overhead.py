@@ -86,6 +86,15 @@ class KubeletOptions:
 
 
 @dataclass(frozen=True, kw_only=True)
+class NetworkInterface:
+    """One EC2NodeClass ``networkInterfaces`` entry, reduced to what instance types depend on."""
+
+    network_card_index: int = 0
+    device_index: int = 0
+    interface_type: str = "interface"  # or "efa-only"
+
+
+@dataclass(frozen=True, kw_only=True)
 class NodeClassOptions:
     """Everything of an EC2NodeClass the instance-type math reads."""
 
@@ -96,6 +105,8 @@ class NodeClassOptions:
     efa_only_interfaces: int = 0  # EFA-only interfaces the NodeClass puts on network card 0
     reserved_enis: int = 0  # --reserved-enis
     vm_memory_overhead_percent: float = VM_MEMORY_OVERHEAD_PERCENT
+    # spec.networkInterfaces; None when the field is absent (the instance type's own EFA count)
+    network_interfaces: tuple[NetworkInterface, ...] | None = None
 
     def cache_key(self) -> str:
         k = self.kubelet
@@ -112,6 +123,7 @@ class NodeClassOptions:
                 self.efa_only_interfaces,
                 self.reserved_enis,
                 self.vm_memory_overhead_percent,
+                self.network_interfaces,
             )
         )
 

@@ -2,8 +2,11 @@
 
 ``nodewright/data/prices-<region>.json`` holds ``{"region", "source", "prices": {type: usd/h}}``,
 converted from ``tools/data/ec2-on-demand-prices.csv`` by
-``python -m nodewright.catalog.prices CSV [OUTDIR]``. Like Karpenter's static pricing table, a
-region without a table falls back to us-east-1 (with a warning).
+``python -m nodewright.catalog.prices CSV [OUTDIR]``; the GovCloud and China tables
+(``prices-us-gov-*.json``, ``prices-cn-*.json``) are the AWS provider's generated static tables
+(v1.14.1 ``pkg/providers/pricing/zz_generated.pricing_aws_us_gov.go`` / ``_aws_cn.go``, converted
+by ``tools/convert_upstream_tables.py``; provenance in each file). Like Karpenter's static
+pricing, a region without a table falls back to us-east-1, with one warning per region.
 
 Boundary: price data only; offerings are built in :mod:`.aws`.
 """
@@ -20,11 +23,14 @@ from importlib import resources as importlib_resources
 from pathlib import Path
 from typing import Final
 
+from nodewright import atomicfile
 from nodewright.errors import CatalogError
 
 log = logging.getLogger("nodewright")
 
 FALLBACK_REGION: Final = "us-east-1"
+HOURS_PER_MONTH: Final = 730
+"""A month of an hourly price, as infracost (and AWS's pricing pages) count it: 730 hours."""
 DATA_PACKAGE: Final = "nodewright.data"
 
 
@@ -42,7 +48,7 @@ def write_tables(csv_path: str | Path, outdir: str | Path) -> list[Path]:
     for region, prices in convert_csv(csv_path).items():
         target = Path(outdir) / f"prices-{region}.json"
         body = {"region": region, "source": Path(csv_path).name, "prices": prices}
-        target.write_text(json.dumps(body, indent=0, sort_keys=False) + "\n", encoding="utf-8")
+        atomicfile.write_text(target, json.dumps(body, indent=0, sort_keys=False) + "\n")
         written.append(target)
     return written
 
@@ -59,7 +65,10 @@ def _table(region: str) -> tuple[str, dict[str, float]]:
     text = _read_table(region)
     used = region
     if text is None:
-        log.warning(f"no shipped on-demand price table for {region}; using {FALLBACK_REGION} prices")
+        log.warning(
+            f"{region}: on-demand prices are read live by Karpenter and cannot be known offline; "
+            f"using the {FALLBACK_REGION} table as Karpenter does before its first price update"
+        )
         text = _read_table(FALLBACK_REGION)
         used = FALLBACK_REGION
     if text is None:

@@ -14,7 +14,7 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from nodewright import reader, redact
-from nodewright.errors import InputError, NodewrightError, clip
+from nodewright.errors import InputError, NodewrightError, UsageError, clip
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -26,6 +26,30 @@ class _StderrHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         level = "warning" if record.levelno >= logging.WARNING else "info"
         click.echo(f"{level}: {record.getMessage()}", err=True)
+
+
+PROGRESS = logging.getLogger("nodewright.progress")
+"""Progress of long steps (first catalog build, big plans, the preview's program run): the core
+logs them at INFO here; shown on stderr only when stderr is a terminal and ``-q`` is not given."""
+
+
+class _ProgressHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        isatty = getattr(sys.stderr, "isatty", None)
+        if callable(isatty) and isatty():
+            click.echo(f"... {record.getMessage()}", err=True)
+
+
+def setup_progress(*, quiet: bool) -> None:
+    """Show progress lines on a terminal's stderr (never when ``quiet``, never into a pipe or file)."""
+    for h in list(PROGRESS.handlers):
+        if isinstance(h, _ProgressHandler):
+            PROGRESS.removeHandler(h)
+    PROGRESS.propagate = False
+    PROGRESS.setLevel(logging.WARNING if quiet else logging.INFO)
+    PROGRESS.disabled = False
+    if not quiet:
+        PROGRESS.addHandler(_ProgressHandler())
 
 
 def _setup_logging() -> None:
@@ -80,36 +104,180 @@ def time_option(name: str, value: str | None) -> datetime | None:
     return when
 
 
+def at_option(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """``--at RFC3339``: the one time a command judges time by (``what`` it drives), default now;
+    ``--now`` is its hidden former name. The command gets ``at`` (str or None): pass it to
+    :func:`resolve_at`."""
+
+    def remember_now(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.meta["nodewright.now"] = value
+
+    def decorate(fn: Callable[P, R]) -> Callable[P, R]:
+        fn = click.option(
+            "--now", default=None, hidden=True, expose_value=False, callback=remember_now,
+            help="Former name of --at.",
+        )(fn)  # fmt: skip
+        return click.option(
+            "--at", default=None, help=f"Evaluation time (RFC 3339) for {what}; default: the current time."
+        )(fn)
+
+    return decorate
+
+
+def resolve_at(at: str | None) -> datetime:
+    """The time of ``--at`` (or its former name ``--now``), else the current time (UTC)."""
+    from datetime import UTC
+
+    ctx = click.get_current_context(silent=True)
+    now = ctx.meta.get("nodewright.now") if ctx is not None else None
+    if at is not None and now is not None and at != now:
+        raise click.UsageError("--now is the former name of --at: give one of them")
+    value = at if at is not None else now
+    when = time_option("--at" if at is not None or now is None else "--now", value)
+    return when or datetime.now(UTC)
+
+
+def format_at(when: datetime) -> str:
+    """``when`` as RFC 3339 in UTC with ``Z`` (how outputs state the time they used)."""
+    from datetime import UTC
+
+    return when.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
 def cluster_option(param: str = "cluster") -> Callable[[Callable[P, R]], Callable[P, R]]:
     """The required ``--cluster`` option (file, directory or ``-``)."""
     return click.option("--cluster", param, required=True, type=INPUT_PATH, help=CLUSTER_HELP)
 
 
-def _select_release(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from nodewright import crd
+_SETTING_FLAGS: tuple[tuple[str, str, Any, str], ...] = (
+    (
+        "feature_gates",
+        "--feature-gates",
+        str,
+        "Karpenter feature gates, Karpenter's syntax (NodeRepair=true,ReservedCapacity=false; env FEATURE_GATES).",
+    ),
+    (
+        "preference_policy",
+        "--preference-policy",
+        click.Choice(["Respect", "Ignore"]),
+        "Karpenter's PREFERENCE_POLICY: Respect or Ignore preferred affinities and ScheduleAnyway spreads.",
+    ),
+    (
+        "min_values_policy",
+        "--min-values-policy",
+        click.Choice(["Strict", "BestEffort"]),
+        "Karpenter's MIN_VALUES_POLICY: Strict or BestEffort (relax minValues when unsatisfiable).",
+    ),
+    (
+        "reserved_enis",
+        "--reserved-enis",
+        str,
+        "The provider's RESERVED_ENIS: ENIs left out of max-pods and kube-reserved [default: 0].",
+    ),
+    (
+        "vm_memory_overhead_percent",
+        "--vm-memory-overhead-percent",
+        str,
+        "The provider's VM_MEMORY_OVERHEAD_PERCENT, a fraction [default: 0.075].",
+    ),
+    (
+        "ignore_dra_requests",
+        "--ignore-dra-requests",
+        click.Choice(["true", "false"]),
+        "Karpenter's IGNORE_DRA_REQUESTS [default: true].",
+    ),
+)
 
+
+_METAVARS: dict[str, str] = {
+    "feature_gates": "GATES",
+    "reserved_enis": "N",
+    "vm_memory_overhead_percent": "FRACTION",
+}
+
+
+_CHOICE_KEY = "nodewright.karpenter-choice"
+
+
+def settings_with_snapshot(settings: Any, release: Any, state: Any, *, where: str = "--cluster") -> Any:
+    """``settings`` with the running controller's settings that ``state`` (a ``cluster snapshot``)
+    recorded laid beneath the flags and the environment (flag > environment > snapshot > default):
+    a forecast uses the cluster's own Karpenter settings unless told otherwise."""
+    from nodewright.cluster import snapshot_settings
+
+    snapshot = snapshot_settings(state)
+    ctx = click.get_current_context(silent=True)
+    choice = ctx.meta.get(_CHOICE_KEY) if ctx is not None else None
+    if not snapshot or choice is None:
+        return settings
     try:
-        return crd.select(value).version if value is not None else crd.selected().version
+        return choice.settings(snapshot=snapshot, release=release)
     except NodewrightError as exc:
-        raise click.BadParameter(
-            f"unsupported Karpenter version {value!r}; supported: {', '.join(crd.supported_versions())}"
+        message = exc.message if isinstance(exc, InputError) else str(exc)
+        raise InputError(
+            f"{message} (the Karpenter settings the snapshot recorded; a flag or Karpenter's environment "
+            "variable overrides them)",
+            file=where,
+            path="ClusterSnapshot.karpenter.settings",
         ) from exc
 
 
-def karpenter_version_option() -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """``--karpenter-version``: the Karpenter release whose CRDs validate and default the objects
-    (and whose hash versions apply); see README "Karpenter releases". Not passed to the command."""
-    from nodewright import crd
+def karpenter_options(*, stack: bool = False) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """``--karpenter-version`` and Karpenter's settings flags, resolved ONCE into values.
 
-    return click.option(
-        "--karpenter-version",
-        default=None,
-        expose_value=False,
-        is_eager=True,
-        callback=_select_release,
-        help=f"Karpenter release to validate against (default {crd.DEFAULT_VERSION}; supported: "
-        f"{', '.join(crd.supported_versions())}).",
-    )
+    The command receives ``release: Release`` and ``settings: KarpenterSettings`` (flag >
+    environment (``os.environ``, Karpenter's names: FEATURE_GATES, RESERVED_ENIS, ...) > default);
+    with ``stack=True`` it receives ``karpenter: KarpenterChoice`` instead, and resolves it against
+    the stack it reads (flag > environment > stack > default; a flag and a stack naming different
+    releases is a usage error). Invalid values are usage errors (exit 2) naming the setting.
+    """
+
+    def decorate(fn: Callable[..., R]) -> Callable[..., R]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> R:
+            import os
+
+            from nodewright import crd
+            from nodewright.crd import KarpenterChoice
+
+            version = kwargs.pop("karpenter_version", None)
+            flags = {attr: kwargs.pop(attr, None) for attr, *_ in _SETTING_FLAGS}
+            choice = KarpenterChoice(version=version, flags=flags, env=dict(os.environ))
+            try:
+                if stack:  # flags and environment are checked before any file is read
+                    if version is not None:
+                        crd.release(version)
+                    choice.settings()
+                    kwargs["karpenter"] = choice
+                else:
+                    kwargs["release"] = release = choice.release()
+                    kwargs["settings"] = choice.settings(release=release)
+                    ctx = click.get_current_context(silent=True)
+                    if ctx is not None:
+                        ctx.meta[_CHOICE_KEY] = choice
+            except NodewrightError as exc:
+                click.echo(f"error: {exc.lines()[0]}", err=True)
+                sys.exit(2)
+            return fn(*args, **kwargs)
+
+        from nodewright import crd
+
+        for attr, flag, kind, help_text in reversed(_SETTING_FLAGS):
+            metavar = _METAVARS.get(attr)
+            wrapper = click.option(flag, attr, type=kind, default=None, metavar=metavar, help=help_text)(
+                wrapper
+            )
+        return click.option(
+            "--karpenter-version",
+            "karpenter_version",
+            default=None,
+            help=f"Karpenter release (CRDs, hash versions, policies' expectations) [default: the stack's "
+            f"nodewright:karpenterVersion, else {crd.DEFAULT_VERSION}; supported: "
+            f"{', '.join(crd.supported_versions())}].",
+        )(wrapper)
+
+    return decorate
 
 
 class _RedactingStream:
@@ -168,6 +336,9 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
 def _run(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     try:
         return fn(*args, **kwargs)
+    except UsageError as exc:
+        click.echo(f"error: {exc.lines()[0]}", err=True)
+        sys.exit(2)
     except NodewrightError as exc:
         for line in exc.lines():
             click.echo(f"error: {line}", err=True)

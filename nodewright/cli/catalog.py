@@ -15,8 +15,10 @@ from nodewright.algebra.resources import format_resource_list
 from nodewright.api.loading import load_objects
 from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.catalog.model import InstanceType
-from nodewright.cli._common import emit, handle_errors, karpenter_version_option, output_option
+from nodewright.cli._common import emit, handle_errors, karpenter_options, output_option
+from nodewright.crd import Release
 from nodewright.errors import InputError
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import nodeclass_catalog
 
@@ -38,10 +40,12 @@ def _row(it: InstanceType) -> list[Any]:
     ]
 
 
-def _nodeclass(path: str | None) -> Any:
+def _nodeclass(path: str | None, release: Release) -> Any:
     if path is None:
         return None
-    classes = load_objects([path]).nodeclasses  # validated: a bad kubelet map is a located error
+    classes = load_objects(
+        [path], release=release
+    ).nodeclasses  # validated: a bad kubelet map is a located error
     if len(classes) != 1:
         raise InputError(f"expected exactly one EC2NodeClass, found {len(classes)}", file=path)
     return classes[0]
@@ -68,11 +72,13 @@ def command() -> None:
     help="An EC2NodeClass file whose kubelet, AMI family and block devices shape capacity.",
 )
 @output_option(("table", "json", "yaml", "markdown"))
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
-def list_command(catalog_spec: str, nodeclass_path: str | None, output: str) -> None:
+def list_command(
+    catalog_spec: str, nodeclass_path: str | None, output: str, release: Release, settings: KarpenterSettings
+) -> None:
     """List instance types: capacity, allocatable, max pods and price."""
-    catalog = nodeclass_catalog(catalog_spec, _nodeclass(nodeclass_path))
+    catalog = nodeclass_catalog(catalog_spec, _nodeclass(nodeclass_path, release), settings)
     rows = [_row(it) for it in catalog]
     emit(
         [it.to_dict() for it in catalog] if output in ("json", "yaml") else None,

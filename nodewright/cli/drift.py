@@ -5,21 +5,31 @@ Thin: read the files and the cluster state, call :func:`nodewright.drift.drift_i
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from nodewright.cli._common import (
+    at_option,
     cluster_option,
     emit,
     files_option,
+    format_at,
     handle_errors,
-    karpenter_version_option,
+    karpenter_options,
     load_cluster_info,
     output_option,
-    time_option,
+    resolve_at,
 )
+from nodewright.crd import Release
 from nodewright.drift import DriftReport, PoolImpact, drift_impact_files
 from nodewright.drift.detect import DefaultsMode
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
+
+EXIT_WOULD_ROLL = 3
+"""``drift --exit-code``: nodes would roll. Not 1 (an error here, unlike ``kubectl diff``) nor 2
+(a usage error here, unlike ``terraform plan -detailed-exitcode``), so a script can tell them apart."""
 
 
 def _wave_cells(p: PoolImpact) -> tuple[str, str]:
@@ -50,6 +60,9 @@ def _table(report: DriftReport) -> str:
     ]
     out += [f"note: {n}" for n in report.notes]
     out += [f"note: {p.name}: {n}" for p in report.pools if p.rollout for n in p.rollout.notes]
+    out += [f"window: {p.name}: {w.describe()}" for p in report.pools if p.rollout for w in p.rollout.windows]
+    if report.at is not None:
+        out.append(f"at: {format_at(report.at)}")
     return "\n".join(out)
 
 
@@ -82,6 +95,10 @@ def _markdown(report: DriftReport) -> str:
         ]
     lines += [f"\n> note: {n}" for n in report.notes]
     lines += [f"\n> note: {p.name}: {n}" for p in report.pools if p.rollout for n in p.rollout.notes]
+    windows = [f"{p.name}: {w.describe()}" for p in report.pools if p.rollout for w in p.rollout.windows]
+    lines += [f"\n> window: {w}" for w in windows]
+    if report.at is not None:
+        lines.append(f"\nEvaluated at {format_at(report.at)}.")
     return "\n".join(lines)
 
 
@@ -93,15 +110,7 @@ def _markdown(report: DriftReport) -> str:
     default=None,
     help="Instance-type catalog (file or aws:<region>) to check InstanceTypeNotFound; skipped when absent.",
 )
-@click.option(
-    "--now", default=None, help="Evaluation time (RFC 3339) for the 1h InstanceTypeNotFound age gate."
-)
-@click.option(
-    "--at",
-    default=None,
-    help="Time (RFC 3339) at which scheduled disruption budgets are evaluated for the rollout waves; "
-    "without it, budgets with a schedule are left out and named in a note.",
-)
+@at_option("the 1h InstanceTypeNotFound age gate and every disruption budget (scheduled ones too)")
 @click.option(
     "--crd-defaults",
     type=click.Choice(["auto", "always", "never"]),
@@ -115,26 +124,44 @@ def _markdown(report: DriftReport) -> str:
     default=None,
     help="INFO.yaml (as for render userdata): its caBundle makes EC2NodeClass hashes exact and predicts CA rotations.",
 )
+@click.option(
+    "--exit-code",
+    is_flag=True,
+    default=False,
+    help=f"Exit {EXIT_WOULD_ROLL} when at least one node would roll (0 when none would; 1 stays an error, "
+    "2 a usage error).",
+)
 @output_option(("table", "json", "yaml", "markdown"))
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
 def command(
     files: tuple[str, ...],
     cluster: str,
     catalog: str | None,
-    now: str | None,
     at: str | None,
     crd_defaults: str,
     info_file: str | None,
+    exit_code: bool,
     output: str,
+    release: Release,
+    settings: KarpenterSettings,
 ) -> None:
     """List NodeClaims Karpenter would mark Drifted once these NodePools are applied, and nodes replaced per NodePool."""
-    when = time_option("--now", now)
+    when = resolve_at(at)
     mode: DefaultsMode = (
         "always" if crd_defaults == "always" else "never" if crd_defaults == "never" else "auto"
     )
     ca_bundle = load_cluster_info(info_file).ca_bundle if info_file else None
     report = drift_impact_files(
-        files, cluster, catalog, now=when, defaults=mode, ca_bundle=ca_bundle, at=time_option("--at", at)
+        files,
+        cluster,
+        catalog,
+        defaults=mode,
+        ca_bundle=ca_bundle,
+        at=when,
+        release=release,
+        karpenter={"version": release.version, **settings.as_dict()},
     )
     emit(report.as_dict(), output, table=lambda: _table(report), markdown=lambda: _markdown(report))
+    if exit_code and report.drifted:
+        sys.exit(EXIT_WOULD_ROLL)

@@ -12,12 +12,14 @@ from nodewright.cli._common import (
     emit,
     files_option,
     handle_errors,
-    karpenter_version_option,
+    karpenter_options,
     load_cluster_info,
     output_option,
 )
+from nodewright.crd import Release
 from nodewright.drift import hash_documents
 from nodewright.drift.nodeclasshash import NodeClassHash
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 
 
@@ -46,12 +48,18 @@ from nodewright.tables import format_markdown_table, format_table
     help="INFO.yaml whose caBundle EC2NodeClass hashes include (as Karpenter v1.12+ does).",
 )
 @output_option(("table", "json", "yaml", "markdown"))
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
 def command(
-    files: tuple[str, ...], crd_defaults: bool, as_written: bool, info_file: str | None, output: str
+    files: tuple[str, ...],
+    crd_defaults: bool,
+    as_written: bool,
+    info_file: str | None,
+    output: str,
+    release: Release,
+    settings: KarpenterSettings,
 ) -> None:
-    """Print the hash Karpenter would stamp on each NodePool (v3) and EC2NodeClass (v5).
+    """Print the hash Karpenter would stamp on each NodePool and EC2NodeClass (the release's versions).
 
     The files are validated against the CRDs; the hash is of the object as the cluster stores it
     (CRD defaults applied), as Karpenter computes it. --as-written hashes the text as is.
@@ -60,7 +68,7 @@ def command(
     if crd_defaults and as_written:
         raise click.UsageError("--crd-defaults and --as-written contradict each other; give one")
     ca_bundle = load_cluster_info(info_file).ca_bundle if info_file else None
-    hashes = hash_documents(files, as_written=as_written, ca_bundle=ca_bundle)
+    hashes = hash_documents(files, as_written=as_written, ca_bundle=ca_bundle, release=release)
     data = [h.as_dict() for h in hashes]
     with_kind = any(isinstance(h, NodeClassHash) for h in hashes)
     kind = {True: "EC2NodeClass", False: "NodePool"}

@@ -5,23 +5,23 @@ Thin: load the cluster state, call :func:`nodewright.health.nodepool_health`, pr
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import click
 
 from nodewright.cli._common import (
     INPUT_PATH,
+    at_option,
     cluster_option,
     emit,
+    format_at,
     handle_errors,
-    karpenter_version_option,
+    karpenter_options,
     output_option,
+    resolve_at,
 )
-from nodewright.drift.detect import parse_time
+from nodewright.crd import Release
 from nodewright.drift.inputs import read_kind
-from nodewright.errors import InputError
 from nodewright.health import HealthReport, nodepool_health, render_prometheus
-from nodewright.settings import resolve
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 
 
@@ -65,44 +65,42 @@ _HEADERS = [
     type=INPUT_PATH,
     help="EC2NodeClass files whose generation/uid the cluster state does not list (repeatable).",
 )
-@click.option("--now", default=None, help="Evaluation time (RFC 3339); default: the current time.")
-@click.option(
-    "--feature-gates",
-    "feature_gates",
-    default=None,
-    help="Karpenter feature gates (e.g. NodeRepair=true: nodes with broken conditions are repaired).",
-)
+@at_option("the registration timeouts and the condition's reset")
 @output_option(("table", "json", "yaml", "markdown", "prometheus"))
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
 def command(
-    cluster: str, files: tuple[str, ...], now: str | None, feature_gates: str | None, output: str
+    cluster: str,
+    files: tuple[str, ...],
+    at: str | None,
+    output: str,
+    release: Release,
+    settings: KarpenterSettings,
 ) -> None:
     """Show per NodePool the NodeRegistrationHealthy condition, its buffer, verified NodeClasses and pending pods."""
-    when: datetime | None = None
-    if now is not None:
-        when = parse_time(now)
-        if when is None:
-            raise InputError(
-                f"--now {now!r} is not an RFC 3339 timestamp such as 2024-05-01T12:00:00Z", file="<args>"
-            )
-    nodeclasses = read_kind(files, "EC2NodeClass") if files else []
-    gates = resolve(flags={"feature_gates": feature_gates}).feature_gates
-    report = nodepool_health(cluster, now=when, nodeclasses=nodeclasses, feature_gates=gates)
+    when = resolve_at(at)
+    nodeclasses = read_kind(files, "EC2NodeClass", release=release) if files else []
+    report = nodepool_health(
+        cluster, now=when, nodeclasses=nodeclasses, release=release, feature_gates=settings.feature_gates
+    )
     if output == "prometheus":
         click.echo(render_prometheus(report), nl=False)
         return
     emit(
         report.as_dict(),
         output,
-        table=lambda: "\n".join(
-            [format_table(_HEADERS, _rows(report)), *_repair_lines(report, markdown=False)]
+        table=lambda: (
+            "\n".join([format_table(_HEADERS, _rows(report)), *_repair_lines(report, markdown=False)])
+            + f"\nat: {format_at(report.now)}"
         ),
-        markdown=lambda: "\n".join(
-            [
-                format_markdown_table([h.title() for h in _HEADERS], _rows(report)),
-                *_repair_lines(report, markdown=True),
-            ]
+        markdown=lambda: (
+            "\n".join(
+                [
+                    format_markdown_table([h.title() for h in _HEADERS], _rows(report)),
+                    *_repair_lines(report, markdown=True),
+                ]
+            )
+            + f"\n\nEvaluated at {format_at(report.now)}."
         ),
     )
 

@@ -14,22 +14,27 @@ import click
 from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
 from nodewright.catalog.model import InstanceType
+from nodewright.catalog.overlay import merge_overlays, overlay_catalogs
+from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cli._common import (
+    PROGRESS,
     cluster_option,
     emit,
     files_option,
     handle_errors,
-    karpenter_version_option,
+    karpenter_options,
     output_option,
+    settings_with_snapshot,
 )
 from nodewright.cluster import load_cluster
 from nodewright.costplan.oversize import advise
 from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, CostOptions, plan_cost
+from nodewright.crd import Release
 from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import STRATEGIES, claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
 from nodewright.scheduling.workloads import branch_inputs, parse_scale
-from nodewright.settings import resolve
+from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import nodeclass_catalog
 
@@ -53,6 +58,9 @@ def _claim_rows(doc: dict[str, Any]) -> list[list[Any]]:
     return rows
 
 
+BIG_PLAN_PODS = 2000
+"""A cluster state with this many pods gets a progress line (on a terminal) while it is planned."""
+
 _CLAIM_HEADERS = ["NODECLAIM", "NODEPOOL", "INSTANCE TYPE", "ZONE", "CAPACITY", "PRICE/H", "OPTIONS", "PODS"]
 
 
@@ -60,6 +68,20 @@ def _versus(s: dict[str, Any]) -> str:
     if "karpenterHourlyCost" not in s:
         return ""
     return f" (strategy {s['strategy']}; karpenter strategy: {s['karpenterHourlyCost']:.4f})"
+
+
+_POOL_HEADERS = ["NODEPOOL", "NEW NODECLAIMS", "HOURLY", "MONTHLY"]
+
+
+def _pool_rows(s: dict[str, Any]) -> list[list[Any]]:
+    return [
+        [name, p["newNodeClaims"], f"{p['hourlyCost']:.4f}", f"{p['monthlyCost']:,.2f}"]
+        for name, p in (s.get("byNodePool") or {}).items()
+    ]
+
+
+def _monthly(s: dict[str, Any]) -> str:
+    return f"monthly cost: {s['monthlyCost']:,.2f} ({HOURS_PER_MONTH} h)" if "monthlyCost" in s else ""
 
 
 def render_table(doc: dict[str, Any]) -> str:
@@ -80,6 +102,8 @@ def render_table(doc: dict[str, Any]) -> str:
         f"pending pods: {s['pendingPods']}, scheduled: {s['scheduled']}, new NodeClaims: {s['newNodeClaims']}, "
         f"hourly cost: {s['hourlyCost']:.4f}" + _versus(s),
     ]
+    if s.get("byNodePool"):
+        out += [_monthly(s), "", format_table(_POOL_HEADERS, _pool_rows(s))]
     return "\n".join(out)
 
 
@@ -107,6 +131,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
         f"**{s['newNodeClaims']}** new NodeClaim(s), **{s['scheduled']}/{s['pendingPods']}** pending pods "
         f"scheduled, hourly cost **{s['hourlyCost']:.4f}**" + _versus(s)
     )
+    if s.get("byNodePool"):
+        out += ["", _monthly(s), "", format_markdown_table(_POOL_HEADERS, _pool_rows(s))]
     if doc["nodeClaims"]:
         out += ["", format_markdown_table(_CLAIM_HEADERS, _claim_rows(doc))]
     if doc["existingNodes"]:
@@ -146,12 +172,6 @@ def render_markdown(doc: dict[str, Any]) -> str:
     help="Truncate each NodeClaim's instance types (Karpenter MaxInstanceTypes).",
 )
 @click.option(
-    "--preference-policy", type=click.Choice(["Respect", "Ignore"]), default="Respect", show_default=True
-)
-@click.option(
-    "--min-values-policy", type=click.Choice(["Strict", "BestEffort"]), default="Strict", show_default=True
-)
-@click.option(
     "--reserved-fallback/--no-reserved-fallback",
     default=False,
     show_default=True,
@@ -180,15 +200,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
     help="What-if `kubectl scale`: set a Deployment/ReplicaSet/StatefulSet's replicas (a Job's parallelism) "
     "of the cluster state or the files before planning (repeatable), e.g. deployment/inflate=5.",
 )
-@click.option(
-    "--feature-gates",
-    "feature_gates",
-    default=None,
-    help="Karpenter feature gates in Karpenter's syntax (e.g. StaticCapacity=true,CapacityBuffer=true); "
-    "unset gates keep Karpenter's defaults.",
-)
 @output_option(("table", "json", "yaml", "markdown"))
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
 def command(
     files: tuple[str, ...],
@@ -196,37 +209,49 @@ def command(
     catalog_spec: str,
     write_path: str | None,
     max_instance_types: int,
-    preference_policy: str,
-    min_values_policy: str,
     reserved_fallback: bool,
     strategy: str,
     time_budget: float,
     scales: tuple[str, ...],
-    feature_gates: str | None,
     output: str,
+    release: Release,
+    settings: KarpenterSettings,
 ) -> None:
     """Simulate one Karpenter provisioning round: which NodeClaims the NodePools would launch."""
-    settings = resolve(flags={"feature_gates": feature_gates})
-    objs = load_nodepools(files)
-    cluster = load_cluster(cluster_path)
+    objs = load_nodepools(files, release=release)
+    cluster = load_cluster(cluster_path, release=release)
+    settings = settings_with_snapshot(settings, release, cluster, where=cluster_path)
     cache: dict[str, list[InstanceType]] = {}
 
-    def catalog_for(np: NodePool) -> list[InstanceType]:
+    def provider_catalog(np: NodePool) -> list[InstanceType]:
         ref = np.spec.template.spec.node_class_ref
         key = ref.name if ref.kind == "EC2NodeClass" else ""
         if key not in cache:
             nodeclass = objs.nodeclass(ref.name) if key else None
-            cache[key] = list(nodeclass_catalog(catalog_spec, nodeclass))
+            cache[key] = list(nodeclass_catalog(catalog_spec, nodeclass, settings))
         return cache[key]
 
-    options = PlanOptions(
-        max_instance_types=max_instance_types,
-        preference_policy=preference_policy,
-        min_values_policy=min_values_policy,
-        reserved_fallback=reserved_fallback,
-        feature_gates=settings.feature_gates,
-    )
     what_if = [parse_scale(s) for s in scales]
+    overlaid = overlay_catalogs(
+        merge_overlays(objs.nodeoverlays, cluster.nodeoverlays),
+        objs.nodepools,
+        provider_catalog,
+        gates=settings.feature_gates,
+    )
+    for line in overlaid.warnings():
+        click.echo(f"warning: {line}", err=True)
+    catalog_for = overlaid.types_for(provider_catalog)
+
+    options = PlanOptions.of(
+        settings, max_instance_types=max_instance_types, reserved_fallback=reserved_fallback
+    )
+    if len(cluster.pods) >= BIG_PLAN_PODS:
+        PROGRESS.info(
+            "planning %d pods over %d NodePools (%s strategy)",
+            len(cluster.pods),
+            len(objs.nodepools),
+            strategy,
+        )
     if strategy == "cost":
         doc = plan_cost(
             nodepools=objs.nodepools,
@@ -250,6 +275,7 @@ def command(
             nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options, doc=doc
         ):
             click.echo(f"warning: {line}", err=True)
+    doc["karpenter"] = {"version": release.version, **settings.as_dict()}
     if write_path:
         # the hash an in-cluster Karpenter stamps (CRD defaults applied), as the stack plan does
         hashes = {np.name: nodepool_hash(np, crd_defaults=True) for np in objs.nodepools}

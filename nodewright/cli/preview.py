@@ -13,7 +13,15 @@ from typing import Any
 import click
 
 from nodewright import reader
-from nodewright.cli._common import emit, handle_errors, karpenter_version_option, output_option, time_option
+from nodewright.cli._common import (
+    at_option,
+    emit,
+    handle_errors,
+    karpenter_options,
+    output_option,
+    resolve_at,
+)
+from nodewright.crd import KarpenterChoice
 from nodewright.errors import InputError
 
 
@@ -39,10 +47,17 @@ def _read_base(path: Path) -> dict[str, Any]:
     help="A Pulumi.<stack>.yaml file instead of --stack.",
 )
 @click.option(
+    "--project-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The directory holding Pulumi.yaml [default: the nearest at or above the working directory].",
+)
+@click.option(
     "--base",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="`nodewright preview -o json` of the base branch: the markdown diffs user data against it.",
+    help="`nodewright preview -o json` of the base branch: the markdown diffs user data against it, and "
+    "each NodePool/EC2NodeClass CR is checked as an update of the base's (policy karpenter-crd-update-valid).",
 )
 @click.option(
     "--policy-pack-config",
@@ -55,22 +70,20 @@ def _read_base(path: Path) -> dict[str, Any]:
     default=None,
     help="Override the stack's nodewright:clusterState: `live` (kubeconfig) or a state file/directory.",
 )
-@click.option(
-    "--at",
-    default=None,
-    help="Time (RFC 3339) at which scheduled disruption budgets are evaluated for the drift rollout.",
-)
+@at_option("the drift rollout (its disruption budgets, scheduled ones too)")
 @output_option(("table", "json", "markdown"), default="table")
-@karpenter_version_option()
+@karpenter_options(stack=True)
 @handle_errors
 def command(
     stack: str | None,
     stack_file: Path | None,
+    project_dir: Path | None,
     base: Path | None,
     policy_pack_config: Path | None,
     cluster_state: str | None,
     at: str | None,
     output: str,
+    karpenter: KarpenterChoice,
 ) -> None:
     """Run the Pulumi program offline (mock runtime) with the policy pack; exit 1 on a mandatory violation."""
     if stack and stack_file:
@@ -86,9 +99,12 @@ def command(
     result = preview(
         stack=stack if stack_file is None else None,
         stack_file=stack_file,
+        project_dir=project_dir,
         policy_config=cfg,
-        at=time_option("--at", at),
+        at=resolve_at(at),
         cluster_state=cluster_state,
+        base=base,
+        karpenter=karpenter,
     )
     doc = result.document
     if base_doc is not None and output == "json":

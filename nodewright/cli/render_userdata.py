@@ -19,11 +19,13 @@ from nodewright.cli._common import (
     echo_secret,
     emit,
     handle_errors,
-    karpenter_version_option,
+    karpenter_options,
     load_cluster_info,
     output_option,
 )
+from nodewright.crd import Release
 from nodewright.errors import InputError
+from nodewright.settings import KarpenterSettings
 from nodewright.userdata import UserDataError, effective_kubelet, render
 from nodewright.userdata.dispatch import MAX_BYTES, WARN_BYTES
 from nodewright.userdata.launch import launch_options
@@ -86,7 +88,7 @@ def _pick(kind: str, option: str, *, items: list[Any], file: str, name: str | No
 )
 @click.option("--nodepool-name", default=None, help="Which NodePool, when the file holds several.")
 @output_option(("raw", "json"), default="raw")
-@karpenter_version_option()
+@karpenter_options()
 @handle_errors
 def command(
     nodeclass_file: str,
@@ -99,16 +101,18 @@ def command(
     nodeclass_name: str | None,
     nodepool_name: str | None,
     output: str,
+    release: Release,
+    settings: KarpenterSettings,
 ) -> None:
     """Print the user data (decoded) the NodeClass's AMI family produces for the NodePool."""
     nodepool = _pick(
         "NodePool",
         "--nodepool-name",
-        items=load_objects([nodepool_file]).nodepools,
+        items=load_objects([nodepool_file], release=release).nodepools,
         file=nodepool_file,
         name=nodepool_name,
     )
-    nodeclasses = load_objects([nodeclass_file]).nodeclasses
+    nodeclasses = load_objects([nodeclass_file], release=release).nodeclasses
     if nodeclass_name is None and len(nodeclasses) > 1:
         nodeclass_name = nodepool.spec.template.spec.node_class_ref.name  # the class the NodePool references
     nodeclass = _pick(
@@ -116,17 +120,20 @@ def command(
     )
     info = load_cluster_info(info_file)
 
-    names = _instance_types(instance_types, catalog=catalog, nodeclass=nodeclass)
+    names = _instance_types(instance_types, catalog=catalog, nodeclass=nodeclass, settings=settings)
     if len(names) <= 1:
         instance_type = names[0] if names else None
-        text, data = _one(nodeclass, nodepool, info, info_file, instance_type, catalog, capacity_type)
+        text, data = _one(
+            nodeclass, nodepool, info, info_file, instance_type, catalog, capacity_type, settings
+        )
         if output == "raw":
             (echo_secret if show_secrets else click.echo)(text, nl=False)
         else:
             emit(data, output)
         return
     rendered: dict[str, tuple[str, dict[str, Any]]] = {
-        name: _one(nodeclass, nodepool, info, info_file, name, catalog, capacity_type) for name in names
+        name: _one(nodeclass, nodepool, info, info_file, name, catalog, capacity_type, settings)
+        for name in names
     }
     if output == "raw":
         for name, (text, _) in rendered.items():
@@ -136,13 +143,15 @@ def command(
     emit({name: data for name, (_, data) in rendered.items()}, output)
 
 
-def _instance_types(requested: tuple[str, ...], *, catalog: str, nodeclass: Any) -> list[str]:
+def _instance_types(
+    requested: tuple[str, ...], *, catalog: str, nodeclass: Any, settings: KarpenterSettings
+) -> list[str]:
     """The requested instance types in order, ``all`` expanded to the catalog's, duplicates dropped."""
     if "all" not in requested:
         return list(dict.fromkeys(requested))
     from nodewright.userdata import nodeclass_catalog
 
-    names = nodeclass_catalog(catalog, nodeclass).names()
+    names = nodeclass_catalog(catalog, nodeclass, settings).names()
     return list(dict.fromkeys([*(r for r in requested if r != "all"), *sorted(names)]))
 
 
@@ -154,6 +163,7 @@ def _one(
     instance_type: str | None,
     catalog: str,
     capacity_type: str | None,
+    settings: KarpenterSettings,
 ) -> tuple[str, dict[str, Any]]:
     """The user data for one instance type (raw text) and its ``-o json`` description."""
     try:
@@ -164,6 +174,7 @@ def _one(
             instance_type=instance_type,
             catalog=catalog,
             capacity_type=capacity_type,
+            settings=settings,
         )
         rendered = _render_cached(family, options)
         facts = effective_kubelet(family=family, kubelet=options.kubelet, user_data=options.custom_user_data)

@@ -26,8 +26,10 @@ from nodewright.api.documents import Document
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.api.loading import Objects, load_objects
+from nodewright.api.nodeoverlay import NodeOverlay
 from nodewright.cluster.controller import SNAPSHOT_API_VERSION, SNAPSHOT_KIND
 from nodewright.cluster.kinds import BY_KIND, RAW_KINDS
+from nodewright.crd import Release
 from nodewright.errors import InputError
 
 log = logging.getLogger("nodewright")
@@ -48,6 +50,7 @@ class ClusterState:
     pvs: tuple[PersistentVolume, ...] = ()
     storageclasses: tuple[StorageClass, ...] = ()
     csinodes: tuple[CSINode, ...] = ()
+    nodeoverlays: tuple[NodeOverlay, ...] = ()
     # NodeClaims kept as raw documents (``load_cluster(..., raw_nodeclaims=True)``): readers robust
     # to any shape (drift, health) skip building 10,000 models they would dump back to mappings
     raw_nodeclaims: tuple[Document, ...] = ()
@@ -144,6 +147,7 @@ def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> Cluster
         pvs=tuple(objs.pvs),
         storageclasses=tuple(objs.storageclasses),
         csinodes=tuple(objs.csinodes),
+        nodeoverlays=tuple(objs.nodeoverlays),
         raw_nodeclaims=tuple(objs.raw.get("NodeClaim", ())),
         raw_nodes=tuple(objs.raw.get("Node", ())),
         **_raw_and_record(objs.documents),  # type: ignore[arg-type]
@@ -162,11 +166,12 @@ def load_cluster(
     pods_where: Callable[[Mapping[str, Any]], bool] | None = None,
     raw_nodeclaims: bool = False,
     raw_nodes: bool = False,
+    release: Release | None = None,
 ) -> ClusterState:
     """Read cluster state files: a ``List`` or typed lists (``NodeList``...), a directory, ``-``.
 
     Items of kind Pod, Node, DaemonSet, NodeClaim, NodePool, EC2NodeClass, PVC, PV, StorageClass
-    and CSINode are used; other kinds are ignored with a warning. Malformed objects are errors
+    CSINode and NodeOverlay are used; other kinds are ignored with a warning. Malformed objects are errors
     naming file and path. A state without nodes and pods is a warning naming the file.
 
     For large states a reader may build only what it uses: ``kinds`` (the kinds to build),
@@ -179,6 +184,7 @@ def load_cluster(
         kinds=kinds,
         pods_where=pods_where,
         raw_kinds=(*(["NodeClaim"] if raw_nodeclaims else []), *(["Node"] if raw_nodes else [])),
+        release=release,
     )
     state = cluster_from_objects(objs, source=source or ", ".join(str(p) for p in paths))
     if not any(d.kind in _STATE_KINDS for d in objs.documents):
@@ -187,7 +193,12 @@ def load_cluster(
 
 
 def resolve_cluster(
-    spec: str, *, base_dir: Path | None = None, kubeconfig: str | None = None, context: str | None = None
+    spec: str,
+    *,
+    base_dir: Path | None = None,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    release: Release | None = None,
 ) -> ClusterState:
     """``live`` (the cluster the kubeconfig/context points at) or a state file path (relative to ``base_dir``)."""
     if spec == LIVE:
@@ -198,7 +209,7 @@ def resolve_cluster(
             log.warning("%s", state.empty_note())
         return state
     path = Path(spec) if base_dir is None or spec == "-" else base_dir / spec
-    return load_cluster(path, source=spec)
+    return load_cluster(path, source=spec, release=release)
 
 
 LIVE = "live"

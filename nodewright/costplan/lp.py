@@ -13,10 +13,36 @@ Boundary: numbers in, numbers out; no scheduling objects.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 _INF = float("inf")
+
+
+@contextlib.contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    """File descriptor 1 points at /dev/null for the block: a C library's prints (HiGHS's banner)
+    never reach a machine-readable stdout. Python's own buffered output is flushed first."""
+    with contextlib.suppress(ValueError, OSError):
+        sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no fd 1 (closed): nothing to protect
+        yield
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 1)
+        finally:
+            os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +69,10 @@ def cover_lp(
     import highspy  # lazily: a heavy import only the cost strategy needs
     import numpy as np
 
-    h = highspy.Highs()
+    with _quiet_stdout():  # HiGHS prints its banner on fd 1 in the constructor, before any option
+        h = highspy.Highs()
     h.setOptionValue("output_flag", False)
+    h.setOptionValue("log_to_console", False)
     h.setOptionValue("threads", 1)
     h.setOptionValue("random_seed", 0)
     if time_limit is not None:

@@ -10,10 +10,12 @@ exists, recursing into inserted defaults); then the OpenAPI checks (exact types,
 formats, enums, patterns, bounds incl. int64, lengths, ``x-kubernetes-list-type`` set/map
 uniqueness) and every ``x-kubernetes-validations`` rule. Like the API server, a rule is not run on
 a value that has a type/enum/required/length error inside it (it is reported, and the rest is
-still checked, so every problem comes out in one pass). ``metadata`` is checked as ObjectMeta on
-create; ``status`` is kept and not checked (a status subresource ignores it on create; cluster
-state files carry it). Transition rules (``oldSelf``) are not evaluated: nodewright validates as
-on create. The walk never coerces: ``weight: "10"`` is an error, not 10.
+still checked, so every problem comes out in one pass). ``metadata`` is checked as ObjectMeta
+(:mod:`nodewright.crd.objectmeta`); ``status`` is pruned (an unknown field is a strict error) but
+not validated (a status subresource drops it on create and keeps the stored one on update;
+cluster state files carry it). Patterns run on RE2 (:mod:`nodewright.crd.regex`). An update
+(:func:`run` with ``old``, :mod:`nodewright.crd.update`) adds transition rules and ratcheting.
+The walk never coerces: ``weight: "10"`` is an error, not 10.
 """
 
 from __future__ import annotations
@@ -26,15 +28,19 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from nodewright.crd.celrules import Rule
-from nodewright.crd.objectmeta import check_metadata
+from nodewright.crd.objectmeta import check_metadata, check_metadata_update
+from nodewright.crd.ratchet import ABSENT, map_key, map_list, same
 from nodewright.crd.releases import Release
 from nodewright.crd.schema import MISSING, Schema, crd
+from nodewright.crd.subresources import check_scale, prune
 from nodewright.crd.values import kind_of, plain, show
 from nodewright.errors import Problem, typo_hint
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
-_RFC3339: Final = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+_RFC3339: Final = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
 # What a CRD pattern means, for the fix part of an error line (patterns as the CRDs spell them).
 _PATTERN_HELP: Final[dict[str, str]] = {
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$": "use a Kubernetes quantity such as 500m, 2 or 4Gi",
@@ -74,10 +80,13 @@ def _index(path: str, i: int) -> str:
 class _Walk:
     """One admission pass over one object (problems collected, never raised)."""
 
-    def __init__(self, file: str, base: str) -> None:
+    def __init__(self, file: str, base: str, *, update: bool = False) -> None:
         self.file = file
         self.base = base
+        self.update = update
         self.problems: list[Problem] = []
+        self.list_problems: list[Problem] = []  # list-set/map uniqueness (ratcheted all-or-nothing)
+        self.sticky: set[int] = set()  # ids of transition-rule problems (never ratcheted)
         self.skipped = False
 
     def at(self, path: str) -> str:
@@ -87,11 +96,30 @@ class _Walk:
             return self.base
         return f"{self.base}{path}" if path.startswith("[") else f"{self.base}.{path}"
 
-    def add(self, path: str, message: str) -> None:
-        self.problems.append(Problem(file=self.file, path=self.at(path), message=message))
+    def add(self, path: str, message: str, *, sticky: bool = False) -> None:
+        problem = Problem(file=self.file, path=self.at(path), message=message)
+        self.problems.append(problem)
+        if sticky:
+            self.sticky.add(id(problem))
+
+    def add_list(self, path: str, message: str) -> None:
+        self.list_problems.append(Problem(file=self.file, path=self.at(path), message=message))
 
     # -- pruning and defaulting (in place), then validation; returns True on a blocking error --
-    def walk(self, value: Any, s: Schema, path: str) -> tuple[Any, bool]:
+    def walk(self, value: Any, s: Schema, path: str, old: Any = ABSENT) -> tuple[Any, bool]:
+        """Admit ``value`` at ``path``; ``old`` is the correlated value of the object being updated
+        (:data:`ABSENT` on create). On update, problems inside a node equal to its old value are
+        dropped (CRDValidationRatcheting), except failed transition rules."""
+        start = len(self.problems)
+        value, blocking = self._walk(value, s, path, old)
+        if old is not ABSENT and len(self.problems) > start and same(value, old, s):
+            kept = [p for p in self.problems[start:] if id(p) in self.sticky]
+            del self.problems[start:]
+            self.problems.extend(kept)
+            blocking = blocking and bool(kept)
+        return value, blocking
+
+    def _walk(self, value: Any, s: Schema, path: str, old: Any) -> tuple[Any, bool]:
         blocking = False
         if value is None:
             # A null the pruning step kept (list items, map values, nullable fields).
@@ -104,9 +132,9 @@ class _Walk:
         if type(value) is float and (s.type == "integer" or s.int_or_string):
             value = int(value)  # 2.0 is the integer 2 (as the API server types it for CEL and storage)
         if isinstance(value, dict):
-            blocking = self._object(value, s, path)
+            blocking = self._object(value, s, path, old)
         elif isinstance(value, list):
-            blocking = self._array(value, s, path)
+            blocking = self._array(value, s, path, old)
         else:
             blocking = self._scalar(value, s, path)
         if s.enum is not None and value not in s.enum:
@@ -115,7 +143,7 @@ class _Walk:
             self.add(path, f"unsupported value {show(value)}; use one of {shown}{hint}")
             blocking = True
         if s.rules:
-            self._rules(value, s, path, checked=not blocking)
+            self._rules(value, s, path, checked=not blocking, old=old)
         return value, blocking
 
     def _want(self, s: Schema) -> str:
@@ -152,7 +180,7 @@ class _Walk:
         self.add(path, f"must be of type {self._want(s)}, got {got} {show(value)}{fix}")
         return False
 
-    def _object(self, obj: dict[str, Any], s: Schema, path: str) -> bool:
+    def _object(self, obj: dict[str, Any], s: Schema, path: str, old: Any = ABSENT) -> bool:
         blocking = False
         props = s.properties
         if props or s.additional is not None or not s.preserve_unknown:
@@ -168,6 +196,9 @@ class _Walk:
                     )
                     del obj[key]
                     continue
+                # PruneNonNullableNullsWithoutDefaults, then defaulting: a null property or map
+                # value that is not nullable becomes its default, or goes
+                sub = sub if sub is not None else s.additional
                 if sub is not None and obj[key] is None and not sub.nullable:
                     if sub.default is not MISSING:
                         obj[key] = plain(sub.default)
@@ -176,12 +207,14 @@ class _Walk:
         for key, sub in props.items():
             if sub.default is not MISSING and key not in obj:
                 obj[key] = plain(sub.default)
+        olds = old if isinstance(old, dict) else {}
         for key in list(obj):
             sub = props.get(key)
+            before = olds.get(key, ABSENT)
             if sub is not None:
-                obj[key], b = self.walk(obj[key], sub, _child(path, key))
+                obj[key], b = self.walk(obj[key], sub, _child(path, key), before)
             elif s.additional is not None:
-                obj[key], b = self.walk(obj[key], s.additional, _entry(path, key))
+                obj[key], b = self.walk(obj[key], s.additional, _entry(path, key), before)
             else:
                 continue
             blocking = blocking or b
@@ -197,11 +230,13 @@ class _Walk:
             self.add(path, f"has {n} entries, at least {s.min_properties} are required")
         return blocking
 
-    def _array(self, items: list[Any], s: Schema, path: str) -> bool:
+    def _array(self, items: list[Any], s: Schema, path: str, old: Any = ABSENT) -> bool:
         blocking = False
+        olds = map_list(old, s) if isinstance(old, list) else {}
         if s.items is not None:
             for i in range(len(items)):
-                items[i], b = self.walk(items[i], s.items, _index(path, i))
+                before = olds.get(map_key(items[i], s), ABSENT) if olds else ABSENT
+                items[i], b = self.walk(items[i], s.items, _index(path, i), before)
                 blocking = blocking or b
         n = len(items)
         if s.max_items is not None and n > s.max_items:
@@ -214,7 +249,7 @@ class _Walk:
             for i, item in enumerate(items):
                 k = json.dumps(item, sort_keys=True)
                 if k in seen:
-                    self.add(
+                    self.add_list(
                         _index(path, i),
                         f"duplicate value {show(item)} (also at [{seen[k]}]); a set lists each value once",
                     )
@@ -228,7 +263,7 @@ class _Walk:
                 mk = tuple(json.dumps(item.get(k)) for k in s.list_map_keys)
                 if mk in seen_keys:
                     what = ", ".join(f"{k}={show(item.get(k))}" for k in s.list_map_keys)
-                    self.add(
+                    self.add_list(
                         _index(path, i),
                         f"duplicate entry with {what} (also at [{seen_keys[mk]}]); keys must be unique",
                     )
@@ -245,7 +280,7 @@ class _Walk:
                 blocking = True
             if s.min_length is not None and n < s.min_length:
                 self.add(path, f"is {n} characters long, at least {s.min_length} are required")
-            if s.pattern is not None and not s.pattern.search(value):
+            if s.pattern is not None and not _matches(s, value):
                 what = _PATTERN_HELP.get(s.pattern_text)
                 if what:
                     self.add(path, f"invalid value {show(value)}: {what} (CRD pattern {s.pattern_text})")
@@ -253,7 +288,7 @@ class _Walk:
                     self.add(
                         path, f"invalid value {show(value)}: does not match the CRD pattern {s.pattern_text}"
                     )
-            if s.format == "date-time" and not _RFC3339.match(value):
+            if s.format == "date-time" and not _RFC3339.fullmatch(value):
                 self.add(path, f"{show(value)} is not an RFC 3339 date-time; use e.g. 2024-01-02T15:04:05Z")
         elif isinstance(value, int | float) and not isinstance(value, bool):
             if s.minimum is not None and (value < s.minimum or (s.exclusive_minimum and value == s.minimum)):
@@ -264,14 +299,17 @@ class _Walk:
                 self.add(path, f"{value} is too large; must be {op} {_num(s.maximum)}")
         return blocking
 
-    def _rules(self, value: Any, s: Schema, path: str, *, checked: bool = True) -> None:
+    def _rules(self, value: Any, s: Schema, path: str, *, checked: bool = True, old: Any = ABSENT) -> None:
         """Evaluate the rules on ``value``. ``checked=False``: the value has a blocking error inside
         (the API server would skip these rules); clean failures are still reported so the user
         sees them in the same pass, rules that error on the ill-typed value are noted as skipped."""
         for rule in s.rules:
             if rule.transition:
-                continue
-            passed, error = rule.evaluate(value)
+                if old is ABSENT:
+                    continue  # a transition rule runs only when there is an old value to compare
+                passed, error = rule.evaluate(value, old)
+            else:
+                passed, error = rule.evaluate(value)
             if passed:
                 continue
             if error and not checked:
@@ -291,12 +329,19 @@ class _Walk:
                 msg += f" (the rule could not be evaluated: {error})"
             if rule.reason:
                 msg += f" [{rule.reason}]"
-            self.add(where, f"{msg}; the CRD rule is: {_short(rule.rule)}")
+            if rule.transition:
+                msg += " (a transition rule: compares the update with the object in the cluster)"
+            self.add(where, f"{msg}; the CRD rule is: {_short(rule.rule)}", sticky=rule.transition)
 
     def _per_element(self, rule: Rule, value: Any, path: str) -> bool:
         """For a failed ``self.all(...)`` rule on a map or list, report the failing entries at their
         own paths (the message stays upstream's); False when no single entry fails alone."""
-        if not rule.rule.lstrip().startswith("self.all(") or not isinstance(value, dict | list) or not value:
+        if (
+            rule.transition
+            or not rule.rule.lstrip().startswith("self.all(")
+            or not isinstance(value, dict | list)
+            or not value
+        ):
             return False
         failing: list[str] = []
         if isinstance(value, dict):
@@ -316,6 +361,19 @@ class _Walk:
         return bool(failing)
 
 
+_PATTERN_MEMO_LIMIT: Final = 4096
+
+
+def _matches(s: Schema, value: str) -> bool:
+    """RE2 search of the node's pattern, memoised per node (fleets repeat durations, keys, counts)."""
+    hit = s.pattern_memo.get(value)
+    if hit is None:
+        hit = s.pattern.search(value) is not None
+        if len(s.pattern_memo) < _PATTERN_MEMO_LIMIT and len(value) <= 256:  # bounded memory
+            s.pattern_memo[value] = hit
+    return hit
+
+
 def _num(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else str(v)
 
@@ -332,13 +390,40 @@ def admit(
     ``kind`` names a CRD shipped for the release (NodePool, NodeClaim, EC2NodeClass,
     OperatingSystemConfig); ``file``/``path`` locate the object for error lines.
     """
+    admitted, _ = run(body, kind=kind, file=file, path=path, rel=rel)
+    return admitted
+
+
+def run(
+    body: Mapping[str, Any],
+    *,
+    kind: str,
+    file: str = "<input>",
+    path: str = "",
+    rel: Release | None = None,
+    old: Mapping[str, Any] | None = None,
+    old_list_ok: bool = True,
+) -> tuple[Admitted, _Walk]:
+    """One admission pass: a create, or (``old``: the stored object, admitted) an update of it.
+
+    On update (``customResourceStrategy.ValidateUpdate``): ObjectMeta is checked as an update,
+    schema and CEL problems ratchet (a node equal to its old value keeps its problems as
+    warnings), transition rules run against the old value, list-set/map uniqueness is checked
+    only when the old object passed it (``old_list_ok``), and the status stays the old one.
+    """
     c = crd(kind, rel)
     obj = plain(body)
-    w = _Walk(file, path)
+    w = _Walk(file, path, update=old is not None)
     root = c.schema
-    status = obj.pop("status", None) if isinstance(obj, dict) else None
+    if not isinstance(obj, dict):
+        w.add("", f"must be of type object, got {kind_of(obj)}")
+        return Admitted(body={}, problems=w.problems), w
+    status = obj.pop("status", None)
     meta = obj.pop("metadata", None)
-    check_metadata(w.add, meta, namespaced=c.scope == "Namespaced")
+    if old is None:
+        check_metadata(w.add, meta, namespaced=c.scope == "Namespaced")
+    else:
+        check_metadata_update(w.add, meta, old.get("metadata"), namespaced=c.scope == "Namespaced")
     for key in list(obj):
         if key not in root.properties:
             hint = typo_hint(key, list(root.properties))
@@ -346,6 +431,7 @@ def admit(
                 key, f'unknown field "{key}"{hint}; a {kind} has apiVersion, kind, metadata, spec and status'
             )
             del obj[key]
+    old_obj: Any = dict(old) if old is not None else ABSENT
     spec_schema = root.properties.get("spec")
     if spec_schema is not None:
         if obj.get("spec") is None:
@@ -353,19 +439,33 @@ def admit(
             if spec_schema.default is not MISSING:
                 obj["spec"] = plain(spec_schema.default)
         if "spec" in obj:
-            obj["spec"], _ = w.walk(obj["spec"], spec_schema, "spec")
+            before = old_obj.get("spec", ABSENT) if old is not None else ABSENT
+            obj["spec"], _ = w.walk(obj["spec"], spec_schema, "spec", before)
         elif "spec" in root.required:
             w.add("spec", f'required field "spec" is missing; a {kind} needs a spec')
+    status_schema = root.properties.get("status")
+    if status is not None and status_schema is not None:
+        # Pruned at decoding (unknown fields are strict errors), then dropped by PrepareForCreate /
+        # replaced by the old status on update: never validated. Kept here for cluster-state files.
+        status = prune(w.add, status, status_schema, "status")
+    check_scale(w.add, obj, c.scale_spec_path)
     if root.rules:
-        w._rules(obj, root, "")
-    if w.skipped:
+        if meta is not None:
+            obj["metadata"] = meta
+        w._rules(obj, root, "", old=old_obj)
+        obj.pop("metadata", None)
+    if w.skipped and w.problems:  # (on update, the problems that caused it may have ratcheted)
         w.add(
             "",
             "some validation rules were not checked because the object was invalid; correct the "
             "errors above and validate again",
         )
+    if old_list_ok:
+        w.problems.extend(w.list_problems)
     if meta is not None:
         obj["metadata"] = meta
-    if status is not None:
+    if old is not None and "status" in old:
+        obj["status"] = old["status"]
+    elif status is not None and old is None:
         obj["status"] = status
-    return Admitted(body=obj, problems=w.problems)
+    return Admitted(body=obj, problems=w.problems), w

@@ -25,6 +25,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_strings
 
 from nodewright.algebra.quantity import Quantity, is_quantity, parse_quantity
+from nodewright.crd import regex
 
 _MEMO_LIMIT: Final = 4096
 
@@ -33,26 +34,19 @@ class RuleCompileError(Exception):
     """A CRD rule that cannot be compiled in nodewright's CEL environment."""
 
 
-@functools.lru_cache(maxsize=512)
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.ASCII)  # RE2, as Kubernetes CEL: ASCII classes
-
-
 def _find(s: str, pattern: str) -> str:
-    """``<string>.find(<regex>)``: the first match, or ``""`` (Kubernetes regex library)."""
-    m = _regex(pattern).search(s)
-    return m.group(0) if m else ""
+    """``<string>.find(<regex>)``: the first match, or ``""`` (Kubernetes regex library, RE2)."""
+    return regex.find(s, pattern)
 
 
 def _find_all(s: str, pattern: str) -> list[str]:
-    """``<string>.findAll(<regex>)``: every non-overlapping match."""
-    return [m.group(0) for m in _regex(pattern).finditer(s)]
+    """``<string>.findAll(<regex>)``: every non-overlapping match (Go's ``FindAllString``)."""
+    return regex.find_all(s, pattern)
 
 
 def _find_all_n(s: str, pattern: str, limit: int) -> list[str]:
     """``<string>.findAll(<regex>, <limit>)``: at most ``limit`` matches (all when negative)."""
-    out = _find_all(s, pattern)
-    return out if limit < 0 else out[:limit]
+    return regex.find_all(s, pattern, limit)
 
 
 def _q(text: str) -> Quantity:
@@ -195,8 +189,11 @@ class Rule:
     program: Any = None
     _memo: dict[Any, tuple[bool, str]] = field(default_factory=dict)
 
-    def evaluate(self, value: Any) -> tuple[bool, str]:
-        """``(passed, evaluation error or "")`` for ``self = value``."""
+    def evaluate(self, value: Any, old: Any = None) -> tuple[bool, str]:
+        """``(passed, evaluation error or "")`` for ``self = value`` (and ``oldSelf = old`` for a
+        transition rule)."""
+        if self.transition:
+            return self._run({"self": value, "oldSelf": old})
         memo_key: Any = None
         if self.fields is not None and type(value) is dict:
             value = {k: value[k] for k in self.fields if k in value}
@@ -205,19 +202,20 @@ class Rule:
             hit = self._memo.get(memo_key)
             if hit is not None:
                 return hit
-        try:
-            result = self.program.eval(data={"self": value})
-        except Exception as exc:  # the binding raises for values it cannot convert
-            out = (False, str(exc))
-        else:
-            if result.type() == cel.Type.ERROR:
-                out = (False, str(result.value()))
-            else:
-                got = result.value()
-                out = (True, "") if got is True else (False, "" if got is False else f"rule returned {got!r}")
+        out = self._run({"self": value})
         if memo_key is not None and len(self._memo) < _MEMO_LIMIT:
             self._memo[memo_key] = out
         return out
+
+    def _run(self, data: dict[str, Any]) -> tuple[bool, str]:
+        try:
+            result = self.program.eval(data=data)
+        except Exception as exc:  # the binding raises for values it cannot convert
+            return False, str(exc)
+        if result.type() == cel.Type.ERROR:
+            return False, str(result.value())
+        got = result.value()
+        return (True, "") if got is True else (False, "" if got is False else f"rule returned {got!r}")
 
 
 def compile_rule(entry: Mapping[str, Any], *, where: str) -> Rule:
@@ -226,13 +224,19 @@ def compile_rule(entry: Mapping[str, Any], *, where: str) -> Rule:
     message = entry.get("message")
     if entry.get("messageExpression") is not None and message is None:
         message = f"failed rule: {text}"
+    if entry.get("optionalOldSelf"):
+        # oldSelf is then an optional (optional.none() on create), which the CEL library here lacks:
+        # refuse the CRD rather than evaluate the rule wrongly.
+        raise RuleCompileError(
+            f"{where}: CEL rule {text!r} sets optionalOldSelf, which nodewright does not support"
+        )
     rule = Rule(
         rule=text,
         message=str(message) if message else f"failed rule: {text}",
         field_path=str(entry.get("fieldPath") or ""),
         reason=str(entry.get("reason") or ""),
-        transition=bool(_OLD_SELF.search(text)) and not entry.get("optionalOldSelf"),
-        fields=_fields_read(text),
+        transition=bool(_OLD_SELF.search(text)),
+        fields=None if _OLD_SELF.search(text) else _fields_read(text),
     )
     try:
         rule.program = environment().compile(text)

@@ -11,11 +11,12 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-_NAME_RE: Final = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN_RE: Final = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
-_LABEL_VALUE_RE: Final = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+# Go anchors these as ``^...$`` where ``$`` is the very end: ``fullmatch`` (Python's ``$`` would
+# also match before a trailing newline).
+_NAME_RE: Final = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DNS1123_SUBDOMAIN_RE: Final = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS1123_LABEL_RE: Final = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_LABEL_VALUE_RE: Final = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 
 _NAME_FMT: Final = (
     "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
@@ -50,8 +51,22 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     errs: list[str] = []
     if len(value) > 253:
         errs.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN_RE.match(value):
+    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
         errs.append(_DNS1123_FMT)
+    return errs
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    """``IsDNS1123Label``: lower case RFC 1123 label (a namespace name), at most 63 characters."""
+    errs: list[str] = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 characters")
+    if not _DNS1123_LABEL_RE.fullmatch(value):
+        errs.append(
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+            "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
+            "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+        )
     return errs
 
 
@@ -77,7 +92,7 @@ def is_qualified_name(key: str) -> list[str]:
     out: list[str] = []
     if len(name) > 63:
         out.append("name part must be no more than 63 characters")
-    if not _NAME_RE.match(name):
+    if not _NAME_RE.fullmatch(name):
         out.append(_NAME_FMT)
     return out
 
@@ -87,6 +102,6 @@ def is_valid_label_value(value: str) -> list[str]:
     out: list[str] = []
     if len(value) > 63:
         out.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.match(value):
+    if not _LABEL_VALUE_RE.fullmatch(value):
         out.append(_LABEL_VALUE_FMT)
     return out

@@ -144,6 +144,34 @@ def nodepool_problems(body: Mapping[str, Any], *, file: str, base: str) -> list[
     )
 
 
+# WellKnownResources (pkg/apis/v1/labels.go): capacity a NodeOverlay may not change.
+WELL_KNOWN_RESOURCES: Final = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
+_OVERLAY_UPSTREAM: Final = (
+    "; Karpenter's RuntimeValidate sets the NodeOverlay's ValidationSucceeded to False and ignores it "
+    "(pkg/apis/v1alpha1/nodeoverlay_validation.go)"
+)
+
+
+def nodeoverlay_problems(body: Mapping[str, Any], *, file: str, base: str) -> list[Problem]:
+    """``NodeOverlay.RuntimeValidate`` on an admitted NodeOverlay: each requirement through
+    ``ValidateRequirement`` (NotIn also needs a value), no capacity for a well-known resource."""
+    found: list[tuple[str, str]] = []
+    spec = body.get("spec") or {}
+    for i, req in enumerate(spec.get("requirements") or []):
+        if not isinstance(req, Mapping):
+            continue
+        at = f"spec.requirements[{i}]"
+        plain = {k: v for k, v in req.items() if k != "minValues"}
+        for e in requirement_errors(plain):
+            found.append((at, f"invalid value: {e} in requirements, restricted"))
+        if req.get("operator") == "NotIn" and not req.get("values"):
+            found.append((at, f"key {req.get('key')} with operator NotIn must have a value defined"))
+    for name in sorted(spec.get("capacity") or {}):
+        if name in WELL_KNOWN_RESOURCES:
+            found.append((f"spec.capacity[{name}]", f"invalid capacity: {name} in resource, restricted"))
+    return _problems(found, file=file, base=base, suffix=_OVERLAY_UPSTREAM)
+
+
 def ec2nodeclass_problems(body: Mapping[str, Any], *, file: str, base: str) -> list[Problem]:
     """An EC2NodeClass has no runtime validation upstream beyond its CRD; only its name as a label value."""
     return _problems(_name_as_label(body, labels.EC2NODECLASS), file=file, base=base, suffix="")

@@ -9,16 +9,18 @@ lives here (that is :mod:`nodewright.crd.admission`).
 from __future__ import annotations
 
 import functools
-import re
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Any, Final
 
 import yaml
 
+from nodewright.crd import regex
 from nodewright.crd.celrules import Rule, compile_rule
-from nodewright.crd.releases import CRD_FILES, Release, release
+from nodewright.crd.releases import CRD_FILES, Release, default_release
 
 MISSING: Final = object()
 
@@ -33,7 +35,8 @@ class Schema:
     items: Schema | None = None
     required: tuple[str, ...] = ()
     enum: tuple[Any, ...] | None = None
-    pattern: re.Pattern[str] | None = None
+    pattern: Any = None  # a compiled RE2 regexp (nodewright.crd.regex)
+    pattern_memo: dict[str, bool] = field(default_factory=dict)  # value -> matches (bounded)
     pattern_text: str = ""
     format: str | None = None
     minimum: float | None = None
@@ -70,6 +73,7 @@ class CRD:
     scope: str
     schema: Schema
     file: str
+    scale_spec_path: str = ""  # the scale subresource's specReplicasPath (".spec.replicas"), if any
 
 
 def _compile(node: Mapping[str, Any], *, where: str) -> Schema:
@@ -86,7 +90,7 @@ def _compile(node: Mapping[str, Any], *, where: str) -> Schema:
         s.enum = tuple(node["enum"])
     if "pattern" in node:
         s.pattern_text = str(node["pattern"])
-        s.pattern = re.compile(s.pattern_text, re.ASCII)  # RE2 classes (\d, \w) are ASCII
+        s.pattern = regex.compile_re2(s.pattern_text)
     s.format = node.get("format")
     s.minimum = node.get("minimum")
     s.maximum = node.get("maximum")
@@ -111,14 +115,16 @@ def _compile(node: Mapping[str, Any], *, where: str) -> Schema:
 
 
 def read_crd_text(rel: Release, kind: str) -> str:
-    """The shipped CRD file of ``kind`` for ``rel`` (package data)."""
+    """The CRD file of ``kind`` for ``rel``: package data (``nodewright/data/crds/<crd_folder>``),
+    or the folder itself when ``crd_folder`` is an absolute path (a release registered from outside)."""
+    if os.path.isabs(rel.crd_folder):
+        return Path(rel.crd_folder, CRD_FILES[kind]).read_text(encoding="utf-8")
     path = resources.files("nodewright") / "data" / "crds" / rel.crd_folder / CRD_FILES[kind]
     return path.read_text(encoding="utf-8")
 
 
 @functools.lru_cache(maxsize=32)
-def _load(version: str, kind: str) -> CRD:
-    rel = release(version)
+def _load(rel: Release, kind: str) -> CRD:
     name = f"{rel.crd_folder}/{CRD_FILES[kind]}"
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 5x faster startup
     doc = yaml.load(read_crd_text(rel, kind), Loader=loader)  # a safe loader (package data)
@@ -133,13 +139,15 @@ def _load(version: str, kind: str) -> CRD:
         scope=spec.get("scope", "Namespaced"),
         schema=schema,
         file=name,
+        scale_spec_path=str(
+            ((ver.get("subresources") or {}).get("scale") or {}).get("specReplicasPath") or ""
+        ),
     )
 
 
 def crd(kind: str, rel: Release | None = None) -> CRD:
-    """The compiled CRD of ``kind`` in ``rel`` (default: the selected release); cached."""
-    rel = rel or release(None)
-    return _load(rel.version, kind)
+    """The compiled CRD of ``kind`` in ``rel`` (None: the default release); cached per release."""
+    return _load(rel or default_release(), kind)
 
 
 def kinds() -> tuple[str, ...]:

@@ -4,7 +4,8 @@ Public API:
 
 * :func:`nodepool_hash` / :func:`hash_nodepool` / :func:`template_hash` - ``NodePool.Hash()`` v3,
   the ``karpenter.sh/nodepool-hash`` value, bit for bit (hashstructure v2.0.2 port);
-* :func:`nodeclass_hash` - ``EC2NodeClass.Hash()`` over the v5 hashed fields;
+* :func:`nodeclass_hash` - ``EC2NodeClass.Hash()`` as the release passed in computes it (v5 with
+  the cluster CA bundle, v4 without);
 * :func:`hash_documents` - ``nodewright hash`` over files;
 * :func:`drift_impact` - which NodeClaims of a cluster state Karpenter would mark ``Drifted``
   once the given NodePools (and EC2NodeClasses) are applied, with a per-NodePool replacement count;
@@ -24,9 +25,8 @@ from nodewright.drift.detect import (
     drift_impact_files,
 )
 from nodewright.drift.inputs import hash_documents
-from nodewright.drift.nodeclasshash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
+from nodewright.drift.nodeclasshash import nodeclass_hash
 from nodewright.drift.nodepoolhash import (
-    NODEPOOL_HASH_VERSION,
     NodePoolHash,
     hash_nodepool,
     nodepool_hash,
@@ -35,8 +35,6 @@ from nodewright.drift.nodepoolhash import (
 from nodewright.goduration import DurationError, format_duration, parse_duration
 
 __all__ = [
-    "EC2NODECLASS_HASH_VERSION",
-    "NODEPOOL_HASH_VERSION",
     "DriftReport",
     "DriftedNodeClaim",
     "DurationError",

@@ -5,10 +5,14 @@ live EC2NodeClasses), the NodePools/EC2NodeClasses of a branch, and optionally a
 catalog. It simulates, in order, what Karpenter's controllers do after the branch is applied:
 
 1. the NodePool hash controller (``nodepool.hash``): the NodePool gets ``nodepool-hash`` =
-   ``NodePool.Hash()`` and version ``v3``; when the live NodePool's version was not ``v3``, every
-   NodeClaim of the pool whose version differs is re-stamped to ``v3`` and, unless it already has a
-   ``Drifted`` condition, gets the new hash (a version bump alone drifts nothing; drifted stays
-   drifted). The AWS provider does the same for ``ec2nodeclass-hash`` (``v5``).
+   ``NodePool.Hash()`` and the release's version (``Release.nodepool_hash_version``); when the live
+   NodePool's version differs, every NodeClaim of the pool whose version differs is re-stamped to
+   it and, unless it already has a ``Drifted`` condition, gets the new hash (a version bump alone
+   drifts nothing; drifted stays drifted: kubernetes-sigs/karpenter
+   ``pkg/controllers/nodepool/hash/controller.go``). The AWS provider does the same for
+   ``ec2nodeclass-hash`` (``Release.ec2nodeclass_hash_version``; aws/karpenter-provider-aws
+   ``pkg/controllers/nodeclass/hash/controller.go``): a Karpenter upgrade that bumps a hash version
+   re-stamps and rolls no node, and the report says so (``restamped``, a note).
 2. the drift sub-reconciler, only for NodeClaims with ``Launched=True``, first reason wins:
    ``NodePoolDrifted`` (four annotations present, versions equal, hashes differ),
    ``RequirementsDrifted`` (the NodeClaim's labels are not compatible with the NodePool's
@@ -36,11 +40,10 @@ from nodewright.algebra.requirements import (
     Requirements,
 )
 from nodewright.catalog import load_catalog
+from nodewright.crd import Release
 from nodewright.drift.inputs import as_documents, read_objects
 from nodewright.drift.nodeclassdrift import ClassHash, nodeclass_hashes
-from nodewright.drift.nodeclasshash import EC2NODECLASS_HASH_VERSION
 from nodewright.drift.nodepoolhash import (
-    NODEPOOL_HASH_VERSION,
     Origin,
     as_mapping,
     nodepool_template,
@@ -95,7 +98,9 @@ class PoolImpact:
     reasons: Mapping[str, int]
     hash_before: str | None
     hash_after: str
-    version: str = NODEPOOL_HASH_VERSION
+    version: str
+    version_before: str | None = None
+    restamped: int = 0
     rollout: Rollout | None = None
 
     @property
@@ -109,8 +114,14 @@ class PoolImpact:
             "nodeClaims": self.node_claims,
             "replaced": self.replaced,
             "reasons": dict(self.reasons),
-            "hash": {"before": self.hash_before, "after": self.hash_after, "version": self.version},
+            "hash": {
+                "before": self.hash_before,
+                "after": self.hash_after,
+                "version": self.version,
+                "versionBefore": self.version_before,
+            },
             "hashChanged": self.hash_changed,
+            "restamped": self.restamped,
             **({"rollout": self.rollout.as_dict()} if self.rollout is not None else {}),
         }
 
@@ -124,6 +135,9 @@ class DriftReport:
     node_claims: int = 0
     skipped: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()
+    at: datetime | None = None  # the one time the report was evaluated at (age gate, budgets)
+    karpenter: Mapping[str, Any] = field(default_factory=dict)
+    """The release and settings the forecast was made for (``{version, ...settings}``)."""
 
     @property
     def replaced(self) -> int:
@@ -134,6 +148,7 @@ class DriftReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "at": self.at.astimezone(UTC).isoformat().replace("+00:00", "Z") if self.at else None,
             "drifted": [d.as_dict() for d in self.drifted],
             "nodePools": [p.as_dict() for p in self.pools],
             "details": [
@@ -148,6 +163,7 @@ class DriftReport:
             ],
             "skipped": [{"nodeClaim": n, "why": w} for n, w in self.skipped],
             "notes": list(self.notes),
+            **({"karpenter": dict(self.karpenter)} if self.karpenter else {}),
             "summary": {
                 "nodeClaims": self.node_claims,
                 "drifted": len(self.drifted),
@@ -267,6 +283,7 @@ class _Pool:
     claim_bodies: list[Mapping[str, Any]] = field(default_factory=list)
     replicas: int | None = None  # a static NodePool (``spec.replicas``)
     node_limit: int | None = None  # ``spec.limits.nodes``
+    restamped: int = 0
 
 
 def _static_fields(spec: Any) -> dict[str, Any]:
@@ -293,7 +310,11 @@ def _template_has_expire(template: Any) -> bool:
 
 
 def _pools(
-    nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode, unmanaged: dict[str, str]
+    nodepools: Iterable[Any],
+    live: Iterable[Any],
+    defaults: DefaultsMode,
+    release: Release,
+    unmanaged: dict[str, str],
 ) -> dict[str, _Pool]:
     """The pools drift evaluates; those this Karpenter does not own go to ``unmanaged`` (name -> why)."""
     live_by_name: dict[str, tuple[Mapping[str, Any], Any, Origin]] = {}
@@ -342,7 +363,7 @@ def _pools(
         version = ann.get(labels.NODEPOOL_HASH_VERSION)
         after = (
             current
-            if current is not None and version == NODEPOOL_HASH_VERSION
+            if current is not None and version == release.nodepool_hash_version
             else template_hash(template, origin=origin)
         )
         pools[name] = _Pool(
@@ -370,15 +391,17 @@ def _restamp(
     current_version: str,
     live_version: str | None,
     new_hash: str,
-) -> None:
-    """The hash controllers' re-stamp on a hash-version change (drifted stays drifted)."""
+) -> bool:
+    """The hash controllers' re-stamp on a hash-version change (drifted stays drifted); True
+    when ``claim`` was re-stamped."""
     if live_version == current_version:
-        return
+        return False
     if claim.annotations.get(version_key) == current_version:
-        return
+        return False
     claim.annotations[version_key] = current_version
     if CONDITION_DRIFTED not in claim.conditions:
         claim.annotations[hash_key] = new_hash
+    return True
 
 
 def _static_drift(
@@ -415,14 +438,18 @@ def _instance_type_drift(claim: _Claim, catalog: Any, now: datetime) -> str | No
     return f"instance type {name!r} has no offering compatible with the NodeClaim's zone and capacity type"
 
 
-def _load_cluster(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+def _load_cluster(cluster: Any, release: Release) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
     """(nodeclaims, nodepools, nodeclasses, nodes) of a ClusterState-like object or a file path."""
     if isinstance(cluster, str | Path):
         from nodewright.cluster import load_cluster
 
         # claims stay raw mappings (drift reads them robustly), pods are not read at all
         cluster = load_cluster(
-            cluster, kinds=("NodePool", "EC2NodeClass"), raw_nodeclaims=True, raw_nodes=True
+            cluster,
+            kinds=("NodePool", "EC2NodeClass"),
+            raw_nodeclaims=True,
+            raw_nodes=True,
+            release=release,
         )
         return (
             list(cluster.raw_nodeclaims),
@@ -448,8 +475,13 @@ def drift_impact(
     defaults: DefaultsMode = "auto",
     ca_bundle: str | None = None,
     at: datetime | None = None,
+    release: Release,
+    karpenter: Mapping[str, Any] | None = None,
 ) -> DriftReport:
     """Which NodeClaims of ``cluster`` Karpenter marks Drifted once ``nodepools`` are applied.
+
+    ``release``: the Karpenter release that reconciles the branch (its hash versions and
+    EC2NodeClass hash); ``karpenter``: what the report states about it (``{version, settings...}``).
 
     ``nodepools``/``nodeclasses``: the branch's NodePools/EC2NodeClasses (raw mappings, Documents
     or api models). ``cluster``: a :class:`~nodewright.cluster.ClusterState` (or anything with
@@ -460,17 +492,18 @@ def drift_impact(
     CRD default (720h) when the live copy shows the API server defaulted it; ``"always"``/``"never"``.
     ``ca_bundle``: the cluster CA bundle Karpenter runs with (cluster info ``caBundle``); it is part
     of the EC2NodeClass hash, so with it NodeClassDrift is exact and a CA rotation is predicted.
-    ``at``: when the rollout's scheduled disruption budgets are evaluated (None: they are left out,
-    see :func:`nodewright.drift.rollout.rollout`).
+    ``at``: the one time everything is judged at: the InstanceTypeNotFound age gate and every
+    disruption budget, scheduled or not (None: now). ``now`` is its former name, still accepted.
     """
-    now = now or datetime.now(UTC)
+    now = at or now or datetime.now(UTC)
     if isinstance(catalog, str):
         catalog = load_catalog(catalog)
-    claims_raw, live_pools, live_classes, node_objs = _load_cluster(cluster)
+    claims_raw, live_pools, live_classes, node_objs = _load_cluster(cluster, release)
     unmanaged: dict[str, str] = {}
-    pools = _pools(list(nodepools), live_pools, defaults, unmanaged)
-    class_hashes, notes = nodeclass_hashes(list(nodeclasses), live_classes, ca_bundle)
+    pools = _pools(list(nodepools), live_pools, defaults, release, unmanaged)
+    class_hashes, notes = nodeclass_hashes(list(nodeclasses), live_classes, ca_bundle, release=release)
     notes = [*notes, *(f"NodePool {n} left out: {why}" for n, why in sorted(unmanaged.items()))]
+    class_restamped: dict[str, int] = {}
     drifted: list[DriftedNodeClaim] = []
     skipped: list[tuple[str, str]] = []
     for obj in claims_raw:
@@ -489,31 +522,32 @@ def drift_impact(
             continue
         pool.claims.append(claim)
         pool.claim_bodies.append(as_mapping(obj)[0])
-        _restamp(
+        if _restamp(
             claim,
             hash_key=labels.NODEPOOL_HASH,
             version_key=labels.NODEPOOL_HASH_VERSION,
-            current_version=NODEPOOL_HASH_VERSION,
+            current_version=release.nodepool_hash_version,
             live_version=pool.live_version,
             new_hash=pool.hash_after,
-        )
+        ):
+            pool.restamped += 1
         cls = class_hashes.get(claim.nodeclass or "")
-        if cls is not None:
-            _restamp(
-                claim,
-                hash_key=labels.EC2NODECLASS_HASH,
-                version_key=labels.EC2NODECLASS_HASH_VERSION,
-                current_version=EC2NODECLASS_HASH_VERSION,
-                live_version=cls.live_version,
-                new_hash=cls.hash,
-            )
+        if cls is not None and _restamp(
+            claim,
+            hash_key=labels.EC2NODECLASS_HASH,
+            version_key=labels.EC2NODECLASS_HASH_VERSION,
+            current_version=release.ec2nodeclass_hash_version,
+            live_version=cls.live_version,
+            new_hash=cls.hash,
+        ):
+            class_restamped[claim.nodeclass or ""] = class_restamped.get(claim.nodeclass or "", 0) + 1
         launched = claim.conditions.get(CONDITION_LAUNCHED)
         if launched is None or launched.get("status") != "True":
             skipped.append(
                 (claim.name, "not Launched=True: Karpenter evaluates drift only for launched NodeClaims")
             )
             continue
-        reason, message = _first_reason(claim, pool, cls, catalog, now)
+        reason, message = _first_reason(claim, pool, cls, catalog, now, release)
         if reason:
             drifted.append(
                 DriftedNodeClaim(
@@ -550,10 +584,10 @@ def drift_impact(
                 counts=pool_counts(p.claim_bodies, nodes_by_name),
                 replicas=p.replicas,
                 node_limit=p.node_limit,
-                at=at,
+                at=now,
             )
         else:
-            plan = rollout(p.budgets, drifted=len(mine), nodes=base, disrupting=disrupting, at=at)
+            plan = rollout(p.budgets, drifted=len(mine), nodes=base, disrupting=disrupting, at=now)
         impacts.append(
             PoolImpact(
                 name=name,
@@ -563,27 +597,69 @@ def drift_impact(
                 reasons=reasons,
                 hash_before=p.hash_before,
                 hash_after=p.hash_after,
+                version=release.nodepool_hash_version,
+                version_before=p.live_version,
+                restamped=p.restamped,
                 rollout=plan,
             )
         )
+    notes += _upgrade_notes(pools, class_hashes, class_restamped, release)
     return DriftReport(
         drifted=tuple(drifted),
         pools=tuple(impacts),
         node_claims=len(claims_raw),
         skipped=tuple(sorted(skipped)),
         notes=tuple(notes),
+        at=now,
+        karpenter=dict(karpenter) if karpenter else {"version": release.version},
     )
 
 
+def _upgrade_notes(
+    pools: Mapping[str, _Pool],
+    classes: Mapping[str, ClassHash],
+    class_restamped: Mapping[str, int],
+    release: Release,
+) -> list[str]:
+    """What a hash-version change (a Karpenter upgrade or downgrade) does: a re-stamp, no roll."""
+    notes: list[str] = []
+    bumped = sorted(
+        n for n, p in pools.items() if p.live_version and p.live_version != release.nodepool_hash_version
+    )
+    if bumped:
+        before = sorted({pools[n].live_version or "" for n in bumped})
+        restamped = sum(pools[n].restamped for n in bumped)
+        notes.append(
+            f"Karpenter {release.version} stamps nodepool-hash-version {release.nodepool_hash_version} "
+            f"(live: {', '.join(before)}) on NodePool {', '.join(bumped)}: the hash controller re-stamps "
+            f"the NodePools and {restamped} NodeClaim(s) with the new hash and rolls no node for it "
+            "(already Drifted NodeClaims stay drifted)"
+        )
+    cbumped = sorted(
+        n
+        for n, c in classes.items()
+        if c.live_version and c.live_version != release.ec2nodeclass_hash_version
+    )
+    if cbumped:
+        before = sorted({classes[n].live_version or "" for n in cbumped})
+        restamped = sum(class_restamped.get(n, 0) for n in cbumped)
+        notes.append(
+            f"Karpenter {release.version} stamps ec2nodeclass-hash-version {release.ec2nodeclass_hash_version} "
+            f"(live: {', '.join(before)}) on EC2NodeClass {', '.join(cbumped)}: the provider's hash "
+            f"controller re-stamps the EC2NodeClasses and {restamped} NodeClaim(s) and rolls no node for it"
+        )
+    return notes
+
+
 def _first_reason(
-    claim: _Claim, pool: _Pool, cls: ClassHash | None, catalog: Any, now: datetime
+    claim: _Claim, pool: _Pool, cls: ClassHash | None, catalog: Any, now: datetime, release: Release
 ) -> tuple[str, str]:
     if _static_drift(
         claim,
         hash_key=labels.NODEPOOL_HASH,
         version_key=labels.NODEPOOL_HASH_VERSION,
         owner_hash=pool.hash_after,
-        owner_version=NODEPOOL_HASH_VERSION,
+        owner_version=release.nodepool_hash_version,
     ):
         return NODEPOOL_DRIFTED, (
             f"nodepool-hash {claim.annotations.get(labels.NODEPOOL_HASH)} != NodePool's {pool.hash_after}"
@@ -602,7 +678,7 @@ def _first_reason(
         hash_key=labels.EC2NODECLASS_HASH,
         version_key=labels.EC2NODECLASS_HASH_VERSION,
         owner_hash=cls.hash,
-        owner_version=EC2NODECLASS_HASH_VERSION,
+        owner_version=release.ec2nodeclass_hash_version,
     ):
         return NODECLASS_DRIFT, (
             f"ec2nodeclass-hash {claim.annotations.get(labels.EC2NODECLASS_HASH)} != EC2NodeClass's {cls.hash}"
@@ -619,13 +695,15 @@ def drift_impact_files(
     defaults: DefaultsMode = "auto",
     ca_bundle: str | None = None,
     at: datetime | None = None,
+    release: Release,
+    karpenter: Mapping[str, Any] | None = None,
 ) -> DriftReport:
     """:func:`drift_impact` over files: NodePools and EC2NodeClasses of ``files``, a cluster file.
 
-    The files go through the one loading path (validated against the CRDs); NodePools are hashed
-    as the cluster stores them (defaulted), or as written with ``defaults="never"``.
+    The files go through the one loading path (validated against ``release``'s CRDs); NodePools are
+    hashed as the cluster stores them (defaulted), or as written with ``defaults="never"``.
     """
-    objs = read_objects(files)
+    objs = read_objects(files, release=release)
     return drift_impact(
         as_documents(objs.nodepools, as_written=defaults == "never"),
         cluster,
@@ -635,4 +713,6 @@ def drift_impact_files(
         defaults=defaults,
         ca_bundle=ca_bundle,
         at=at,
+        release=release,
+        karpenter=karpenter,
     )

@@ -2,7 +2,7 @@
 
 Boundary: files -> :class:`~nodewright.api.documents.Document` objects by kind, after
 :func:`nodewright.api.loading.load_objects` validated every object of the files against the
-selected Karpenter release's CRDs. Each document's body is the object as the cluster stores it
+Karpenter release's CRDs passed in (``release``). Each document's body is the object as the cluster stores it
 (CRD defaults applied: what Karpenter hashes) or, with ``as_written=True``, exactly as written.
 """
 
@@ -35,25 +35,29 @@ def as_documents(objs: Sequence[TopLevel], *, as_written: bool = False) -> list[
     return out
 
 
-def read_objects(paths: Iterable[str | Path]) -> Objects:
-    """Every object of the files, validated (the one loading path)."""
-    return load_objects(paths)
+def read_objects(paths: Iterable[str | Path], *, release: crd.Release) -> Objects:
+    """Every object of the files, validated by ``release``'s CRDs (the one loading path)."""
+    return load_objects(paths, release=release)
 
 
-def read_kind(paths: Iterable[str | Path], kind: str, *, as_written: bool = False) -> list[Document]:
+def read_kind(
+    paths: Iterable[str | Path], kind: str, *, release: crd.Release, as_written: bool = False
+) -> list[Document]:
     """The validated NodePools or EC2NodeClasses of the files, as documents."""
-    objs = read_objects(paths)
+    objs = read_objects(paths, release=release)
     items: Sequence[TopLevel] = objs.nodepools if kind == "NodePool" else objs.nodeclasses
     return as_documents(items, as_written=as_written)
 
 
-def defaulted_nodepool_hash(body: Mapping[str, Any], *, file: str = "<input>", path: str = "") -> str:
+def defaulted_nodepool_hash(
+    body: Mapping[str, Any], *, release: crd.Release, file: str = "<input>", path: str = ""
+) -> str:
     """The hash Karpenter stamps on ``body``: of the NodePool as the cluster stores it (validated by
-    the selected release's CRD, defaults applied). Raises InputErrors when the cluster would reject it."""
-    admitted = crd.admit_object(body, kind="NodePool", file=file, path=path, runtime=False)
+    ``release``'s CRD, defaults applied). Raises InputErrors when the cluster would reject it."""
+    admitted = crd.admit_object(body, kind="NodePool", file=file, path=path, runtime=False, rel=release)
     if not admitted.ok:
         raise InputErrors(admitted.problems)
-    return hash_nodepool(Document(file=file, path=path, body=admitted.body)).hash
+    return hash_nodepool(Document(file=file, path=path, body=admitted.body), release=release).hash
 
 
 def hash_documents(
@@ -62,19 +66,20 @@ def hash_documents(
     as_written: bool = False,
     crd_defaults: bool | None = None,
     ca_bundle: str | None = None,
+    release: crd.Release,
 ) -> list[NodePoolHash | NodeClassHash]:
     """``nodewright hash``: the hash of every NodePool, then of every EC2NodeClass, in file order.
 
     By default the hash of the object as the cluster stores it (CRD defaults applied), which is
     what Karpenter stamps; ``as_written=True`` hashes the file's text as is. ``crd_defaults`` is
-    the old spelling (True = the default now; False = as written). EC2NodeClass hashes include the
-    cluster CA bundle (``ca_bundle``, the cluster info's ``caBundle``), as Karpenter >= v1.12 does.
-    Every bad object is reported.
+    the old spelling (True = the default now; False = as written). Hashes and versions are
+    ``release``'s: its EC2NodeClass hash includes the cluster CA bundle (``ca_bundle``, the cluster
+    info's ``caBundle``) when it is v5 (Karpenter >= v1.12). Every bad object is reported.
     """
     paths = list(paths)
     if crd_defaults is not None:
         as_written = not crd_defaults
-    objs = read_objects(paths)
+    objs = read_objects(paths, release=release)
     pools = as_documents(objs.nodepools, as_written=as_written)
     classes = as_documents(objs.nodeclasses, as_written=as_written)
     if not pools and not classes:
@@ -83,25 +88,23 @@ def hash_documents(
             "give the file that holds them with -f",
             file=", ".join(str(p) for p in paths) or "<input>",
         )
-    if classes and ca_bundle is None:
+    if classes and ca_bundle is None and release.ec2nodeclass_hash_ca_bundle:
         log.warning(
             "EC2NodeClass hashes include the cluster CA bundle since Karpenter v1.12; without --cluster-info "
             "they are computed with an empty one and differ from the in-cluster value"
         )
-    version = crd.selected().nodepool_hash_version
     out: list[NodePoolHash | NodeClassHash] = []
     problems: list[Problem] = []
     for doc in pools:
         try:
-            h = hash_nodepool(doc)
-            out.append(NodePoolHash(name=h.name, hash=h.hash, version=version))
+            out.append(hash_nodepool(doc, release=release))
         except InputErrors as exc:
             problems.extend(exc.problems)
         except InputError as exc:
             problems.append(exc.problem)
     for doc in classes:
         try:
-            out.append(hash_nodeclass(doc, ca_bundle=ca_bundle))
+            out.append(hash_nodeclass(doc, ca_bundle=ca_bundle, release=release))
         except InputErrors as exc:
             problems.extend(exc.problems)
         except InputError as exc:

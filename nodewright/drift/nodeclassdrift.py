@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from nodewright import labels
-from nodewright.drift.nodeclasshash import EC2NODECLASS_HASH_VERSION, nodeclass_hash
+from nodewright.crd import Release
+from nodewright.drift.nodeclasshash import nodeclass_hash
 from nodewright.drift.nodepoolhash import as_mapping
 
 
@@ -35,12 +36,12 @@ class ClassHash:
 
 
 def nodeclass_hashes(
-    branch: Iterable[Any], live: Iterable[Any], ca_bundle: str | None = None
+    branch: Iterable[Any], live: Iterable[Any], ca_bundle: str | None = None, *, release: Release
 ) -> tuple[dict[str, ClassHash], list[str]]:
     """The ec2nodeclass-hash each EC2NodeClass carries once the branch is applied.
 
     With the cluster CA bundle (``ca_bundle``) the hash is exact (``EC2NodeClass.Hash(caBundle)``,
-    v1.14.1), so a CA rotation (the live annotation was stamped with another CA) is predicted for
+    v5), so a CA rotation (the live annotation was stamped with another CA) is predicted for
     branch and live-only classes alike. Without it, a branch class that hashes like its live copy
     keeps the live annotation (the CA cannot be compared) and a changed one gets a new hash.
     """
@@ -69,16 +70,21 @@ def nodeclass_hashes(
         if live_hash is None:
             continue
         version = ann.get(labels.EC2NODECLASS_HASH_VERSION)
-        if ca_bundle is not None:
-            live_now = nodeclass_hash(entry[1], ca_bundle=ca_bundle)
-            if live_now != live_hash and version == EC2NODECLASS_HASH_VERSION:
+        exact = ca_bundle is not None or not release.ec2nodeclass_hash_ca_bundle
+        if exact:
+            live_now = nodeclass_hash(entry[1], ca_bundle=ca_bundle, release=release)
+            if live_now != live_hash and version == release.ec2nodeclass_hash_version:
                 rotated.append(name)
-            after = nodeclass_hash(mine_obj, ca_bundle=ca_bundle) if mine_obj is not None else live_now
+            after = (
+                nodeclass_hash(mine_obj, ca_bundle=ca_bundle, release=release)
+                if mine_obj is not None
+                else live_now
+            )
         elif mine_obj is None:
             after = live_hash
         else:
-            unchanged = nodeclass_hash(entry[1]) == nodeclass_hash(mine_obj)
-            after = live_hash if unchanged else nodeclass_hash(mine_obj)
+            unchanged = nodeclass_hash(entry[1], release=release) == nodeclass_hash(mine_obj, release=release)
+            after = live_hash if unchanged else nodeclass_hash(mine_obj, release=release)
         out[name] = ClassHash(hash=after, live_version=version)
     if rotated:
         notes.append(
@@ -86,7 +92,7 @@ def nodeclass_hashes(
             "with the given CA bundle: the cluster CA changed (rotation) or the live object was stamped "
             "by another Karpenter release; Karpenter re-stamps it and its NodeClaims drift"
         )
-    elif ca_bundle is None and live_by_name:
+    elif ca_bundle is None and live_by_name and release.ec2nodeclass_hash_ca_bundle:
         notes.append(
             "no cluster CA bundle given (--cluster-info): EC2NodeClass hashes are compared relative to the "
             "live objects and a CA rotation is not predicted"

@@ -1,4 +1,4 @@
-"""``EC2NodeClass.Hash(caBundle)`` (hash version v5): the ``karpenter.k8s.aws/ec2nodeclass-hash`` value.
+"""``EC2NodeClass.Hash`` (v5: ``Hash(caBundle)``; v4: ``Hash()``): the ``karpenter.k8s.aws/ec2nodeclass-hash``.
 
 Boundary: a thin adapter from a raw EC2NodeClass (mapping, Document or pydantic model) to the Go
 value of ``[]any{spec, AMIFamily(), lo.FromPtr(caBundle)}`` hashed with Karpenter's options
@@ -7,25 +7,27 @@ value of ``[]any{spec, AMIFamily(), lo.FromPtr(caBundle)}`` hashed with Karpente
 (:mod:`nodewright.drift.gotypes`); the value is bit-exact against the 31 static vectors of
 ``ec2nodeclass_hash_test.go``. The CRD default of ``metadataOptions`` is applied first (the API
 server always does). The CA bundle is the cluster's (base64, as Karpenter's ``GetCABundle``); a
-rotation changes every EC2NodeClass hash.
+rotation changes every EC2NodeClass hash. Hash version v4 (provider v1.11.x, ``Hash()``) is the
+same value without the CA bundle element (``[]any{spec, AMIFamily()}``); the release passed in
+(:class:`~nodewright.crd.Release`) says which one its controller computes. The fields v1.14 added
+(connectionTracking, cpuOptions) are pruned by v1.11's CRD and absent fields are not hashed, so one
+spec model serves both; v4 is bit-exact against v1.11.3's vectors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
-from nodewright import labels
 from nodewright.algebra.quantity import is_quantity
 from nodewright.api.amifamily import DEFAULT_METADATA_OPTIONS, ami_family
+from nodewright.crd import Release, default_release
 from nodewright.drift.gotypes import EC2_NODE_CLASS_HASHED, EC2_NODE_CLASS_SPEC, STRING
 from nodewright.drift.hashstructure import KARPENTER_OPTIONS, hash_value
 from nodewright.drift.nodepoolhash import Origin, as_mapping
 from nodewright.errors import Collector, InputError
 from nodewright.goduration import DurationError, parse_duration
-
-EC2NODECLASS_HASH_VERSION: Final = labels.EC2NODECLASS_HASH_VERSION_VALUE
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,7 +36,7 @@ class NodeClassHash:
 
     name: str
     hash: str
-    version: str = EC2NODECLASS_HASH_VERSION
+    version: str
     kind: str = "EC2NodeClass"
 
     def as_dict(self) -> dict[str, str]:
@@ -264,12 +266,14 @@ def nodeclass_spec_value(spec: Mapping[str, Any], *, origin: Origin | None = Non
     return value
 
 
-def nodeclass_hash(nodeclass: Any, *, ca_bundle: str | None = None) -> str:
-    """``EC2NodeClass.Hash(caBundle)`` (v5) as the decimal annotation string.
+def nodeclass_hash(nodeclass: Any, *, ca_bundle: str | None = None, release: Release | None = None) -> str:
+    """``EC2NodeClass.Hash`` of ``release`` (None: the default release) as the decimal annotation.
 
     ``ca_bundle``: the cluster CA bundle Karpenter runs with (base64 PEM, ``caBundle`` of the
-    cluster info); ``None`` hashes ``lo.FromPtr(nil) == ""``, as a Karpenter without one does.
+    cluster info); ``None`` hashes ``lo.FromPtr(nil) == ""``, as a Karpenter without one does. A
+    release whose hash takes no CA bundle (v4) ignores it.
     """
+    rel = release or default_release()
     body, origin = as_mapping(nodeclass)
     spec = body.get("spec")
     if not isinstance(spec, Mapping):
@@ -281,14 +285,19 @@ def nodeclass_hash(nodeclass: Any, *, ca_bundle: str | None = None) -> str:
     value = [
         (EC2_NODE_CLASS_SPEC, nodeclass_spec_value(spec, origin=origin)),
         (STRING, ami_family(spec)),
-        (STRING, ca_bundle or ""),
     ]
+    if rel.ec2nodeclass_hash_ca_bundle:
+        value.append((STRING, ca_bundle or ""))
     return str(hash_value(value, EC2_NODE_CLASS_HASHED, KARPENTER_OPTIONS))
 
 
-def hash_nodeclass(nodeclass: Any, *, ca_bundle: str | None = None) -> NodeClassHash:
-    """:func:`nodeclass_hash` with the object's name and the hash version."""
+def hash_nodeclass(nodeclass: Any, *, release: Release, ca_bundle: str | None = None) -> NodeClassHash:
+    """:func:`nodeclass_hash` with the object's name and ``release``'s hash version."""
     body, _ = as_mapping(nodeclass)
     meta = body.get("metadata")
     name = str(meta.get("name", "")) if isinstance(meta, Mapping) else ""
-    return NodeClassHash(name=name, hash=nodeclass_hash(nodeclass, ca_bundle=ca_bundle))
+    return NodeClassHash(
+        name=name,
+        hash=nodeclass_hash(nodeclass, ca_bundle=ca_bundle, release=release),
+        version=release.ec2nodeclass_hash_version,
+    )

@@ -16,13 +16,12 @@ absent ``expireAfter`` hashes as absent (equal to ``Never``, what the golden vec
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from nodewright import labels
+from nodewright.crd import Release, regex
 from nodewright.drift.gotypes import NODE_CLAIM_TEMPLATE
 from nodewright.drift.hashstructure import KARPENTER_OPTIONS, GoTimeValue, hash_value
 from nodewright.errors import Collector, InputError
@@ -30,13 +29,13 @@ from nodewright.goduration import NEVER, DurationError, parse_duration
 
 log = logging.getLogger("nodewright")
 
-NODEPOOL_HASH_VERSION: Final = labels.NODEPOOL_HASH_VERSION_VALUE
 DEFAULT_EXPIRE_AFTER: Final = "720h"
 TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 # CRD patterns (OpenAPI patterns are searched, not fully matched: kept verbatim).
-_EXPIRE_AFTER_PATTERN: Final = re.compile(r"^(([0-9]+(s|m|h))+)|(Never)$")
-_TGP_PATTERN: Final = re.compile(r"^([0-9]+(s|m|h))+$")
+# Compiled with RE2 as the API server does (``$`` only at the very end of the text).
+_EXPIRE_AFTER_PATTERN: Final = r"^(([0-9]+(s|m|h))+)|(Never)$"
+_TGP_PATTERN: Final = r"^([0-9]+(s|m|h))+$"
 
 _TEMPLATE_KEYS: Final = frozenset({"metadata", "spec"})
 _META_KEYS: Final = frozenset({"labels", "annotations"})
@@ -51,7 +50,7 @@ class NodePoolHash:
 
     name: str
     hash: str
-    version: str = NODEPOOL_HASH_VERSION
+    version: str
 
     def as_dict(self) -> dict[str, str]:
         return {"name": self.name, "hash": self.hash, "version": self.version}
@@ -88,7 +87,7 @@ def as_mapping(obj: Any) -> tuple[Mapping[str, Any], Origin]:
 
 
 def _duration(
-    value: Any, *, field: str, pattern: re.Pattern[str], never_ok: bool, c: Collector, where: str
+    value: Any, *, field: str, pattern: str, never_ok: bool, c: Collector, where: str
 ) -> int | None:
     """Nanoseconds of a Go duration field (``None`` for Never / absent); problems go to ``c``."""
     if value is None:
@@ -106,8 +105,8 @@ def _duration(
     except DurationError as exc:
         c.add(where, f"invalid duration {value!r} ({exc}); {hint}")
         return None
-    if not pattern.search(value):
-        c.add(where, f"invalid duration {value!r}: Karpenter's CRD accepts only {pattern.pattern}; {hint}")
+    if not regex.search(pattern, value):
+        c.add(where, f"invalid duration {value!r}: Karpenter's CRD accepts only {pattern}; {hint}")
         return None
     return ns
 
@@ -314,6 +313,10 @@ def nodepool_hash(nodepool: Any, *, crd_defaults: bool = False) -> str:
     return template_hash(template, origin=origin, crd_defaults=crd_defaults)
 
 
-def hash_nodepool(nodepool: Any, *, crd_defaults: bool = False) -> NodePoolHash:
-    """The annotation pair Karpenter stamps on ``nodepool``."""
-    return NodePoolHash(name=nodepool_name(nodepool), hash=nodepool_hash(nodepool, crd_defaults=crd_defaults))
+def hash_nodepool(nodepool: Any, *, release: Release, crd_defaults: bool = False) -> NodePoolHash:
+    """The annotation pair ``release``'s Karpenter stamps on ``nodepool``."""
+    return NodePoolHash(
+        name=nodepool_name(nodepool),
+        hash=nodepool_hash(nodepool, crd_defaults=crd_defaults),
+        version=release.nodepool_hash_version,
+    )

@@ -14,8 +14,11 @@ Translated from kubernetes-sigs/karpenter v1.14.1:
 
 A *wave* is the set of drifted nodes the budget lets be disrupting at the same time: Karpenter's
 drift method starts one replacement per disruption loop while the budget has room, so ``waves`` =
-ceil(drifted / allowedPerWave). The CRD default budget is ``nodes: 10%``. A budget with a schedule
-is evaluated at the given time; without one it is treated as inactive and named in a note.
+ceil(drifted / allowedPerWave). The CRD default budget is ``nodes: 10%``. Every budget, scheduled
+or not, is evaluated at the one time given (the command's ``--at``, default now); each scheduled
+budget that applies to drift also says when it next opens or closes (its *window*): a schedule's
+active spans are ``[hit, hit + duration)`` for each cron hit, and overlapping or touching spans
+join, as ``Budget.IsActive`` evaluated minute after minute would see them.
 
 Boundary: pure; no I/O.
 """
@@ -25,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
@@ -113,9 +116,85 @@ def must_allowed_disruptions(
     return 0 if errors else allowed
 
 
+def _iso(t: datetime | None) -> str | None:
+    return None if t is None else t.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+_MAX_JOINS: Final = 1000
+"""How many touching active spans a window's end is searched over (a schedule that fires more
+often than its duration stays active: its end is reported unknown)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Window:
+    """One scheduled budget at the evaluation time: active or not, and when that changes."""
+
+    budget: int  # index in spec.disruption.budgets
+    nodes: str
+    schedule: str
+    duration: str
+    active: bool
+    change: datetime | None  # closes (active) or opens (inactive); None: not within five years
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget,
+            "nodes": self.nodes,
+            "schedule": self.schedule,
+            "duration": self.duration,
+            "active": self.active,
+            ("closesAt" if self.active else "opensAt"): _iso(self.change),
+        }
+
+    def describe(self) -> str:
+        when = _iso(self.change)
+        if self.active:
+            state = (
+                f"active until {when}" if when else "active, with no end (it fires more often than it lasts)"
+            )
+        else:
+            state = f"inactive, opens at {when}" if when else "inactive, does not open within five years"
+        return f"budgets[{self.budget}] (nodes {self.nodes}, schedule {self.schedule!r} for {self.duration}) {state}"
+
+
+def budget_window(budget: Mapping[str, Any], at: datetime, index: int = 0) -> Window | None:
+    """The window of a scheduled budget at ``at`` (None: unscheduled or invalid: no window)."""
+    schedule, duration = budget.get("schedule"), budget.get("duration")
+    if schedule is None or duration is None:
+        return None
+    try:
+        parsed = parse_cron(str(schedule))
+        span = timedelta(microseconds=parse_duration(str(duration)) // 1000)
+        active = budget_active(budget, at)
+    except (CronError, DurationError, BudgetError):
+        return None
+    now = at.astimezone(UTC)
+    change: datetime | None
+    if not active:
+        change = parsed.next(now)
+    else:
+        hit = parsed.next(now - span)
+        change = None
+        end = hit + span if hit is not None else None
+        for _ in range(_MAX_JOINS):
+            following = parsed.next(hit) if hit is not None else None
+            if end is None or following is None or following > end:
+                change = end
+                break
+            hit, end = following, following + span
+    return Window(
+        budget=index,
+        nodes=str(budget.get("nodes", "10%")),
+        schedule=str(schedule),
+        duration=str(duration),
+        active=active,
+        change=change,
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class Rollout:
-    """How a NodePool's drifted nodes get replaced under its budgets."""
+    """How a NodePool's drifted nodes get replaced under its budgets, at the time ``at``."""
 
     drifted: int
     nodes: int  # initialized, not terminating nodes of the pool (the budget's base)
@@ -125,6 +204,13 @@ class Rollout:
     # static NodePools only: replacements the node limit lets launch at once (None: no cap)
     headroom: int | None = None
     static: bool = False
+    at: datetime | None = None
+    windows: tuple[Window, ...] = ()
+
+    @property
+    def next_change(self) -> datetime | None:
+        """The earliest time a scheduled budget opens or closes (the waves may change then)."""
+        return min((w.change for w in self.windows if w.change is not None), default=None)
 
     @property
     def allowed_per_wave(self) -> int | None:
@@ -160,6 +246,8 @@ class Rollout:
             "blocked": self.blocked,
             "notes": list(self.notes),
             **({"static": True, "headroom": self.headroom} if self.static else {}),
+            "windows": [w.as_dict() for w in self.windows],
+            "nextChange": _iso(self.next_change),
         }
 
 
@@ -180,28 +268,30 @@ def rollout(
     disrupting: int = 0,
     at: datetime | None = None,
 ) -> Rollout:
-    """The rollout of ``drifted`` nodes of a pool of ``nodes`` under ``budgets`` at time ``at``.
-
-    ``at=None``: budgets with a schedule are left out (treated as inactive) and named in a note.
-    """
-    notes: list[str] = []
-    considered: list[Mapping[str, Any]] = []
-    indices: list[int] = []
-    for i, b in enumerate(budgets):
-        if at is None and (b.get("schedule") is not None or b.get("duration") is not None):
-            notes.append(
-                f"budgets[{i}] (schedule {b.get('schedule')!r} for {b.get('duration')}) not applied: "
-                "pass --at to evaluate it at a time"
-            )
-            continue
-        considered.append(b)
-        indices.append(i)
+    """The rollout of ``drifted`` nodes of a pool of ``nodes`` under ``budgets`` at time ``at``
+    (None: now). Every budget is evaluated at ``at``; scheduled ones that apply to drift also
+    give their window (when they open or close)."""
     when = at or datetime.now(UTC)
-    allowed, errors = allowed_disruptions(considered, when, nodes, indices=indices)
+    allowed, errors = allowed_disruptions(budgets, when, nodes)
+    notes = [f"{e}; Karpenter fails closed (0 disruptions)" for e in errors]
     if errors:
-        notes += [f"{e}; Karpenter fails closed (0 disruptions)" for e in errors]
         allowed = 0
-    return Rollout(drifted=drifted, nodes=nodes, disrupting=disrupting, allowed=allowed, notes=tuple(notes))
+    windows = tuple(
+        w
+        for i, b in enumerate(budgets)
+        if b.get("reasons") is None or DRIFTED in (b.get("reasons") or ())
+        for w in [budget_window(b, when, i)]
+        if w is not None
+    )
+    return Rollout(
+        drifted=drifted,
+        nodes=nodes,
+        disrupting=disrupting,
+        allowed=allowed,
+        notes=tuple(notes),
+        at=when,
+        windows=windows,
+    )
 
 
 def _conditions(body: Mapping[str, Any]) -> dict[str, str]:
@@ -265,11 +355,8 @@ def static_rollout(
         replicas=replicas, node_limit=node_limit, counts=counts, budget=budget, drifted=MAX_INT32
     )
     notes = base.notes + ((why,) if why and drifted else ())
-    return Rollout(
-        drifted=drifted,
-        nodes=nodes,
-        disrupting=disrupting,
-        allowed=base.allowed,
+    return replace(
+        base,
         notes=notes,
         headroom=None if granted >= MAX_INT32 or (node_limit is None and why is None) else granted,
         static=True,

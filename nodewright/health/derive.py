@@ -34,6 +34,7 @@ from typing import Any, Final
 from nodewright import labels
 from nodewright.api.karpenter import unmanaged_reason_of
 from nodewright.cluster import load_cluster
+from nodewright.crd import Release
 from nodewright.drift.detect import parse_time
 from nodewright.drift.nodepoolhash import as_mapping
 from nodewright.health.pending import assign_pending
@@ -143,7 +144,8 @@ class HealthReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "now": self.now.isoformat().replace("+00:00", "Z"),
+            "at": self.now.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+            "now": self.now.astimezone(UTC).isoformat().replace("+00:00", "Z"),  # the former name of "at"
             "nodePools": [p.as_dict() for p in self.pools],
             "unmatchedPendingPods": list(self.unmatched_pods),
             "nodeRepairs": [r.as_dict() for r in self.repairs],
@@ -420,7 +422,9 @@ def degraded_reading(
     )
 
 
-def _load(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any], list[Any]]:
+def _load(
+    cluster: Any, release: Release | None
+) -> tuple[list[Any], list[Any], list[Any], list[Any], list[Any]]:
     if isinstance(cluster, str | Path):
         from nodewright.api.loading import unbound_pods
 
@@ -431,6 +435,7 @@ def _load(cluster: Any) -> tuple[list[Any], list[Any], list[Any], list[Any], lis
             pods_where=unbound_pods,
             raw_nodeclaims=True,
             raw_nodes=True,
+            release=release,
         )
         return (
             list(objs.nodepools),
@@ -454,17 +459,19 @@ def nodepool_health(
     now: datetime | None = None,
     nodeclasses: Iterable[Any] = (),
     tracker: Tracker | None = None,
+    release: Release | None = None,
     feature_gates: FeatureGates | None = None,
 ) -> HealthReport:
     """Health of every NodePool of ``cluster`` (a ClusterState-like object or a kubectl List path).
 
     ``nodeclasses`` adds EC2NodeClasses the cluster state does not list (their ``generation`` and
     ``uid`` drive resets and the verified map). Pass the same ``tracker`` across a series of
-    states (oldest first) to carry buffers from one to the next. ``feature_gates`` (NodeRepair)
+    states (oldest first) to carry buffers from one to the next. ``release``: the Karpenter release
+    whose CRDs read a cluster file (None: the default release). ``feature_gates`` (NodeRepair)
     decides whether the nodes :func:`~nodewright.health.repair.node_repairs` finds are repaired.
     """
     now = now or datetime.now(UTC)
-    pools_raw, claims_raw, classes_raw, pods, nodes_raw = _load(cluster)
+    pools_raw, claims_raw, classes_raw, pods, nodes_raw = _load(cluster, release)
     classes: dict[str, Mapping[str, Any]] = {}
     for obj in [*classes_raw, *nodeclasses]:
         body, _ = as_mapping(obj)

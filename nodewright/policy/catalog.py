@@ -13,8 +13,8 @@ from typing import Any, Final, Literal
 
 from nodewright.api.amifamily import USER_DATA_MAX_BYTES
 from nodewright.policy.cost_rules import check_oversized_types
-from nodewright.policy.crd_rules import check_crd_valid
-from nodewright.policy.drift_rules import check_instances_hash, check_nodepool_hash, check_pair_health
+from nodewright.policy.crd_rules import check_crds_update, check_crds_valid
+from nodewright.policy.drift_rules import check_instances_hash, check_nodepool_hashes, check_pair_health
 from nodewright.policy.labels_rules import (
     check_custom_ami_user_data,
     check_restricted_labels,
@@ -57,13 +57,26 @@ POLICIES: Final[tuple[PolicySpec, ...]] = (
         name="karpenter-crd-valid",
         description="NodePool and EC2NodeClass CRs pass the Karpenter release's CRD (schema, CEL rules) and runtime validation.",
         enforcement="mandatory",
-        resource_check=check_crd_valid,
+        stack_check=check_crds_valid,
+    ),
+    PolicySpec(
+        name="karpenter-crd-update-valid",
+        description="NodePool and EC2NodeClass CRs are valid updates of the base branch's (transition rules such as an immutable nodeClassRef group/kind or static/dynamic NodePools, immutable metadata; unchanged invalid fields ratchet).",
+        enforcement="mandatory",
+        stack_check=check_crds_update,
+        config_properties={
+            "base": {
+                "type": "string",
+                "default": "",
+                "description": "`nodewright preview -o json` of the base branch (`nodewright preview --base` sets it); empty: not checked.",
+            }
+        },
     ),
     PolicySpec(
         name="nodepool-hash-current",
         description="A NodePool's karpenter.sh/nodepool-hash annotation is the hash Karpenter computes, at the current version.",
         enforcement="mandatory",
-        resource_check=check_nodepool_hash,
+        stack_check=check_nodepool_hashes,
     ),
     PolicySpec(
         name="nodeclaim-hash-current",

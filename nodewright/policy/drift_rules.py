@@ -21,7 +21,7 @@ from nodewright.policy.resources import (
 )
 
 
-def compute_nodepool_hash(nodepool: Mapping[str, Any]) -> str | None:
+def compute_nodepool_hash(nodepool: Mapping[str, Any], release: crd.Release) -> str | None:
     """The ``karpenter.sh/nodepool-hash`` of a raw ``karpenter.sh/v1`` NodePool mapping: of the
     object as the API server stores it (CRD defaults such as expireAfter: 720h applied). None when
     the cluster would reject the object (the karpenter-crd-valid policy reports why)."""
@@ -29,7 +29,7 @@ def compute_nodepool_hash(nodepool: Mapping[str, Any]) -> str | None:
     from nodewright.errors import NodewrightError
 
     try:
-        return defaulted_nodepool_hash(nodepool)
+        return defaulted_nodepool_hash(nodepool, release=release)
     except NodewrightError:
         return None
 
@@ -39,21 +39,33 @@ def _annotations(props: Mapping[str, Any]) -> Mapping[str, Any]:
     return ann if isinstance(ann, Mapping) else {}
 
 
-def check_nodepool_hash(resource: ResourceView, config: Mapping[str, Any]) -> list[str]:
-    """The NodePool's hash annotation equals the computed hash and its version is current."""
+def check_nodepool_hashes(
+    resources: Sequence[ResourceView], config: Mapping[str, Any]
+) -> list[tuple[str, str]]:
+    """:func:`check_nodepool_hash` on every NodePool CR, with the stack's release."""
+    from nodewright.policy.crd_rules import stack_release
+
+    release = stack_release(resources)
+    return [(r.urn, m) for r in resources for m in check_nodepool_hash(r, config, release=release)]
+
+
+def check_nodepool_hash(
+    resource: ResourceView, config: Mapping[str, Any], *, release: crd.Release
+) -> list[str]:
+    """The NodePool's hash annotation equals ``release``'s hash and its version is ``release``'s."""
     if resource.type != NODEPOOL_CR:
         return []
     ann = _annotations(resource.props)
     out: list[str] = []
     version = ann.get(labels.NODEPOOL_HASH_VERSION)
-    current = crd.selected().nodepool_hash_version
+    current = release.nodepool_hash_version
     if version != current:
         out.append(
             f"{resource.name}: annotation {labels.NODEPOOL_HASH_VERSION}={version or 'missing'}, expected "
             f"{current}; Karpenter would re-stamp it and skip drift detection once. "
             "Let the NodePool component compute it (do not set it by hand)"
         )
-    expected = compute_nodepool_hash(resource.props)
+    expected = compute_nodepool_hash(resource.props, release)
     actual = ann.get(labels.NODEPOOL_HASH)
     if expected is not None and actual != expected:
         out.append(

@@ -6,6 +6,7 @@ Boundary: pure over a preview document (and the base branch's, ``--base``). Layo
    ``pulumi preview --diff`` counts them), findings, drifted nodes, notes;
 2. **NodePools**: one row per NodePool, never trimmed: its NodeClass, launch templates and max-pods
    values, what changes, how many nodes roll and in how many waves under its disruption budgets;
+   then **cost** per NodePool, before and after the merge (:mod:`nodewright.preview.cost_section`);
 3. **policy violations**, one line per user mistake: the user's file, object and field, and how many
    generated resources it affects (:mod:`nodewright.preview.findings`);
 4. changed resources against the base, with the changed fields and why a replace is a replace
@@ -24,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from nodewright.labels import NODEPOOL
+from nodewright.preview.cost_section import cost_section, cost_summary
 from nodewright.preview.diff import CHANGES, ResourceChange, counts, diff_documents
 from nodewright.preview.userdata_groups import (
     CAPACITY_PLACEHOLDER,
@@ -61,7 +63,9 @@ def _names(names: Sequence[str], limit: int = 3) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def _summary(doc: Mapping[str, Any], changes: list[ResourceChange] | None) -> str:
+def _summary(
+    doc: Mapping[str, Any], changes: list[ResourceChange] | None, base: Mapping[str, Any] | None = None
+) -> str:
     s = doc["summary"]
     mandatory = s["mandatoryViolations"]
     status = ":x: mandatory policy violations" if mandatory else ":white_check_mark: no mandatory violations"
@@ -75,6 +79,8 @@ def _summary(doc: Mapping[str, Any], changes: list[ResourceChange] | None) -> st
     drift = doc.get("drift")
     if drift:
         line += f"; **{drift['summary']['drifted']}** nodes would roll"
+    if doc.get("cost"):
+        line += "; " + cost_summary(doc["cost"], (base or {}).get("cost"))
     out = [f"### nodewright preview: `{doc['project']}/{doc['stack']}`", line + "."]
     if changes is None:
         out.append("> no `--base`: every resource is shown as new.")
@@ -84,6 +90,14 @@ def _summary(doc: Mapping[str, Any], changes: list[ResourceChange] | None) -> st
             "`--cluster-state`)."
         )
     out += [f"> note: {n}" for n in doc.get("notes", [])]
+    karpenter = doc.get("karpenter")
+    if karpenter:
+        rest = ", ".join(
+            f"{k} `{str(v).lower() if isinstance(v, bool) else v}`"
+            for k, v in karpenter.items()
+            if k != "version"
+        )
+        out.append(f"> Karpenter `{karpenter.get('version')}`: {rest}.")
     return "\n\n".join(out)
 
 
@@ -171,14 +185,29 @@ def _findings(doc: Mapping[str, Any]) -> list[str]:
     return out
 
 
+FIELDS_SHOWN: Final = 5
+"""Changed fields shown with their values per resource row; the rest are counted ("and K more")."""
+
+
+def _fields(c: ResourceChange) -> str:
+    """``path: old → new; ...`` (at most :data:`FIELDS_SHOWN`), else the changed paths' names."""
+    shown = [v.text() for v in c.values[:FIELDS_SHOWN]]
+    rest = len(c.values) - len(shown) + c.more_values
+    if "userData" in c.fields:
+        shown.append("userData (see User data)")
+    if not shown:
+        return ", ".join(c.fields)
+    return "; ".join(shown) + (f"; and {rest} more" if rest else "")
+
+
 def _changes(changes: list[ResourceChange]) -> list[str]:
-    """Changed resources; those with the same change (op, type, fields) fold into one row."""
+    """Changed resources; those with the same change (op, type, values) fold into one row."""
     folded: dict[tuple[str, str, str], list[str]] = {}
     for c in changes:
         if c.op == "same":
             continue
         why = f" (replace: {', '.join(c.replace_because)})" if c.replace_because else ""
-        fields = (", ".join(c.fields) + why) or "-"
+        fields = (_fields(c) + why) or "-"
         folded.setdefault((c.op, c.type, fields), []).append(c.name)
     if not folded:
         return ["#### Changes against base", "No resource changes."]
@@ -190,15 +219,26 @@ def _changes(changes: list[ResourceChange]) -> list[str]:
     ]
     return [
         "#### Changes against base",
-        format_markdown_table(["op", "type", "resources", "changed fields"], rows),
+        format_markdown_table(["op", "type", "resources", "changed fields (old → new)"], rows),
     ]
+
+
+def _window(w: Mapping[str, Any]) -> str:
+    """A scheduled budget's window, as ``drift``'s table prints it."""
+    head = f"budgets[{w.get('budget')}] (nodes {w.get('nodes')}, schedule `{w.get('schedule')}` for {w.get('duration')})"
+    if w.get("active"):
+        return head + (f" active until {w['closesAt']}" if w.get("closesAt") else " active, with no end")
+    return head + (
+        f" inactive, opens at {w['opensAt']}" if w.get("opensAt") else " inactive, not within five years"
+    )
 
 
 def _drift(doc: Mapping[str, Any]) -> list[str]:
     drift = doc.get("drift")
     if not drift:
         return []
-    sec = [f"#### Drift impact (cluster state: `{drift.get('clusterState', '?')}`)"]
+    at = f", at {drift['at']}" if drift.get("at") else ""
+    sec = [f"#### Drift impact (cluster state: `{drift.get('clusterState', '?')}`{at})"]
     rows = []
     notes: list[str] = []
     for p in drift.get("nodePools", []):
@@ -217,6 +257,8 @@ def _drift(doc: Mapping[str, Any]) -> list[str]:
             )
         )
         notes += [f"> `{p['name']}`: {n}" for n in r.get("notes", [])]
+        notes += [f"> `{p['name']}`: {_window(w)}" for w in r.get("windows", [])]
+    notes += [f"> note: {n}" for n in drift.get("notes", [])]
     sec.append(
         format_markdown_table(
             ["NodePool", "hash", "NodeClaims", "replaced", "per wave", "waves", "reasons"], rows
@@ -291,7 +333,7 @@ def markdown_sections(
 ) -> list[tuple[bool, list[str]]]:
     """The comment as (always kept?, atomic blocks) sections, in order."""
     changes = diff_documents(base, doc) if base is not None else None
-    sections: list[tuple[bool, list[str]]] = [(True, [_summary(doc, changes)])]
+    sections: list[tuple[bool, list[str]]] = [(True, [_summary(doc, changes, base)])]
     rows = _pool_rows(doc, base, changes)
     if rows:
         sections.append(
@@ -306,6 +348,9 @@ def markdown_sections(
                 ],
             )
         )
+    cost = cost_section(doc.get("cost"), (base or {}).get("cost"))
+    if cost:
+        sections.append((True, cost))
     found = _findings(doc)
     if found:
         sections.append((True, ["#### Policy violations", "\n".join(found)]))

@@ -6,16 +6,21 @@ Each custom resource (components are grouping only) is ``create`` (only in the P
 cannot update in place), or ``same``. Replace-on-change properties per resource type follow the
 providers' schemas (pulumi-aws marks them ``forceNew``/replaceOnChanges; Kubernetes objects are
 replaced when their identity — apiVersion, kind, name, namespace — or a Secret's ``type``
-changes). Secret inputs show as ``[secret]`` on both sides; a launch template's user data is
-compared through the documents' ``userData`` section (decoded, redacted) instead.
+changes). Each changed leaf carries its old and new value (:class:`ValueChange`), shortened
+(:data:`VALUE_WIDTH` characters, then ``…``) and never a secret: secret inputs, values the one
+redactor (:mod:`nodewright.redact`) finds a secret in, and user data (shown in its own section,
+decoded and redacted) print as ``[secret]`` or are left out. A launch template's user data is
+compared through the documents' ``userData`` section instead.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from nodewright import redact
 from nodewright.policy.resources import LAUNCH_TEMPLATE
 
 # Top-level input properties whose change replaces the resource (provider semantics).
@@ -46,6 +51,28 @@ _K8S_IDENTITY: Final = frozenset({"apiVersion", "kind", "metadata.name", "metada
 CHANGES: Final = ("create", "update", "replace", "delete")
 
 
+VALUE_WIDTH: Final = 40
+"""A value longer than this prints as its first characters and ``…``."""
+MAX_VALUES: Final = 50
+"""Changed leaves kept per resource in the document (the comment shows fewer)."""
+ABSENT: Final = "(none)"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ValueChange:
+    """One changed input leaf: its path and its old and new values, shortened and redacted."""
+
+    path: str
+    before: str
+    after: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"path": self.path, "before": self.before, "after": self.after}
+
+    def text(self) -> str:
+        return f"{self.path}: {self.before} → {self.after}"
+
+
 @dataclass(frozen=True, kw_only=True)
 class ResourceChange:
     type: str
@@ -53,6 +80,8 @@ class ResourceChange:
     op: str  # create | update | replace | delete | same
     fields: tuple[str, ...] = ()  # changed input paths (update/replace)
     replace_because: tuple[str, ...] = ()
+    values: tuple[ValueChange, ...] = ()  # old -> new per changed leaf (at most MAX_VALUES)
+    more_values: int = 0  # changed leaves left out of ``values``
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "name": self.name, "op": self.op}
@@ -60,6 +89,10 @@ class ResourceChange:
             out["fields"] = list(self.fields)
         if self.replace_because:
             out["replaceBecause"] = list(self.replace_because)
+        if self.values:
+            out["values"] = [v.as_dict() for v in self.values]
+        if self.more_values:
+            out["moreValues"] = self.more_values
         return out
 
 
@@ -76,11 +109,66 @@ def _flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 def changed_paths(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     """Leaf paths whose value differs (added, removed or changed), sorted."""
+    return [p for p, _, _ in changed_values(before, after)]
+
+
+def changed_values(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(path, old, new) of every leaf whose value differs, sorted by path; absent is :data:`_MISSING`."""
     a, b = dict(_flatten(before)), dict(_flatten(after))
-    return sorted(p for p in set(a) | set(b) if a.get(p, _MISSING) != b.get(p, _MISSING))
+    return [
+        (p, a.get(p, _MISSING), b.get(p, _MISSING))
+        for p in sorted(set(a) | set(b))
+        if a.get(p, _MISSING) != b.get(p, _MISSING)
+    ]
 
 
 _MISSING: Final = object()
+
+
+def _leaf_key(path: str) -> str:
+    return path.rsplit(".", 1)[-1].split("[")[0] or path
+
+
+def show_value(path: str, value: Any, *, secret: bool = False) -> str:
+    """A value as the diff prints it: short, one line, ``[secret]`` when it is or holds a secret."""
+    if value is _MISSING:
+        return ABSENT
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    if secret or value == redact.REDACTED:
+        return redact.REDACTED
+    # the redactor recognises secrets by content and by field name (caBundle, token, ...)
+    if redact.contains_secret(text) or redact.contains_secret(json.dumps({_leaf_key(path): text})):
+        return redact.REDACTED
+    text = " ".join(text.split())
+    return text if len(text) <= VALUE_WIDTH else text[: VALUE_WIDTH - 1] + "…"
+
+
+def _show_pair(path: str, old: Any, new: Any, *, secret: bool) -> tuple[str, str]:
+    """Both values shown; two long strings sharing a long start are shown from a little before
+    where they differ (``…150313-v1 → …150313``), so the cut never hides the change."""
+    if not secret and isinstance(old, str) and isinstance(new, str) and max(len(old), len(new)) > VALUE_WIDTH:
+        common = next(
+            (i for i, (x, y) in enumerate(zip(old, new, strict=False)) if x != y), min(len(old), len(new))
+        )
+        if common > 12:
+            a, b = show_value(path, old), show_value(path, new)
+            if redact.REDACTED in (a, b):
+                return a, b
+            start = common - 8
+            return show_value(path, "…" + old[start:]), show_value(path, "…" + new[start:])
+    return show_value(path, old, secret=secret), show_value(path, new, secret=secret)
+
+
+def _values(
+    before: Mapping[str, Any], after: Mapping[str, Any], secret: frozenset[str]
+) -> tuple[tuple[ValueChange, ...], int]:
+    out: list[ValueChange] = []
+    changed = changed_values(before, after)
+    for path, old, new in changed[:MAX_VALUES]:
+        hidden = path in secret or any(path.startswith(s + ".") or path.startswith(s + "[") for s in secret)
+        shown_old, shown_new = _show_pair(path, old, new, secret=hidden)
+        out.append(ValueChange(path=path, before=shown_old, after=shown_new))
+    return tuple(out), max(0, len(changed) - MAX_VALUES)
 
 
 def _top(path: str) -> str:
@@ -125,7 +213,13 @@ def diff_documents(base: Mapping[str, Any], head: Mapping[str, Any]) -> list[Res
         if key not in after:
             out.append(ResourceChange(type=typ, name=name, op="delete"))
             continue
-        paths = changed_paths(before[key].get("inputs") or {}, after[key].get("inputs") or {})
+        b_in, a_in = before[key].get("inputs") or {}, after[key].get("inputs") or {}
+        paths = changed_paths(b_in, a_in)
+        secret = frozenset([*before[key].get("secretInputs", []), *after[key].get("secretInputs", [])])
+        if typ == LAUNCH_TEMPLATE:  # user data has its own section (decoded, redacted, diffed)
+            b_in = {k: v for k, v in b_in.items() if k != "userData"}
+            a_in = {k: v for k, v in a_in.items() if k != "userData"}
+        values, more = _values(b_in, a_in, secret)
         if typ == LAUNCH_TEMPLATE and ud_before.get(name) != ud_after.get(name):
             paths = sorted({*paths, "userData"})
         if not paths:
@@ -139,6 +233,8 @@ def diff_documents(base: Mapping[str, Any], head: Mapping[str, Any]) -> list[Res
                 op="replace" if reasons else "update",
                 fields=_summarise(paths),
                 replace_because=tuple(reasons),
+                values=values,
+                more_values=more,
             )
         )
     return out

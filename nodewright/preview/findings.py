@@ -33,6 +33,13 @@ POLICY_SOURCE: Final[Mapping[str, tuple[str, str]]] = {
     "nodepool-pair-health": ("NodePool", "spec.template.spec.nodeClassRef"),
     "nodeclaim-hash-current": ("NodePool", "spec.template"),
 }
+# CRD policies: the CR's kind by resource type; the field is the path their message starts with.
+CRD_POLICIES: Final = frozenset({"karpenter-crd-valid", "karpenter-crd-update-valid"})
+_CR_KINDS: Final[Mapping[str, str]] = {
+    "kubernetes:karpenter.sh/v1:NodePool": "NodePool",
+    "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass": "EC2NodeClass",
+}
+_CRD_FIELD: Final = re.compile(r"^([A-Za-z][^:\s]*): ")
 _FIELD_PATTERNS: Final = (
     (re.compile(r"\bblockDeviceMappings\[(\d+)\]"), "spec.blockDeviceMappings[{0}].ebs.encrypted"),
     (re.compile(r"\bmetadataOptions\.(\w+)"), "spec.metadataOptions.{0}"),
@@ -82,10 +89,16 @@ def findings(
     grouped: dict[tuple[str, ...], dict[str, Any]] = {}
     for v in violations:
         kind, field = POLICY_SOURCE.get(v["policy"], ("", ""))
+        if v["policy"] in CRD_POLICIES:
+            kind = _CR_KINDS.get(v["type"], "")
         resource = by_key.get((v["type"], v["resource"]))
         name = _source_name(kind, resource) if resource is not None and kind else ""
         message = _message(v["message"], v["resource"])
-        for pattern, template in _FIELD_PATTERNS:
+        crd_field = _CRD_FIELD.match(message) if v["policy"] in CRD_POLICIES else None
+        if crd_field and kind:
+            field = crd_field.group(1)
+            message = message[crd_field.end() :]
+        for pattern, template in _FIELD_PATTERNS if crd_field is None else ():
             m = pattern.search(message)
             if m and kind:
                 field = template.format(*m.groups())

@@ -52,6 +52,7 @@ def build_document(
     violations: Sequence[Violation],
     *,
     drift: Mapping[str, Any] | None = None,
+    cost: Mapping[str, Any] | None = None,
     redact: Sequence[str] = (),
     sources: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
@@ -106,6 +107,8 @@ def build_document(
         doc["notes"] = list(dict.fromkeys(run.notes))
     if drift is not None:
         doc["drift"] = dict(drift)
+    if cost is not None:
+        doc["cost"] = dict(cost)
     return doc
 
 
@@ -126,6 +129,16 @@ def render_table(doc: Mapping[str, Any]) -> str:
     for k, v in doc["outputs"].items():
         out.append(f"    {k}: {v}")
     out += [f"note: {n}" for n in doc.get("notes", [])]
+    cost = doc.get("cost")
+    if cost:
+        from nodewright.preview.cost_section import monthly_with_change
+
+        out += [
+            "",
+            f"Cost ({cost['catalog']}): {cost['before']['nodes']} → {cost['after']['nodes']} nodes, "
+            + monthly_with_change(cost["after"]["monthly"], cost["before"]["monthly"]),
+        ]
+        out += [f"note: cost: {n}" for n in cost.get("notes", [])]
     s = doc["summary"]
     out += [
         "",

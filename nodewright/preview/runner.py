@@ -1,8 +1,12 @@
-"""Run the repository's Pulumi program (``__main__.py``) under Pulumi's mock runtime.
+"""Run a project's Pulumi program (``__main__.py``) under Pulumi's mock runtime.
 
-Boundary: no engine, no plugins, no cloud credentials. The program runs in this process exactly as
+Boundary: no engine, no plugins, no cloud credentials. The project is the directory holding
+``Pulumi.yaml`` (``--project-dir``, else the nearest one at or above the working directory), not
+this package's source tree: a repository made by ``nodewright init`` runs the same way as this one.
+The program runs in this process exactly as
 the Python language host would run it (project directory as working directory and on
-``sys.path``, stack config from ``stacks/Pulumi.<stack>.yaml`` as ``<namespace>:<key>`` strings),
+``sys.path``, ``main:`` of ``Pulumi.yaml`` honoured, stack config from
+``<stackConfigDir>/Pulumi.<stack>.yaml`` as ``<namespace>:<key>`` strings),
 with :mod:`nodewright.preview.mocks` answering resources and invokes. Pulumi's runtime state is
 process-global: :func:`run_program` resets it before every run, so several runs in one process
 are independent (the tests rely on it).
@@ -40,6 +44,8 @@ from nodewright.preview.mocks import (
     load_ssm_fixture,
 )
 
+log = logging.getLogger("nodewright")
+
 SECURE_PLACEHOLDER = "<<secret:{key}>>"
 
 
@@ -53,6 +59,8 @@ class StackConfig:
     stack_file: Path | None
     config: dict[str, str]
     secret_keys: frozenset[str]
+    program: Path | None = None
+    """The program file the language host runs (``main:`` of Pulumi.yaml, else ``__main__.py``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,8 +98,35 @@ def find_project_dir(start: Path) -> Path:
         if (d / "Pulumi.yaml").is_file():
             return d
     raise InputError(
-        "no Pulumi.yaml here or in any parent directory; run from the repository", file=str(start)
+        "no Pulumi.yaml here or in any parent directory; run from your nodewright repository, "
+        "pass --project-dir, or start one with `nodewright init DIR`",
+        file=str(start),
     )
+
+
+def _project_at(project_dir: Path) -> Path:
+    if not (project_dir / "Pulumi.yaml").is_file():
+        raise InputError(
+            "no Pulumi.yaml in this project directory; pass the directory holding it, "
+            "or start one with `nodewright init DIR`",
+            file=str(project_dir),
+        )
+    return project_dir.resolve()
+
+
+def _program(project_dir: Path, project_file: Path, main: Any) -> Path:
+    """The file the Python language host runs: ``main:`` (a file, or a directory with
+    ``__main__.py``) relative to the project, else the project's ``__main__.py``."""
+    target = project_dir / str(main) if main else project_dir
+    program = target / "__main__.py" if target.is_dir() else target
+    if not program.is_file():
+        raise InputError(
+            f"no Pulumi program at {program}; the project needs a __main__.py (`nodewright init` writes "
+            "one that runs the packaged program)",
+            file=str(project_file),
+            path="main" if main else "",
+        )
+    return program
 
 
 def _flatten_value(value: Any) -> str:
@@ -103,18 +138,28 @@ def _flatten_value(value: Any) -> str:
 
 
 def load_stack(
-    *, stack: str | None = None, stack_file: Path | None = None, cwd: Path | None = None
+    *,
+    stack: str | None = None,
+    stack_file: Path | None = None,
+    cwd: Path | None = None,
+    project_dir: Path | None = None,
 ) -> StackConfig:
-    """Read the project file and the stack config file the way the Pulumi CLI does."""
+    """Read the project file and the stack config file the way the Pulumi CLI does.
+
+    ``project_dir`` is the directory holding ``Pulumi.yaml``; without it, the nearest one at or
+    above the stack file's directory (``stack_file``) or ``cwd`` (default: the working directory)."""
     if stack_file is not None:
-        project_dir = find_project_dir(stack_file.parent if stack_file.parent != Path("") else Path("."))
+        if project_dir is None:
+            project_dir = find_project_dir(stack_file.parent if stack_file.parent != Path("") else Path("."))
         name = stack_file.name
         stack_name = name[len("Pulumi.") : -len(".yaml")] if name.startswith("Pulumi.") else Path(name).stem
         path: Path | None = stack_file
     else:
-        project_dir = find_project_dir(cwd or Path.cwd())
+        if project_dir is None:
+            project_dir = find_project_dir(cwd or Path.cwd())
         stack_name = stack or "dev"
         path = None
+    project_dir = _project_at(project_dir)
     project_file = project_dir / "Pulumi.yaml"
     project_doc = reader.load_yaml(reader.read_text(project_file), file=str(project_file)) or {}
     if not isinstance(project_doc, Mapping):
@@ -155,6 +200,7 @@ def load_stack(
         stack_file=path.resolve(),
         config=config,
         secret_keys=frozenset(secret),
+        program=_program(project_dir, project_file, project_doc.get("main")),
     )
 
 
@@ -209,33 +255,57 @@ def _by_identity(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return cached
 
 
+# The private pulumi attributes the lean runtime replaces: (module, attribute, what it costs).
+# Each is feature-detected: when a pulumi release renames or drops one, that patch is skipped with
+# one warning (the preview stays correct, only slower), and tests/pulumi/test_lean_runtime.py fails
+# so the change is seen in CI.
+PRIVATE_PATCHES: tuple[tuple[Any, str, str], ...] = (
+    (_cycle_breaker, "_add_dep", "cycle-breaker set copies"),
+    (_cycle_breaker, "_DEPENDENCIES_PROPERTY", "cycle-breaker set copies"),
+    (_pulumi_resource, "_get_stack_trace", "a stack walk per resource"),
+    (_pulumi_types, "unwrap_type", "type introspection per property"),
+    (_pulumi_types, "unwrap_optional_type", "type introspection per property"),
+)
+
+
+def missing_private_api() -> list[str]:
+    """The private pulumi attributes the preview patches that this pulumi lacks (``module.attr``)."""
+    return [f"{mod.__name__}.{attr}" for mod, attr, _ in PRIVATE_PATCHES if not hasattr(mod, attr)]
+
+
 @contextlib.contextmanager
 def _lean_runtime() -> Iterator[None]:
     """Costs of pulumi's runtime that only serve the real engine or repeat themselves, off while
     the mocks run: cycle-breaker set copies, stack traces, debug lines, re-deriving each property's
-    type from its annotation (``typing`` introspection per property of every resource)."""
-    saved = (
-        _cycle_breaker._add_dep,
-        _pulumi_resource._get_stack_trace,
-        pulumi.log.debug,
-        _pulumi_types.unwrap_type,
-        _pulumi_types.unwrap_optional_type,
-    )
-    _cycle_breaker._add_dep = _add_dep_in_place
-    _pulumi_resource._get_stack_trace = _no_stack_trace
-    pulumi.log.debug = _no_debug
-    _pulumi_types.unwrap_type = _by_identity(saved[3])  # type: ignore[assignment]
-    _pulumi_types.unwrap_optional_type = _by_identity(saved[4])  # type: ignore[assignment]
+    type from its annotation (``typing`` introspection per property of every resource). A patch
+    whose private attribute this pulumi lacks is skipped (see :data:`PRIVATE_PATCHES`)."""
+    missing = set(missing_private_api())
+    if missing:
+        log.warning(
+            "pulumi %s lacks %s: the preview runs without those speed-ups (nodewright is tested with "
+            "the pulumi pinned in pyproject.toml)",
+            getattr(pulumi, "__version__", "?"),
+            ", ".join(sorted(missing)),
+        )
+    patches: list[tuple[Any, str, Any]] = [(pulumi.log, "debug", _no_debug)]
+    if not missing & {
+        f"{_cycle_breaker.__name__}._add_dep",
+        f"{_cycle_breaker.__name__}._DEPENDENCIES_PROPERTY",
+    }:
+        patches.append((_cycle_breaker, "_add_dep", _add_dep_in_place))
+    if f"{_pulumi_resource.__name__}._get_stack_trace" not in missing:
+        patches.append((_pulumi_resource, "_get_stack_trace", _no_stack_trace))
+    for attr in ("unwrap_type", "unwrap_optional_type"):
+        if f"{_pulumi_types.__name__}.{attr}" not in missing:
+            patches.append((_pulumi_types, attr, _by_identity(getattr(_pulumi_types, attr))))
+    saved = [(mod, attr, getattr(mod, attr)) for mod, attr, _ in patches]
+    for mod, attr, value in patches:
+        setattr(mod, attr, value)
     try:
         yield
     finally:
-        (
-            _cycle_breaker._add_dep,
-            _pulumi_resource._get_stack_trace,
-            pulumi.log.debug,
-            _pulumi_types.unwrap_type,
-            _pulumi_types.unwrap_optional_type,
-        ) = saved
+        for mod, attr, value in saved:
+            setattr(mod, attr, value)
 
 
 def _resolve_output(value: Any) -> OutputValue:
@@ -263,7 +333,7 @@ def run_program(stack: StackConfig, *, ssm_fixture: Path | None = None) -> Progr
     pulumi.runtime.set_all_config(dict(stack.config), sorted(stack.secret_keys))
     pulumi_settings.SETTINGS.rpc_manager.clear()
     pulumi_settings.SETTINGS.outputs.clear()
-    main = stack.project_dir / "__main__.py"
+    main = stack.program or stack.project_dir / "__main__.py"
     with _in_project(stack.project_dir), _lean_runtime():
 
         def program() -> None:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from nodewright import reader
+from nodewright import atomicfile, reader
 from nodewright.api.documents import load_documents
 from nodewright.errors import Collector, InputError
 
@@ -53,7 +53,9 @@ def dump_claims(document: Mapping[str, Any]) -> str:
 
 
 def write_claims(path: str | Path, document: Mapping[str, Any]) -> None:
-    Path(path).write_text(dump_claims(document), encoding="utf-8")
+    """Write the claims file whole or not at all (:mod:`nodewright.atomicfile`); a failure is one
+    located :class:`~nodewright.atomicfile.WriteError` and leaves the previous file intact."""
+    atomicfile.write_text(path, dump_claims(document))
 
 
 def load_claims(path: Path, *, strategy: str | None = None) -> list[dict[str, Any]]:

@@ -215,8 +215,8 @@ class ExistingNode:
             return Failure("checking host port usage, " + CONFLICT)
         if not fits(pod.requests, self.remaining):
             return Failure("exceeds node resources")
-        err = self.requirements.compatible(pod.requirements)
-        if err is not None:
+        err = self.requirements.incompatibility(pod.requirements)
+        if err is not None:  # its text (and "typo of" hint) is built only if printed
             return Failure(err)
         base = self.requirements.copy()
         base.add_all(pod.requirements)

@@ -32,6 +32,7 @@ from nodewright.api.core import (
 )
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType, Offering
+from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
@@ -45,7 +46,7 @@ from nodewright.scheduling.topologydomains import DomainSource
 from nodewright.scheduling.validation import managed_label_does_not_exist, validate_pod
 from nodewright.scheduling.volumes import VolumeIndex, VolumeTopologyError
 from nodewright.scheduling.workloads import Generated, Input, Scale, round_pods
-from nodewright.settings import FeatureGates
+from nodewright.settings import FeatureGates, KarpenterSettings
 
 log = logging.getLogger("nodewright")
 
@@ -68,6 +69,17 @@ class PlanOptions:
     reserved_fallback: bool = False
     # the Karpenter feature gates in force (StaticCapacity, CapacityBuffer change the round)
     feature_gates: FeatureGates = field(default_factory=FeatureGates)
+
+    @classmethod
+    def of(cls, settings: KarpenterSettings, **rest: Any) -> PlanOptions:
+        """The options Karpenter's ``settings`` decide (PREFERENCE_POLICY, MIN_VALUES_POLICY, FEATURE_GATES), plus
+        nodewright's own (``max_instance_types``, ``reserved_fallback``)."""
+        return cls(
+            preference_policy=settings.preference_policy,
+            min_values_policy=settings.min_values_policy,
+            feature_gates=settings.feature_gates,
+            **rest,
+        )
 
 
 def order_nodepools(nodepools: Sequence[NodePool]) -> list[NodePool]:
@@ -443,7 +455,14 @@ def plan(
             "nodeClaims": [],
             "existingNodes": [],
             "podErrors": dict(sorted(errors.items())),
-            "summary": {"pendingPods": rnd.pending, "scheduled": 0, "newNodeClaims": 0, "hourlyCost": 0.0},
+            "summary": {
+                "pendingPods": rnd.pending,
+                "scheduled": 0,
+                "newNodeClaims": 0,
+                "hourlyCost": 0.0,
+                "monthlyCost": 0.0,
+                "byNodePool": {},
+            },
         }
         rnd.annotate(doc)
     else:
@@ -514,6 +533,7 @@ def render(
     claims_out: list[dict[str, Any]] = []
     taken: set[str] = set()
     cost = 0.0
+    by_pool: dict[str, list[float]] = {}  # pool -> [NodeClaims, hourly cost]
     scheduled = 0
     views = _launch_views(result, options)
     for claim in result.new_claims:
@@ -528,6 +548,9 @@ def render(
         view = got
         if view.launch is not None:
             cost += view.launch.price
+        tally = by_pool.setdefault(claim.template.name, [0, 0.0])
+        tally[0] += 1
+        tally[1] += view.launch.price if view.launch is not None else 0.0
         claims_out.append(_claim_item(view, _claim_name(claim.template.name, claim.pods[0].key, taken)))
         scheduled += len(claim.pods)
     existing_out = []
@@ -544,5 +567,14 @@ def render(
             "scheduled": scheduled,
             "newNodeClaims": len(claims_out),
             "hourlyCost": _round_price(cost),
+            "monthlyCost": round(cost * HOURS_PER_MONTH, 2),
+            "byNodePool": {
+                pool: {
+                    "newNodeClaims": int(n),
+                    "hourlyCost": _round_price(c),
+                    "monthlyCost": round(c * HOURS_PER_MONTH, 2),
+                }
+                for pool, (n, c) in sorted(by_pool.items())
+            },
         },
     }

@@ -20,6 +20,7 @@ from typing import Any
 from nodewright import labels
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
+from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex
 from nodewright.scheduling.nodeclaim import NodeClaim, Template, hostname_for, template_requirements
@@ -163,9 +164,20 @@ def add_round_extras(
     summary = doc["summary"]
     summary["newNodeClaims"] += len(items)
     summary["staticNodeClaims"] = len(items)
-    summary["hourlyCost"] = _round_price(
-        summary["hourlyCost"] + sum(i["launch"]["price"] for i in items if i.get("launch"))
-    )
+    added = sum(i["launch"]["price"] for i in items if i.get("launch"))
+    summary["hourlyCost"] = _round_price(summary["hourlyCost"] + added)
+    if "monthlyCost" in summary:
+        summary["monthlyCost"] = round(summary["hourlyCost"] * HOURS_PER_MONTH, 2)
+    by_pool = summary.get("byNodePool")
+    if isinstance(by_pool, dict):
+        for item in items:
+            entry = by_pool.setdefault(
+                item["nodePool"], {"newNodeClaims": 0, "hourlyCost": 0.0, "monthlyCost": 0.0}
+            )
+            entry["newNodeClaims"] += 1
+            entry["hourlyCost"] = _round_price(entry["hourlyCost"] + (item["launch"] or {}).get("price", 0.0))
+            entry["monthlyCost"] = round(entry["hourlyCost"] * HOURS_PER_MONTH, 2)
+        summary["byNodePool"] = dict(sorted(by_pool.items()))
     if rnd.scale_down:
         doc["staticScaleDown"] = [
             {"nodePool": pool, "nodeClaims": names} for pool, names in sorted(rnd.scale_down.items())

@@ -49,7 +49,7 @@ log = logging.getLogger("nodewright")
 # -- documents -----------------------------------------------------------------------------------
 
 
-def _stamp(body: Mapping[str, Any], pool_hash: str) -> dict[str, Any]:
+def _stamp(body: Mapping[str, Any], pool_hash: str, release: crd.Release) -> dict[str, Any]:
     out: dict[str, Any] = json.loads(json.dumps(body))
     out.pop("status", None)
     meta = out.setdefault("metadata", {})
@@ -57,15 +57,15 @@ def _stamp(body: Mapping[str, Any], pool_hash: str) -> dict[str, Any]:
         meta.pop(k, None)
     ann = dict(meta.get("annotations") or {})
     ann.setdefault(labels.NODEPOOL_HASH, pool_hash)
-    ann.setdefault(labels.NODEPOOL_HASH_VERSION, crd.selected().nodepool_hash_version)
+    ann.setdefault(labels.NODEPOOL_HASH_VERSION, release.nodepool_hash_version)
     meta["annotations"] = ann
     return out
 
 
-def nodepool_hash(body: Mapping[str, Any]) -> str:
+def nodepool_hash(body: Mapping[str, Any], release: crd.Release) -> str:
     """The hash an in-cluster Karpenter stamps on ``body``: of the NodePool as the cluster stores
-    it (validated by the selected release's CRD, defaults applied)."""
-    return defaulted_nodepool_hash(body)
+    it (validated by ``release``'s CRD, defaults applied)."""
+    return defaulted_nodepool_hash(body, release=release)
 
 
 def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool, suffix: str = "") -> str:
@@ -95,17 +95,14 @@ def _shown(file: str, base_dir: Path) -> str:
 def build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     """Everything the program declares, from the stack's files (paths relative to ``base_dir``).
 
-    Every NodePool/EC2NodeClass goes through the one loading path (the CRDs of the release
-    ``nodewright:karpenterVersion`` selects): an object the cluster would reject stops the program
-    with its file and field. CRs are declared as written; hashes are of the defaulted objects.
+    Every NodePool/EC2NodeClass goes through the one loading path (the CRDs of ``settings.release``,
+    the release ``nodewright:karpenterVersion`` names): an object the cluster would reject stops the
+    program with its file and field. CRs are declared as written; hashes (and their versions) are
+    the release's, of the defaulted objects.
     """
-    with crd.selecting(settings.karpenter_version, source="config.nodewright:karpenterVersion"):
-        return _build_stack_plan(settings, base_dir=base_dir)
-
-
-def _build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
+    release = settings.release
     docs = load_documents([base_dir / f for f in settings.files])
-    objs = objects_from_documents(docs)
+    objs = objects_from_documents(docs, release=release)
     c = Collector(f"Pulumi.{settings.stack}.yaml")
     nodeclass_docs = {d.name: d for d in as_documents(objs.nodeclasses, as_written=True)}
     notes: list[str] = []
@@ -118,7 +115,7 @@ def _build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     state = load_state(settings, base_dir=base_dir)
     if state is not None and state.empty:
         notes.append(state.empty_note())
-    health = pool_health(state, pools=pool_docs)
+    health = pool_health(state, pools=pool_docs, release=release)
     claims_raw: list[dict[str, Any]] = []
     claims_file = settings.claims or f"stacks/claims-{settings.stack}.yaml"
     if settings.mode == "fleet":
@@ -150,11 +147,11 @@ def _build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 f"{d.file}:{d.at('spec.template.spec.nodeClassRef.name')}",
                 f"no EC2NodeClass {nc_name!r} in the stack's files",
             )
-        h = nodepool_hash(d.body)
+        h = nodepool_hash(d.body, release)
         pools.append(
             NodePoolPlan(
                 name=d.name,
-                body=_stamp(d.body, h),
+                body=_stamp(d.body, h, release),
                 nodeclass=nc_name,
                 hash=h,
                 health=health.get(d.name, PoolHealth(node_class=nc_name, changed=bool(health))),
@@ -184,6 +181,8 @@ def _build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 claims=pool_claims,
                 catalog=settings.catalog,
                 security_group_ids=settings.security_groups,
+                settings=settings.karpenter,
+                release=release,
             )
             for g in groups:
                 key = lt_key(
@@ -296,10 +295,13 @@ def load_state(settings: Settings, *, base_dir: Path) -> ClusterState | None:
         base_dir=base_dir,
         kubeconfig=settings.kubeconfig,
         context=settings.kube_context,
+        release=settings.release,
     )
 
 
-def pool_health(state: ClusterState | None, *, pools: Sequence[Document]) -> dict[str, PoolHealth]:
+def pool_health(
+    state: ClusterState | None, *, pools: Sequence[Document], release: crd.Release
+) -> dict[str, PoolHealth]:
     """Per NodePool: registration health and verification of its pair, from the cluster state (if any).
 
     ``changed`` is true when the branch's pool is new or hashes differently from the live one, so
@@ -312,7 +314,7 @@ def pool_health(state: ClusterState | None, *, pools: Sequence[Document]) -> dic
     out: dict[str, PoolHealth] = {}
     for d in pools:
         live_ann = live.get(d.name)
-        changed = live_ann is None or live_ann.get(labels.NODEPOOL_HASH) != nodepool_hash(d.body)
+        changed = live_ann is None or live_ann.get(labels.NODEPOOL_HASH) != nodepool_hash(d.body, release)
         h = report.pool(d.name)
         if h is None:
             out[d.name] = PoolHealth(node_class=_nodeclass_ref(d), changed=changed)

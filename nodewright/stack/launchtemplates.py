@@ -35,7 +35,9 @@ from nodewright.api.documents import Document
 from nodewright.api.loading import build
 from nodewright.catalog import Catalog, InstanceType
 from nodewright.catalog.memo import by_catalog_keys
+from nodewright.crd import Release
 from nodewright.errors import InputError
+from nodewright.settings import KarpenterSettings
 from nodewright.userdata.dispatch import render as render_family
 from nodewright.userdata.launch import (
     FALLBACK_MAX_PODS,
@@ -153,6 +155,8 @@ def render_groups(
     claims: Sequence[ClaimLaunch] = (),
     catalog: str = DEFAULT_CATALOG,
     security_group_ids: Sequence[str] = (),
+    settings: KarpenterSettings | None = None,
+    release: Release | None = None,
 ) -> list[UserDataGroup]:
     """The launch templates of ``nodepool_doc`` on ``nodeclass_doc``, sorted by (capacity type, max pods, ...).
 
@@ -160,8 +164,8 @@ def render_groups(
     templates are split by max pods, EFA count and reservation (one per reservation id), and by the
     tenancy / enclave the launch asks for.
     """
-    nc = build(nodeclass_doc, EC2NodeClass)
-    np = build(nodepool_doc, NodePool)
+    nc = build(nodeclass_doc, EC2NodeClass, release=release)
+    np = build(nodepool_doc, NodePool, release=release)
     info = cluster_info_from_mapping(dict(cluster), file=cluster_file, at="config.nodewright:cluster")
     fixed = nc.spec.kubelet.max_pods if nc.spec.kubelet is not None else None
     default_ct = capacity_type_for(np)
@@ -170,7 +174,7 @@ def render_groups(
     plain: tuple[int, str, str, bool, str, bool] = (0, "", "", False, "default", False)
     if claims:
         needs_catalog = fixed is None or any(c.efa for c in claims)
-        cat = nodeclass_catalog(catalog, nc) if needs_catalog else None
+        cat = nodeclass_catalog(catalog, nc, settings) if needs_catalog else None
         for cl in claims:
             name = cl.instance_type
             efa = _efa_of(cat, name, catalog) if cat is not None and cl.efa else 0
@@ -189,7 +193,7 @@ def render_groups(
     elif fixed is not None:
         members[(default_ct, fixed, *plain)] = set()
     else:
-        types = compatible_instance_types(nodeclass_catalog(catalog, nc), np)
+        types = compatible_instance_types(nodeclass_catalog(catalog, nc, settings), np)
         if not types:
             log.warning(
                 "%s:%s: no instance type of %s is compatible with NodePool %r; its launch template uses "

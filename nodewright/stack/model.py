@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from nodewright import crd
+from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.errors import Collector, InputError
 from nodewright.scheduling.claimsfile import STRATEGIES
+from nodewright.settings import KarpenterSettings, resolve
 from nodewright.stack.ami import AmiSource
 from nodewright.userdata.launch_template import LaunchTemplateSpec
 
@@ -62,9 +64,20 @@ class Settings:
     osc_format: str = "cloud-init"
     osc_namespace: str = "kube-system"
     tags: Mapping[str, str] = field(default_factory=dict)
-    catalog: str = "aws:us-east-1"
+    catalog: str = DEFAULT_SPEC  # nodewright:catalog, else aws:<aws:region>
     karpenter_version: str = crd.DEFAULT_VERSION
     plan_strategy: str = "karpenter"  # fleet mode: the strategy the claims file must be planned with
+    karpenter: KarpenterSettings = field(default_factory=KarpenterSettings)
+    """``nodewright:karpenter``: Karpenter's controller settings (featureGates, preferencePolicy...)."""
+
+    @property
+    def release(self) -> crd.Release:
+        """The Karpenter release of ``karpenter_version`` (validated by :func:`read_settings`)."""
+        return crd.release(self.karpenter_version, source="config.nodewright:karpenterVersion")
+
+    def karpenter_dict(self) -> dict[str, object]:
+        """What outputs state about Karpenter: ``{version, featureGates, preferencePolicy, ...}``."""
+        return {"version": self.karpenter_version, **self.karpenter.as_dict()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -164,8 +177,18 @@ def _json(value: str | None, *, key: str, default: Any) -> Any:
         return value
 
 
+def _region_catalog(region: str | None) -> str:
+    """``nodewright:catalog`` unset: the catalog of the stack's ``aws:region`` (else us-east-1)."""
+    region = (region or "").strip()
+    return f"aws:{region}" if region else DEFAULT_SPEC
+
+
 def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
-    """Settings from flattened stack config (``key`` -> string, as ``pulumi.Config().get`` gives)."""
+    """Settings from flattened stack config (``key`` -> string, as ``pulumi.Config().get`` gives).
+
+    ``get`` may also hold ``aws:region`` (the Pulumi AWS provider's region): when
+    ``nodewright:catalog`` is unset, the catalog is ``aws:<that region>``.
+    """
     c = Collector(f"Pulumi.{stack}.yaml")
     mode = get.get("mode") or "karpenter"
     if mode not in MODES:
@@ -198,6 +221,20 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         karpenter_version = crd.release(karpenter_version).version
     except InputError as exc:
         c.add("config.nodewright:karpenterVersion", exc.message)
+    karpenter = KarpenterSettings()
+    raw_karpenter = _json(get.get("karpenter"), key="karpenter", default={})
+    if not isinstance(raw_karpenter, Mapping):
+        c.add(
+            "config.nodewright:karpenter",
+            "must be a map (featureGates, preferencePolicy, minValuesPolicy, ...)",
+        )
+    else:
+        try:
+            karpenter = resolve(stack=raw_karpenter)
+            if not c.problems:
+                crd.check_gates(karpenter, crd.release(karpenter_version))
+        except InputError as exc:
+            c.add("config.nodewright:karpenter", exc.message)
     c.raise_if_any()
     # the values end up in shell lines and TOML of user data: validated as EKS/Karpenter would
     from nodewright.userdata.launch import cluster_info_from_mapping
@@ -227,7 +264,8 @@ def read_settings(get: Mapping[str, str | None], *, stack: str) -> Settings:
         osc_format=get.get("oscFormat") or "cloud-init",
         osc_namespace=get.get("oscNamespace") or "kube-system",
         tags={str(k): str(v) for k, v in tags.items()} if isinstance(tags, Mapping) else {},
-        catalog=get.get("catalog") or "aws:us-east-1",
+        catalog=get.get("catalog") or _region_catalog(get.get("aws:region")),
         karpenter_version=karpenter_version,
         plan_strategy=strategy,
+        karpenter=karpenter,
     )

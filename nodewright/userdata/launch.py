@@ -20,6 +20,7 @@ from nodewright import redact
 from nodewright.api import EC2NodeClass, NodePool
 from nodewright.api.amifamily import renderer_family
 from nodewright.errors import Collector, InputError, clip
+from nodewright.settings import KarpenterSettings
 from nodewright.userdata.dispatch import render
 from nodewright.userdata.nodeclass import nodeclass_catalog
 from nodewright.userdata.options import (
@@ -287,9 +288,12 @@ def supports_default_bind(version: str) -> bool:
 FALLBACK_MAX_PODS: Final = 110
 
 
-def instance_type_pods(catalog: str, instance_type: str, nodeclass: EC2NodeClass) -> int:
-    """The pod capacity Karpenter computes for ``instance_type`` under ``nodeclass`` (from the catalog)."""
-    cat = nodeclass_catalog(catalog, nodeclass)
+def instance_type_pods(
+    catalog: str, instance_type: str, nodeclass: EC2NodeClass, settings: KarpenterSettings | None = None
+) -> int:
+    """The pod capacity Karpenter computes for ``instance_type`` under ``nodeclass`` (from the
+    catalog) with Karpenter's ``settings`` (RESERVED_ENIS lowers the ENI-limited max pods)."""
+    cat = nodeclass_catalog(catalog, nodeclass, settings)
     it = cat.get(instance_type)
     if it is None:
         close = [n for n in cat.names() if n.split(".")[0] == instance_type.split(".")[0]][:5]
@@ -307,6 +311,7 @@ def launch_options(
     max_pods: int | None = None,
     catalog: str = "aws:us-east-1",
     capacity_type: str | None = None,
+    settings: KarpenterSettings | None = None,
 ) -> tuple[str, Options]:
     """:func:`options_for` with max-pods resolved: ``max_pods``, else the instance type's pod count
     (from ``catalog``) when ``spec.kubelet.maxPods`` is unset, else 110 with a warning."""
@@ -314,7 +319,7 @@ def launch_options(
     kubelet = nodeclass.spec.kubelet
     if pods is None and (kubelet is None or kubelet.max_pods is None):
         if instance_type is not None:
-            pods = instance_type_pods(catalog, instance_type, nodeclass)
+            pods = instance_type_pods(catalog, instance_type, nodeclass, settings)
         else:
             log.warning(
                 "no instance type and no spec.kubelet.maxPods: max-pods is %d; Karpenter uses the instance "

@@ -12,14 +12,23 @@ Boundary: no I/O besides :func:`nodewright.catalog.load_catalog`; the catalog ne
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from nodewright.algebra.quantity import parse_quantity
 from nodewright.api.amifamily import ami_family
 from nodewright.catalog import Catalog, load_catalog
 from nodewright.catalog.loader import raw_mapping, str_map
-from nodewright.catalog.overhead import DEFAULT_AMI_FAMILY, BlockDevice, KubeletOptions, NodeClassOptions
+from nodewright.catalog.overhead import (
+    DEFAULT_AMI_FAMILY,
+    BlockDevice,
+    KubeletOptions,
+    NetworkInterface,
+    NodeClassOptions,
+)
 from nodewright.errors import InputError
+from nodewright.labels import CAPACITY_TYPE_RESERVED
+from nodewright.settings import KarpenterSettings
 from nodewright.userdata.facts import effective_kubelet
 from nodewright.userdata.options import UserDataError
 
@@ -58,14 +67,26 @@ def effective_kubelet_options(
     )
 
 
-def nodeclass_options(nodeclass: Any) -> NodeClassOptions:
-    """The capacity-relevant settings of an EC2NodeClass (raw mapping or api model).
+def _settings_options(settings: KarpenterSettings | None) -> dict[str, Any]:
+    """The NodeClassOptions fields Karpenter's controller settings decide (RESERVED_ENIS,
+    VM_MEMORY_OVERHEAD_PERCENT): part of the options, so of every catalog cache key."""
+    if settings is None:
+        return {}
+    return {
+        "reserved_enis": settings.reserved_enis,
+        "vm_memory_overhead_percent": settings.vm_memory_overhead_percent,
+    }
+
+
+def nodeclass_options(nodeclass: Any, settings: KarpenterSettings | None = None) -> NodeClassOptions:
+    """The capacity-relevant settings of an EC2NodeClass (raw mapping or api model) under
+    Karpenter's ``settings`` (reserved ENIs, VM memory overhead; None: Karpenter's defaults).
 
     A spec with neither ``amiFamily`` nor ``amiSelectorTerms`` (a partial NodeClass, as some
     tests and the catalog CLI give) gets the catalog's default family, AL2023.
     """
     if nodeclass is None:
-        return NodeClassOptions()
+        return NodeClassOptions(**_settings_options(settings))
     if isinstance(nodeclass, NodeClassOptions):
         return nodeclass
     body = raw_mapping(nodeclass)
@@ -88,6 +109,19 @@ def nodeclass_options(nodeclass: Any) -> NodeClassOptions:
         for ni in spec.get("networkInterfaces") or []
         if _get(ni, "interfaceType") == "efa-only" and int(_get(ni, "networkCardIndex") or 0) == 0
     )
+    raw_nics = spec.get("networkInterfaces")
+    nics = (
+        tuple(
+            NetworkInterface(
+                network_card_index=int(_get(ni, "networkCardIndex") or 0),
+                device_index=int(_get(ni, "deviceIndex") or 0),
+                interface_type=str(_get(ni, "interfaceType") or "interface"),
+            )
+            for ni in raw_nics
+        )
+        if isinstance(raw_nics, list)
+        else None
+    )
     partial = not spec.get("amiFamily") and not spec.get("amiSelectorTerms")
     family = DEFAULT_AMI_FAMILY if partial else ami_family(spec)
     user_data = spec.get("userData")
@@ -104,9 +138,30 @@ def nodeclass_options(nodeclass: Any) -> NodeClassOptions:
         block_devices=tuple(devices),
         instance_store_raid0=spec.get("instanceStorePolicy") == "RAID0",
         efa_only_interfaces=efa_only,
+        network_interfaces=nics,
+        **_settings_options(settings),
     )
 
 
-def nodeclass_catalog(spec: str, nodeclass: Any) -> Catalog:
-    """``load_catalog(spec)`` shaped by ``nodeclass`` (model, mapping, options or None)."""
-    return load_catalog(spec, options=nodeclass_options(nodeclass) if nodeclass is not None else None)
+def nodeclass_catalog(spec: str, nodeclass: Any, settings: KarpenterSettings | None = None) -> Catalog:
+    """``load_catalog(spec)`` shaped by ``nodeclass`` (model, mapping, options or None) and by
+    Karpenter's ``settings``: reserved ENIs and VM memory overhead change capacity and max pods;
+    with the ``ReservedCapacity`` gate off the provider creates no reserved offering
+    (aws/karpenter-provider-aws v1.14.1 ``pkg/providers/instancetype/offering/
+    reserved_capacity_resolver.go``, ResolveOfferings), so none is in the catalog."""
+    shaped = nodeclass is not None or (settings is not None and _settings_options(settings) != _DEFAULTS)
+    catalog = load_catalog(spec, options=nodeclass_options(nodeclass, settings) if shaped else None)
+    if settings is not None and not settings.feature_gates.reserved_capacity:
+        catalog = Catalog(
+            [
+                replace(
+                    it, offerings=tuple(o for o in it.offerings if o.capacity_type != CAPACITY_TYPE_RESERVED)
+                )
+                for it in catalog
+            ],
+            source=catalog.source,
+        )
+    return catalog
+
+
+_DEFAULTS: dict[str, Any] = _settings_options(KarpenterSettings())

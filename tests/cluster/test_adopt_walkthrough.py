@@ -32,7 +32,7 @@ def walkthrough_commands() -> list[str]:
 def _scratch(tmp: Path) -> Path:
     dest = tmp / "repo"
     dest.mkdir()
-    for name in ("stacks", "components", "policies"):
+    for name in ("stacks", "policies"):
         shutil.copytree(ROOT / name, dest / name)
     for name in ("Pulumi.yaml", "__main__.py", "requirements.txt"):
         shutil.copy2(ROOT / name, dest / name)
@@ -87,10 +87,26 @@ def test_adopt_on_an_existing_cluster_end_to_end(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr[-2000:]
         md = (repo / "pr.md").read_text()
         row = next(line for line in md.splitlines() if line.startswith("| `default` |"))
-        # A label is in the rendered user data, so the template's content-addressed name
-        # (karpenter.k8s.aws/<hash>, as Karpenter names it) changes: a new template replaces it.
-        assert "CR update" in row and "LT replace" in row
+        # The applied dev stack keeps nodewright's launch templates off (karpenter mode): a CR update.
+        assert "CR update" in row and "LT" not in row
         assert re.search(r"\| `default` \|.*\| 2 of 2, 1 at a time, 2 wave\(s\) \|", md), row
+
+        # The same PR on the preview-only copy with launch templates on: a label is in the rendered
+        # user data, so the template's content-addressed name (karpenter.k8s.aws/<hash>, as
+        # Karpenter names it) changes: a new template replaces it, and the user-data diff shows it.
+        shutil.copy2(ROOT / "tests/data/pulumi/stacks/Pulumi.dev-userdata.yaml", repo / "stacks")
+        pools.write_text(text)
+        with_lts = "--stack-file stacks/Pulumi.dev-userdata.yaml --cluster-state cluster-state.json"
+        base = _run(f"nodewright preview {with_lts} -o json > base-lt.json", repo, kubeconfig)
+        assert base.returncode == 0, base.stderr[-2000:]
+        pools.write_text(text.replace("team: platform", "team: platform-v2", 1))
+        pr_lt = _run(
+            f"nodewright preview {with_lts} --base base-lt.json -o markdown > pr-lt.md", repo, kubeconfig
+        )
+        assert pr_lt.returncode == 0, pr_lt.stderr[-2000:]
+        md = (repo / "pr-lt.md").read_text()
+        row = next(line for line in md.splitlines() if line.startswith("| `default` |"))
+        assert "CR update" in row and "LT replace" in row
         assert "team=platform-v2" in md  # the user-data diff shows the new label
 
     # Merge: the workflow's up job gets cluster credentials and applies with the policy pack.

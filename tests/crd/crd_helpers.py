@@ -135,3 +135,13 @@ def ec2nodeclass(**spec: Any) -> dict[str, Any]:
         else:
             body["spec"][key] = value
     return body
+
+
+def update(old: dict[str, Any], new: dict[str, Any]) -> list[Problem]:
+    """What ``env.Client.Update`` reports after ``env.Client.Create(old)``: ``new`` admitted as an
+    update of the stored ``old`` (transition rules, ratcheting, immutable metadata)."""
+    return crd.admit_update(new, old, kind=new["kind"], file="test.yaml").problems
+
+
+def update_ok(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    return not update(old, new)

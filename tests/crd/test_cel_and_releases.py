@@ -89,10 +89,14 @@ def test_every_shipped_rule_compiles_once() -> None:
 
 
 def test_releases_table_and_unknown_version() -> None:
-    assert crd.supported_versions() == ["1.14.1"]
+    assert crd.supported_versions() == ["1.11.3", "1.14.1"]
     rel = crd.release("v1.14.1")
     assert (rel.nodepool_hash_version, rel.ec2nodeclass_hash_version) == ("v3", "v5")
-    with pytest.raises(InputError, match=r"unsupported Karpenter version '1\.2\.0'; supported: 1\.14\.1"):
+    old = crd.release("1.11.3")
+    assert (old.nodepool_hash_version, old.ec2nodeclass_hash_version) == ("v3", "v4")
+    with pytest.raises(
+        InputError, match=r"unsupported Karpenter version '1\.2\.0'; supported: 1\.11\.3, 1\.14\.1"
+    ):
         crd.release("1.2.0")
 
 
@@ -125,7 +129,7 @@ def test_cli_karpenter_version_option(tmp_path: Path) -> None:
     assert ok.exit_code == 0, ok.output
     bad = CliRunner().invoke(main, ["hash", "-f", str(path), "--karpenter-version", "0.37.0"])
     assert bad.exit_code == 2
-    assert "unsupported Karpenter version '0.37.0'; supported: 1.14.1" in bad.output
+    assert "unsupported Karpenter version '0.37.0'; supported: 1.11.3, 1.14.1" in bad.output
 
 
 def test_stack_setting_karpenter_version() -> None:
@@ -139,7 +143,7 @@ def test_stack_setting_karpenter_version() -> None:
     with pytest.raises(InputError) as info:
         read_settings({**base, "karpenterVersion": "9.9.9"}, stack="t")
     assert info.value.path == "config.nodewright:karpenterVersion"
-    assert "supported: 1.14.1" in info.value.message
+    assert "supported: 1.11.3, 1.14.1" in info.value.message
 
 
 def test_field_path_reason_and_skipped_rules_are_reported() -> None:
@@ -173,3 +177,45 @@ def test_field_path_reason_and_skipped_rules_are_reported() -> None:
     w = _Walk("f.yaml", "")
     w.walk({"a": "5", "b": "y"}, s, "spec")
     assert [p.path for p in w.problems] == ["spec.a"] and w.skipped
+
+
+def test_each_release_validates_with_its_own_crds(tmp_path: Path) -> None:
+    """spec.cpuOptions exists in aws/karpenter-provider-aws v1.14.1's EC2NodeClass CRD, not in
+    v1.11.3's: the same file is valid for one release and an unknown field for the other."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "nc.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "karpenter.k8s.aws/v1",
+                "kind": "EC2NodeClass",
+                "metadata": {"name": "x"},
+                "spec": {
+                    "role": "R",
+                    "amiSelectorTerms": [{"alias": "al2023@latest"}],
+                    "subnetSelectorTerms": [{"tags": {"a": "b"}}],
+                    "securityGroupSelectorTerms": [{"tags": {"a": "b"}}],
+                    "cpuOptions": {"nestedVirtualization": "enabled"},
+                },
+            }
+        )
+    )
+
+    def validate(version: str) -> subprocess.CompletedProcess[str]:
+        args = [
+            sys.executable,
+            "-m",
+            "nodewright.cli",
+            "validate",
+            "-f",
+            str(path),
+            "--karpenter-version",
+            version,
+        ]
+        return subprocess.run(args, capture_output=True, text=True, check=False)
+
+    assert validate("1.14.1").returncode == 0
+    old = validate("1.11.3")
+    assert old.returncode == 1 and 'spec.cpuOptions: unknown field "cpuOptions"' in old.stderr

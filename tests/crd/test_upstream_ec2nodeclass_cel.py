@@ -2,7 +2,7 @@
 (Describe "CEL/Validation") against the shipped EC2NodeClass CRD. ``create_ok`` stands for
 ``env.Client.Create``. Objects are written as Go serializes them (``omitempty``: an empty map or
 string is left out; quantities as ``resource.Quantity`` prints them, e.g. 500G). The update
-scenarios of Context("Role Immutability") are create-only here.
+scenarios of Context("Role Immutability") are in test_upstream_updates.py.
 """
 
 from __future__ import annotations

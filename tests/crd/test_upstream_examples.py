@@ -46,7 +46,13 @@ def test_example_loads_validates_and_hashes(path: Path) -> None:
     assert objs.nodepools or objs.nodeclasses
     # NodePool rows only (`hash` also prints the EC2NodeClasses of the file, often named alike)
     hashes = (
-        {h.name: h for h in hash_documents([path]) if "kind" not in h.as_dict()} if objs.nodepools else {}
+        {
+            h.name: h
+            for h in hash_documents([path], release=crd.default_release())
+            if "kind" not in h.as_dict()
+        }
+        if objs.nodepools
+        else {}
     )
     for np in objs.nodepools:
         stored = np.stored_body
@@ -57,7 +63,7 @@ def test_example_loads_validates_and_hashes(path: Path) -> None:
             written["spec"]["template"]["spec"].get("expireAfter") or "720h"
         )
         h = hashes[np.name]
-        assert h.version == crd.selected().nodepool_hash_version == "v3"
+        assert h.version == crd.default_release().nodepool_hash_version == "v3"
         assert h.hash == template_hash(stored["spec"]["template"])
         assert h.hash == template_hash(written["spec"]["template"], crd_defaults=True)
 
@@ -77,7 +83,11 @@ def test_example_hashes_agree_with_the_hash_vectors() -> None:
     for path in EXAMPLES:
         if path.name in REJECTED:
             continue
-        hashes = {h.name: h.hash for h in hash_documents([path])} if "NodePool" in path.read_text() else {}
+        hashes = (
+            {h.name: h.hash for h in hash_documents([path], release=crd.default_release())}
+            if "NodePool" in path.read_text()
+            else {}
+        )
         for np in load_objects([path]).nodepools:
             key = _key(np.stored_body["spec"]["template"])  # type: ignore[index]
             if key in by_template:

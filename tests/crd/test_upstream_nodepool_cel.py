@@ -3,8 +3,8 @@
 
 ``create_ok`` stands for ``env.Client.Create`` (the API server: schema, CEL, defaults) and
 ``runtime_ok`` for ``nodePool.RuntimeValidate(ctx)``. Test names follow the upstream ones. The
-update scenarios (transition rules with ``oldSelf``) are create-only here: see
-``test_transition_rules_are_not_evaluated_on_create`` and README "Limits".
+update scenarios (transition rules with ``oldSelf``) are ported as updates in
+``test_upstream_updates.py``.
 """
 
 from __future__ import annotations

@@ -213,8 +213,8 @@ def test_should_succeed_for_compatible_fields(name: str) -> None:
 
 def test_transition_rules_are_not_evaluated_on_create() -> None:
     """Context("NodeClassRef") "should fail to mutate group/kind" and Context("Update Scenarios")
-    (static <-> dynamic) are update-time rules (``oldSelf``); nodewright validates as on create,
-    where the API server skips them too, so the object itself is accepted."""
+    (static <-> dynamic) are update-time rules (``oldSelf``): on create the API server skips them
+    (no old value), so the object itself is accepted. The updates: test_upstream_updates.py."""
     from nodewright.crd import crd
 
     spec = crd("NodePool").schema.properties["spec"]

@@ -7,6 +7,7 @@ from typing import Any
 
 from drift_support import live, make_claim, make_nodepool
 
+from nodewright import crd
 from nodewright.drift import drift_impact, nodepool_hash
 
 
@@ -22,5 +23,5 @@ def test_bench_drift_impact_2000_claims(benchmark: Any) -> None:
     np = make_nodepool()
     state = SimpleNamespace(nodeclaims=[make_claim(f"c{i}", np) for i in range(2000)], nodepools=[live(np)])
     branch = [make_nodepool(labels={"a": "b"})]
-    report = benchmark(drift_impact, branch, state)
+    report = benchmark(drift_impact, branch, state, release=crd.default_release())
     assert len(report.drifted) == 2000

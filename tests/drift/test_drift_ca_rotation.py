@@ -14,8 +14,16 @@ import yaml
 from click.testing import CliRunner
 from drift_support import live, make_claim, make_nodeclass, make_nodepool, write_cluster
 
+from nodewright import crd
 from nodewright.cli import main
-from nodewright.drift import drift_impact, nodeclass_hash
+from nodewright.drift import drift_impact as _drift_impact
+from nodewright.drift import nodeclass_hash
+
+
+def drift_impact(*args: Any, **kwargs: Any) -> Any:
+    """The default release's drift (the release is a parameter of every forecast)."""
+    return _drift_impact(*args, **{"release": crd.default_release(), **kwargs})
+
 
 OLD_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCmIyeGsKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="  # base64 of a PEM block
 NEW_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCmJtVjMKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="  # base64 of another PEM block

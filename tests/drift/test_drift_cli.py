@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -115,3 +118,79 @@ def test_hash_without_any_nodepool_is_an_error(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert f"error: {path}: no NodePool" in result.stderr
     assert "Traceback" not in result.output
+
+
+def _nw(*args: str) -> subprocess.CompletedProcess[str]:
+    root = Path(__file__).resolve().parents[2]
+    return subprocess.run([sys.executable, "-m", "nodewright.cli", *args], capture_output=True, text=True,
+                          cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, check=False, timeout=300)  # fmt: skip
+
+
+def test_one_clock_scheduled_budget_blocks_in_its_window(tmp_path: Path) -> None:
+    """`--at` drives every judgement of time; a 09:00-17:00 budget of 0 is evaluated, never left out."""
+    pool = make_nodepool()
+    pool["spec"]["disruption"] = {
+        "consolidateAfter": "0s",
+        "budgets": [{"nodes": "0", "schedule": "0 9 * * *", "duration": "8h"}, {"nodes": "5"}],
+    }
+    claims = [make_claim(f"default-{c}", pool) for c in "abc"]
+    cluster = write_cluster(tmp_path / "cluster.json", [live(pool), *claims])
+    branch = _write(tmp_path / "branch.yaml", {**pool, "spec": {**pool["spec"], "template": {
+        **pool["spec"]["template"], "metadata": {"labels": {"team": "a"}}}}})  # fmt: skip
+    res = _nw("drift", "-f", branch, "--cluster", str(cluster), "--at", "2026-03-02T10:00:00Z", "-o", "json")
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert data["at"] == "2026-03-02T10:00:00Z"
+    r = data["nodePools"][0]["rollout"]
+    assert (r["drifted"], r["allowedPerWave"], r["waves"], r["blocked"]) == (3, 0, None, True)
+    assert r["notes"] == [] and r["nextChange"] == "2026-03-02T17:00:00Z"
+    assert r["windows"][0]["active"] is True and r["windows"][0]["closesAt"] == "2026-03-02T17:00:00Z"
+    later = yaml.safe_load(
+        _nw(
+            "drift",
+            "-f",
+            branch,
+            "--cluster",
+            str(cluster),
+            "--at",
+            "2026-03-02T18:00:00+01:00",
+            "-o",
+            "yaml",
+        ).stdout
+    )
+    assert later["at"] == "2026-03-02T17:00:00Z"
+    r = later["nodePools"][0]["rollout"]
+    assert (r["allowedPerWave"], r["waves"], r["blocked"]) == (5, 1, False)
+    assert r["windows"][0]["opensAt"] == "2026-03-03T09:00:00Z"
+    table = _nw("drift", "-f", branch, "--cluster", str(cluster), "--now", "2026-03-02T10:00:00Z")
+    assert table.returncode == 0, table.stderr
+    assert "at: 2026-03-02T10:00:00Z" in table.stdout.splitlines()
+    assert (
+        "window: default: budgets[0] (nodes 0, schedule '0 9 * * *' for 8h) active until 2026-03-02T17:00:00Z"
+        in table.stdout
+    )
+    md = _nw(
+        "drift", "-f", branch, "--cluster", str(cluster), "--at", "2026-03-02T10:00:00Z", "-o", "markdown"
+    )
+    assert "Evaluated at 2026-03-02T10:00:00Z." in md.stdout and "| blocked |" in md.stdout
+    both = _nw(
+        "drift",
+        "-f",
+        branch,
+        "--cluster",
+        str(cluster),
+        "--at",
+        "2026-03-02T10:00:00Z",
+        "--now",
+        "2026-03-01T10:00:00Z",
+    )
+    assert both.returncode == 2 and "--now is the former name of --at" in both.stderr
+
+
+def test_default_time_is_now_and_stated(tmp_path: Path) -> None:
+    pool = make_nodepool()
+    cluster = write_cluster(tmp_path / "cluster.json", [live(pool), make_claim("default-a", pool)])
+    branch = _write(tmp_path / "branch.yaml", pool)
+    res = CliRunner().invoke(main, ["drift", "-f", branch, "--cluster", str(cluster), "-o", "json"])
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["at"].endswith("Z")

@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 from drift_support import AWS_REF, live, make_claim, make_nodeclass, make_nodepool
 
-from nodewright.drift import drift_impact, nodeclass_hash, nodepool_hash
+from nodewright import crd
+from nodewright.drift import drift_impact as _drift_impact
+from nodewright.drift import nodeclass_hash, nodepool_hash
+
+
+def drift_impact(*args: Any, **kwargs: Any) -> Any:
+    """The default release's drift (the release is a parameter of every forecast)."""
+    return _drift_impact(*args, **{"release": crd.default_release(), **kwargs})
+
 
 ClusterFile = Callable[[list[dict[str, Any]]], Path]
 

@@ -218,14 +218,45 @@ def test_unbounded_and_nothing_drifted() -> None:
     assert rollout([{"nodes": "0"}], drifted=0, nodes=5, at=CLOCK).as_dict()["waves"] == 0
 
 
-def test_scheduled_budget_without_time_is_a_note() -> None:
+def test_scheduled_budgets_are_always_evaluated_at_the_one_time() -> None:
+    """One clock: a scheduled budget is evaluated at ``at`` (default now), never left out; the
+    rollout names its window. Semantics of Budget.IsActive (pkg/apis/v1/nodepool.go), as the
+    upstream Describe "Budgets" tests above check them."""
     budgets = [{"nodes": "0", "schedule": "0 9 * * mon-fri", "duration": "8h"}, {"nodes": "2"}]
-    r = rollout(budgets, drifted=4, nodes=20)
-    assert (r.allowed_per_wave, r.waves) == (2, 2)
-    assert r.notes and "budgets[0]" in r.notes[0] and "--at" in r.notes[0]
     monday_10 = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
-    assert rollout(budgets, drifted=4, nodes=20, at=monday_10).blocked
-    assert rollout(budgets, drifted=4, nodes=20, at=monday_10 + timedelta(hours=8)).waves == 2
+    r = rollout(budgets, drifted=4, nodes=20, at=monday_10)
+    assert r.blocked and r.notes == ()
+    assert r.next_change == datetime(2026, 11, 23, 17, 0, tzinfo=UTC)
+    assert r.as_dict()["windows"] == [
+        {"budget": 0, "nodes": "0", "schedule": "0 9 * * mon-fri", "duration": "8h", "active": True,
+         "closesAt": "2026-11-23T17:00:00Z"}
+    ]  # fmt: skip
+    assert r.as_dict()["nextChange"] == "2026-11-23T17:00:00Z"
+    closed = rollout(budgets, drifted=4, nodes=20, at=monday_10 + timedelta(hours=7))
+    assert closed.waves == 2 and closed.windows[0].active is False
+    assert closed.next_change == datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
+    saturday = rollout(budgets, drifted=4, nodes=20, at=datetime(2026, 11, 28, 12, tzinfo=UTC))
+    assert saturday.next_change == datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    assert "opens at 2026-11-30T09:00:00Z" in saturday.windows[0].describe()
+    assert rollout(budgets, drifted=4, nodes=20).at is not None  # default: now, stated
+
+
+def test_windows_join_touching_spans_and_skip_other_reasons() -> None:
+    at = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
+    touching = rollout(
+        [{"nodes": "1", "schedule": "0 9,13 * * *", "duration": "4h"}], drifted=3, nodes=9, at=at
+    )
+    assert touching.next_change == datetime(2026, 11, 23, 17, 0, tzinfo=UTC)
+    always = rollout([{"nodes": "1", "schedule": "* * * * *", "duration": "1h"}], drifted=3, nodes=9, at=at)
+    assert always.windows[0].active and always.next_change is None
+    assert "no end" in always.windows[0].describe()
+    other = rollout(
+        [{"nodes": "0", "schedule": "0 9 * * *", "duration": "8h", "reasons": ["Empty"]}],
+        drifted=3,
+        nodes=9,
+        at=at,
+    )
+    assert other.windows == () and other.waves == 1
 
 
 @pytest.mark.parametrize(

@@ -290,3 +290,19 @@ def test_prometheus_output_parses(broken: str) -> None:
 def test_cli_bad_now(broken: str) -> None:
     res = CliRunner().invoke(main, ["health", "--cluster", broken, "--now", "soon"])
     assert res.exit_code == 1 and "error:" in res.stderr
+
+
+def test_cli_at_is_the_one_clock_and_is_stated(broken: str) -> None:
+    """`--at` (former name `--now`, still accepted) fixes the time; every format but prometheus states it."""
+    at = NOW.isoformat().replace("+00:00", "Z")
+    runner = CliRunner()
+    by_at = runner.invoke(main, ["health", "--cluster", broken, "-o", "json", "--at", at])
+    by_now = runner.invoke(main, ["health", "--cluster", broken, "-o", "json", "--now", at])
+    assert by_at.exit_code == 0, by_at.stderr
+    assert json.loads(by_at.stdout) == json.loads(by_now.stdout)
+    assert json.loads(by_at.stdout)["at"] == at
+    assert f"at: {at}" in runner.invoke(main, ["health", "--cluster", broken, "--at", at]).stdout.splitlines()
+    md = runner.invoke(main, ["health", "--cluster", broken, "-o", "markdown", "--at", at]).stdout
+    assert f"Evaluated at {at}." in md
+    bad = runner.invoke(main, ["health", "--cluster", broken, "--at", "soon"])
+    assert bad.exit_code == 1 and "error: <args>: --at 'soon'" in bad.stderr

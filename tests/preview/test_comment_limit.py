@@ -10,6 +10,8 @@ from nodewright.preview import preview
 from nodewright.preview.comment import GITHUB_COMMENT_LIMIT, render_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
+DEV = ROOT / "tests" / "data" / "pulumi" / "stacks" / "Pulumi.dev-userdata.yaml"
+"""The dev stack with its launch templates on (preview only), so the comment has user data."""
 
 
 def test_github_comment_limit_is_65536_characters() -> None:
@@ -17,7 +19,8 @@ def test_github_comment_limit_is_65536_characters() -> None:
 
 
 def test_a_comment_over_the_limit_is_trimmed_with_a_note() -> None:
-    doc = copy.deepcopy(preview(stack="dev", cwd=ROOT).document)
+    doc = copy.deepcopy(preview(stack_file=DEV).document)
+    assert doc["userData"]
     for i, u in enumerate(doc["userData"]):  # every template's user data differs, and is large
         u["content"] = f"#!/bin/bash\n# template {i}\n" + f"echo {i:05d} {'x' * 60}\n" * 400
     text = render_markdown(doc)

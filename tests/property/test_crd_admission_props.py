@@ -125,12 +125,14 @@ def test_validate_hash_and_preview_agree(tmp_path_factory: Any, body: dict[str, 
             return False, None
 
     valid, _ = outcome(lambda: load_objects([path]))
-    hashed, hashes = outcome(lambda: hash_documents([path]))
-    policy = check_crd_valid(ResourceView(type=NODEPOOL_CR, name="p", props=body), {})
+    hashed, hashes = outcome(lambda: hash_documents([path], release=crd.default_release()))
+    policy = check_crd_valid(
+        ResourceView(type=NODEPOOL_CR, name="p", props=body), {}, release=crd.default_release()
+    )
     assert valid == hashed == (not policy), (valid, hashed, policy)
     if valid:
         # the hash the Pulumi program stamps (nodewright.stack.build -> defaulted_nodepool_hash) is the printed one
-        assert hashes[0].hash == defaulted_nodepool_hash(body)
+        assert hashes[0].hash == defaulted_nodepool_hash(body, release=crd.default_release())
 
 
 @st.composite
@@ -244,3 +246,28 @@ def test_admission_never_raises_on_any_shape(kind: str, spec: Any, meta: Any) ->
     """Whatever the shape, admission returns problems (file + path), never an exception."""
     result = crd.admit_object({"kind": kind, "metadata": meta, "spec": spec}, kind=kind, file="f.yaml")
     assert all(p.file == "f.yaml" for p in result.problems)
+
+
+@settings(max_examples=150, deadline=None)
+@given(nodepools())
+def test_an_unchanged_object_is_a_valid_update_of_itself(body: dict[str, Any]) -> None:
+    """Ratcheting (apiextensions-apiserver pkg/apiserver/validation/ratcheting.go): re-applying the
+    stored object reports nothing from its schema or CEL rules; what remains (the scale bound,
+    ObjectMeta, list uniqueness the old object already failed... none of which ratchet) is a
+    subset of what a create reports. And two different objects' update problems are always a
+    subset of the create problems plus transition rules and immutable metadata."""
+    created = {(p.path, p.message) for p in crd.admit(body, kind="NodePool").problems}
+    same = crd.admit_update(body, body, kind="NodePool")
+    assert {(p.path, p.message) for p in same.problems} <= created
+    if not created:
+        assert same.ok
+
+
+@settings(max_examples=150, deadline=None)
+@given(old=nodepools(), new=nodepools())
+def test_update_problems_are_create_problems_or_update_only_ones(
+    old: dict[str, Any], new: dict[str, Any]
+) -> None:
+    created = {(p.path, p.message) for p in crd.admit(new, kind="NodePool").problems}
+    for p in crd.admit_update(new, old, kind="NodePool").problems:
+        assert (p.path, p.message) in created or "transition rule" in p.message or "immutable" in p.message, p

@@ -19,11 +19,13 @@ from nodewright.preview.findings import findings
 from nodewright.preview.userdata_groups import group_user_data
 
 ROOT = Path(__file__).resolve().parents[2]
+DEV = ROOT / "tests" / "data" / "pulumi" / "stacks" / "Pulumi.dev-userdata.yaml"
+"""The dev stack with its launch templates on (preview only): the comment's user-data sections."""
 
 
 @cache
 def _dev() -> dict[str, Any]:
-    return preview(stack="dev", cwd=ROOT).document
+    return preview(stack_file=DEV).document
 
 
 def _hundred_pools() -> dict[str, Any]:
@@ -173,18 +175,21 @@ def test_resource_diff_create_update_replace_delete() -> None:
     md = render_markdown(head, base=base)
     assert "**1** to create, **2** to update, **2** to replace, **1** to delete" in md
     assert re.search(
-        r"\| \+- replace \| `aws:ec2/launchTemplate:LaunchTemplate` \| `[^`]+` \| name \(replace: name\) \|",
+        r"\| \+- replace \| `aws:ec2/launchTemplate:LaunchTemplate` \| `[^`]+` \| "
+        r"name: …[^ ]+-v1 → …[^ ]+ \(replace: name\) \|",
         md,
     )
     assert render_markdown(head, base=head).count("unchanged") >= 2
 
 
 def test_rollout_waves_in_the_comment() -> None:
-    doc = preview(stack="dev", cwd=ROOT, cluster_state="stacks/examples/cluster.json").document
+    doc = preview(stack_file=DEV, cluster_state="stacks/examples/cluster.json").document
     pool = next(p for p in doc["drift"]["nodePools"] if p["name"] == "default")
     assert pool["rollout"] == {
-        "drifted": 2, "nodes": 2, "disrupting": 0, "allowedPerWave": 1, "waves": 2, "blocked": False, "notes": []
+        "drifted": 2, "nodes": 2, "disrupting": 0, "allowedPerWave": 1, "waves": 2, "blocked": False, "notes": [],
+        "windows": [], "nextChange": None,
     }  # fmt: skip
+    assert doc["drift"]["at"].endswith("Z")  # one clock: the time the rollout was judged at
     md = render_markdown(doc)
     assert "| `default` | `default` | 17 |" in md and "2 of 2, 1 at a time, 2 wave(s)" in md
 
@@ -198,7 +203,8 @@ def test_fleet_instances_count_in_their_pool_row() -> None:
     md = render_markdown(head, base=base)
     row = next(line for line in md.splitlines() if line.startswith("| `default` |"))
     assert "1 instance replace" in row and "1 instance update" in row, row
-    assert "subnetId (replace: subnetId)" in md
+    assert "subnetId: subnet-0old → " in md and "(replace: subnetId)" in md
+    assert "instanceType: m5.xlarge → " in md
 
 
 def test_findings_tell_same_named_resources_apart() -> None:

@@ -1,5 +1,7 @@
-"""The README's example (`make preview` = `nodewright preview --stack dev`): real user data per
-max-pods group, zero mandatory violations, the CA bundle only ever as [secret]."""
+"""The README's example stack (`make preview` = `nodewright preview --stack dev`): applied as the docs
+advise for karpenter mode (no launch templates of nodewright's); with them on (preview only, the
+tests/data copy) real user data per max-pods group, zero mandatory violations, the CA bundle only
+ever as [secret]."""
 
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ from nodewright.cli import main
 from nodewright.userdata import cluster_info_from_mapping, nodeclass_catalog, render_user_data
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-DEV = ROOT / "stacks" / "Pulumi.dev.yaml"
+DEV = ROOT / "tests" / "data" / "pulumi" / "stacks" / "Pulumi.dev-userdata.yaml"
+APPLIED = ROOT / "stacks" / "Pulumi.dev.yaml"
 
 
 def _preview(output: str) -> str:
@@ -66,3 +69,17 @@ def test_dev_stack_markdown_shows_rendered_user_data_with_ca_as_secret() -> None
     assert "certificateAuthority: [secret]" in md  # AL2023 NodeConfig
     assert "cluster-certificate = '[secret]'" in md  # Bottlerocket TOML
     assert "no mandatory violations" in md
+
+
+def test_applied_dev_stack_follows_the_karpenter_mode_advice() -> None:
+    """docs/pulumi.md: in karpenter mode keep `launchTemplates: false` on a stack that is applied
+    (`up` applies `dev`); the preview-only copy differs from it in that key alone."""
+    applied = yaml.safe_load(APPLIED.read_text())["config"]
+    preview_only = yaml.safe_load(DEV.read_text())["config"]
+    assert applied["nodewright:mode"] == "karpenter" and applied["nodewright:launchTemplates"] is False
+    assert {**applied, "nodewright:launchTemplates": True} == preview_only
+    result = CliRunner().invoke(main, ["preview", "--stack-file", str(APPLIED), "-o", "json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert not [r for r in doc["resources"] if r["type"] == "aws:ec2/launchTemplate:LaunchTemplate"]
+    assert doc["summary"]["mandatoryViolations"] == 0

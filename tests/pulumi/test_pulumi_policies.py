@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 from pulumi_helpers import STACKS, run_stack
 
+from nodewright import crd
 from nodewright.cli import main
 from nodewright.errors import InputErrors
 from nodewright.policy import POLICIES, ResourceView, resolve_config
@@ -145,7 +146,7 @@ def test_restricted_labels_policy_follows_v1_9() -> None:
 def test_crd_valid_policy_names_resource_and_field() -> None:
     from nodewright.policy.crd_rules import check_crd_valid
 
-    msgs = check_crd_valid(_pool_cr(weight="10"), {})
+    msgs = check_crd_valid(_pool_cr(weight="10"), {}, release=crd.default_release())
     assert any(m.startswith("p: spec.weight: must be of type integer") for m in msgs)
     assert any("spec.template.metadata.labels[karpenter.sh/custom]" in m for m in msgs)
     assert not any("node-role.kubernetes.io" in m for m in msgs)

@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 from pulumi_helpers import run_stack
 
-from nodewright import labels
+from nodewright import crd, labels
 from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.preview.mocks import Registration, secret_paths, unwrap
 
@@ -58,7 +58,7 @@ def test_nodepool_cr_carries_computed_hash() -> None:
     cr = _inputs(_one(run.registrations, "kubernetes:karpenter.sh/v1:NodePool"))
     ann = cr["metadata"]["annotations"]
     assert ann[labels.NODEPOOL_HASH] == nodepool_hash(cr, crd_defaults=True)
-    assert ann[labels.NODEPOOL_HASH_VERSION] == labels.NODEPOOL_HASH_VERSION_VALUE
+    assert ann[labels.NODEPOOL_HASH_VERSION] == crd.default_release().nodepool_hash_version
     assert cr["apiVersion"] == "karpenter.sh/v1" and cr["kind"] == "NodePool"
     assert run.outputs["nodePoolHashes"].value == {"default": ann[labels.NODEPOOL_HASH]}
 

@@ -388,3 +388,45 @@ def test_cli_reserved_fallback_flag(tmp_path: Any, fallback: bool) -> None:
         assert doc["summary"]["hourlyCost"] > 0.4
     else:
         assert kinds == ["reserved"] and len(doc["podErrors"]) == 2
+
+
+@pytest.mark.parametrize("how", ["flag", "env", "default"])
+def test_reserved_capacity_gate_off_ignores_reserved_offerings(tmp_path: Any, how: str) -> None:
+    """Karpenter's ``ReservedCapacity`` feature gate off: the provider creates no reserved offering
+    (aws/karpenter-provider-aws v1.14.1 ``pkg/providers/instancetype/offering/
+    reserved_capacity_resolver.go`` ResolveOfferings) and the scheduler reserves none
+    (kubernetes-sigs/karpenter v1.14.1 ``scheduling/nodeclaim.go`` offeringsToReserve), so
+    ``nodewright plan`` launches the pods on-demand/spot; the gate is on by default."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import yaml
+
+    from nodewright.catalog import dump_catalog
+
+    (tmp_path / "catalog.yaml").write_text(yaml.safe_dump(dump_catalog(_one_reservation())))
+    (tmp_path / "nodepools.yaml").write_text(yaml.safe_dump(nodepool().to_k8s()))
+    pods = [
+        pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), cpu="1").to_k8s() for i in range(3)
+    ]
+    (tmp_path / "cluster.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}))
+    args = [sys.executable, "-m", "nodewright.cli", "plan", "-f", str(tmp_path / "nodepools.yaml"),
+            "--cluster", str(tmp_path / "cluster.json"), "--catalog", str(tmp_path / "catalog.yaml"),
+            "-o", "json"]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "FEATURE_GATES"}
+    if how == "flag":
+        args += ["--feature-gates", "ReservedCapacity=false"]
+    elif how == "env":
+        env["FEATURE_GATES"] = "ReservedCapacity=false"
+    res = subprocess.run(args, capture_output=True, text=True, env=env, check=False)
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    kinds = sorted(c["launch"]["capacityType"] for c in doc["nodeClaims"])
+    gates = doc["karpenter"]["featureGates"]
+    if how == "default":
+        assert kinds == ["reserved"] and "ReservedCapacity=true" in gates
+    else:
+        assert "reserved" not in kinds and len(kinds) == 3 and doc["podErrors"] == {}
+        assert "ReservedCapacity=false" in gates

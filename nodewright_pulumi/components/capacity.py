@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from components.outputs import output_map
 from nodewright import labels
 from nodewright.policy.resources import NODECLAIM_TAG
 from nodewright.stack import ClaimPlan
+from nodewright_pulumi.components.outputs import output_map
 
 
 @dataclass(frozen=True, kw_only=True)

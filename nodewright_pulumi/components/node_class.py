@@ -21,7 +21,6 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.outputs import output_map
 from nodewright import labels
 from nodewright.policy.resources import AMI_FAMILY_TAG
 from nodewright.stack import (
@@ -31,6 +30,7 @@ from nodewright.stack import (
     NetworkInterfaceSpec,
     NodeClassPlan,
 )
+from nodewright_pulumi.components.outputs import output_map
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,6 +41,7 @@ class NodeClassArgs:
     create_launch_templates: bool = True
     security_group_ids: tuple[str, ...] = ()
     tags: Mapping[str, str] = field(default_factory=dict)
+    karpenter_version: str = ""  # the stack's Karpenter release (the policies' expectations follow it)
 
 
 def _b64(text: str) -> str:
@@ -189,6 +190,7 @@ class NodeClass(pulumi.ComponentResource):
                     }
                     for lt in plan.launch_templates
                 ],
+                "karpenterVersion": args.karpenter_version,
             },
             opts,
         )

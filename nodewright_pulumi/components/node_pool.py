@@ -23,6 +23,7 @@ from nodewright.stack import NodePoolPlan
 class NodePoolArgs:
     plan: NodePoolPlan
     create_custom_resource: bool = True  # False in fleet mode: no in-cluster Karpenter reads it
+    karpenter_version: str = ""  # the stack's Karpenter release (the policies' expectations follow it)
 
 
 def _template_summary(body: Mapping[str, Any]) -> dict[str, Any]:
@@ -55,6 +56,7 @@ class NodePool(pulumi.ComponentResource):
                 "hash": plan.hash,
                 "health": plan.health.as_mapping(),
                 "template": _template_summary(plan.body),
+                "karpenterVersion": args.karpenter_version,
             },
             opts,
         )
