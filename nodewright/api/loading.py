@@ -349,6 +349,17 @@ def objects_from_documents(
                 )
             continue
         versions, model, validator = KINDS[kind]
+        if kind in crd.API_VERSIONS and not (release or crd.release()).ships(kind):
+            rel = release or crd.release()
+            problems.append(
+                Problem(
+                    file=doc.file,
+                    path=doc.at("kind"),
+                    message=f"Karpenter v{rel.version} does not serve {kind} (its CRDs have no such kind); "
+                    "select a release that does with --karpenter-version",
+                )
+            )
+            continue
         if doc.api_version not in versions:
             hint = _version_hint(kind, doc.api_version, versions, release)
             problems.append(
