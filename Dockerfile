@@ -1,7 +1,7 @@
 # nodewright as a container image (docs/adopt.md): the CLI, the Pulumi program, its components and
 # the policy pack, installed from the wheel built out of this source; runs as a non-root user.
 #   docker build -t nodewright .
-#   docker run --rm -v "$PWD:/work" nodewright preview --stack dev
+#   docker run --rm -v "$PWD:/repo" nodewright preview --stack dev
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
 FROM ${PYTHON_IMAGE} AS build
@@ -24,6 +24,6 @@ RUN set -eu; \
     rm -rf /dist; \
     useradd --create-home --uid 10001 --user-group nodewright
 USER 10001:10001
-WORKDIR /work
+WORKDIR /repo
 ENTRYPOINT ["nodewright"]
 CMD ["--help"]

@@ -1,10 +1,10 @@
-"""Benchmark: the GitOps loop's hot paths (issue 14).
+"""Benchmark: the GitOps loop's hot paths.
 
 Usage: ``.venv/bin/python bench/gitops.py``. Prints one line per measurement and a JSON summary:
 
 * ``cluster snapshot`` against a loopback API server (tests/cluster/apiserver_harness.py) serving
   the example state scaled to N pods, paged 500 at a time;
-* the PR comment (``render_markdown``) of the 100-NodePool document of tests/pulumi/test_pr_comment.py,
+* the PR comment (``render_markdown``) of the 100-NodePool document of tests/preview/test_pr_comment.py,
   without and with a base (grouping, findings, resource diff), and its size;
 * the rollout computation (``drift.rollout``) for 10,000 pools with scheduled budgets.
 """

@@ -1,4 +1,4 @@
-"""Benchmark: ``plan`` beside many existing nodes none of the pending pods can use (issue 18, 8a).
+"""Benchmark: ``plan`` beside many existing nodes none of the pending pods can use.
 
 Every pending pod asks (``nodeSelector``) for a label no existing node has, so each pod is
 refused by every node for its requirements. Karpenter's refusal text carries a "typo of" hint

@@ -1,4 +1,4 @@
-"""Scale benchmark: whole ``nodewright`` processes on large generated inputs (issue 13's targets).
+"""Scale benchmark: whole ``nodewright`` processes on large generated inputs.
 
 Each row runs one command as a separate process (as CI and users run it) and reports wall time,
 CPU time (user + system: steadier than wall time on a shared machine) and peak RSS:

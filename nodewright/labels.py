@@ -1,4 +1,4 @@
-"""Well-known label, annotation and taint keys: the one place they are spelled.
+"""Well-known label, annotation and taint keys, and nodewright's own tags: the one place they are spelled.
 
 Mirrors Karpenter's ``pkg/apis/v1/labels.go`` and ``taints.go`` and the AWS provider's labels.
 Nothing else in nodewright writes these keys as literals.
@@ -137,6 +137,11 @@ KUBELET_FORBIDDEN_LABEL_DOMAINS: Final[tuple[str, ...]] = (
     "kubernetes.io",
     "k8s.io",
 )
+
+# -- nodewright's own tags ----------------------------------------------------------------------
+# Tags nodewright puts on launch templates and instances (private to nodewright, not Kubernetes labels).
+AMI_FAMILY_TAG: Final = "nodewright.dev/ami-family"
+NODECLAIM_TAG: Final = "nodewright.dev/nodeclaim"
 
 # -- taints ------------------------------------------------------------------------------------
 UNREGISTERED_TAINT_KEY: Final = "karpenter.sh/unregistered"

@@ -17,6 +17,7 @@ from typing import Any
 
 T0 = "2024-01-01T00:00:00Z"
 HOSTNAME = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 # karpenter's fake cloud provider's NodeClass (pkg/test), and the AWS provider's
 TEST_NODECLASS_REF: Mapping[str, str] = {
@@ -164,11 +165,13 @@ def pod(
     uid: str | None = None,
     created: str | None = T0,
     image: str | None = None,
+    phase: str | None = None,
 ) -> dict[str, Any]:
     """A ``v1`` Pod with one container ``app``; pending (``PodScheduled=False/Unschedulable``) unless
     ``node_name`` binds it or ``pending=False``. ``required`` holds node-affinity terms (OR of ANDs),
     ``preferred`` (weight, expressions) pairs, ``tsc`` topology spread constraints, ``claims`` PVC
-    names, ``ephemeral`` storage classes of ephemeral volumes, ``pod_resources`` pod-level resources."""
+    names, ``ephemeral`` storage classes of ephemeral volumes, ``pod_resources`` pod-level resources;
+    ``phase`` overrides the status phase (``Running`` when bound, else ``Pending``)."""
     reqs: dict[str, str] = dict(requests or {})
     if cpu is not None:
         reqs["cpu"] = cpu
@@ -225,7 +228,7 @@ def pod(
         deleting=deleting,
         owners=[owner] if owner else None,
     )
-    status: dict[str, Any] = {"phase": "Running" if node_name else "Pending"}
+    status: dict[str, Any] = {"phase": phase or ("Running" if node_name else "Pending")}
     if pending and not node_name:
         condition = {"type": "PodScheduled", "status": "False", "reason": UNSCHEDULABLE}
         _put(condition, "lastTransitionTime", pending_since)
@@ -237,17 +240,22 @@ def node(
     name: str,
     *,
     labels: Mapping[str, str],
-    capacity: Mapping[str, str],
+    capacity: Mapping[str, str] | None = None,
     allocatable: Mapping[str, str] | None = None,
     taints: Sequence[Mapping[str, Any]] = (),
     deleting: bool = False,
     provider_id: str | None = None,
+    hostname_label: bool = True,
 ) -> dict[str, Any]:
-    """A ``v1`` Node labelled with its hostname; allocatable defaults to capacity."""
+    """A ``v1`` Node labelled with its hostname (unless ``hostname_label=False``: exactly ``labels``);
+    capacity defaults to none, allocatable to capacity."""
+    capacity = capacity or {}
     return {
         "apiVersion": "v1",
         "kind": "Node",
-        "metadata": metadata(name, labels={HOSTNAME: name, **labels}, deleting=deleting),
+        "metadata": metadata(
+            name, labels={HOSTNAME: name, **labels} if hostname_label else dict(labels), deleting=deleting
+        ),
         "spec": {"taints": list(taints), "providerID": provider_id or f"fake://{name}"},
         "status": {"capacity": dict(capacity), "allocatable": dict(allocatable or capacity)},
     }
@@ -312,6 +320,68 @@ def daemonset(
     }
 
 
+def storage_class(
+    name: str,
+    *,
+    zones: Sequence[str] | None = None,
+    allowed: Sequence[Mapping[str, Sequence[str]]] = (),
+    mode: str | None = "WaitForFirstConsumer",
+    provisioner: str = "test-provisioner",
+    default: bool = False,
+    created: str | None = None,
+) -> dict[str, Any]:
+    """Upstream ``test.StorageClass``: ``zones`` as one allowedTopologies term, or ``allowed``
+    terms (key -> values each); ``default`` annotates it as the cluster's default class."""
+    terms = [
+        {"matchLabelExpressions": [{"key": k, "values": list(v)} for k, v in t.items()]} for t in allowed
+    ]
+    if not terms and zones is not None:
+        terms = [{"matchLabelExpressions": [{"key": ZONE, "values": list(zones)}]}]
+    meta: dict[str, Any] = {"name": name, "creationTimestamp": created}
+    if default:
+        meta["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
+    doc: dict[str, Any] = {"metadata": meta, "provisioner": provisioner, "allowedTopologies": terms}
+    if mode is not None:
+        doc["volumeBindingMode"] = mode
+    return doc
+
+
+def pvc(
+    name: str, *, storage_class: str | None = None, volume: str | None = None, **meta: Any
+) -> dict[str, Any]:
+    """Upstream ``test.PersistentVolumeClaim``: a claim with a ``volume`` carries the
+    ``pv.kubernetes.io/bind-completed`` annotation; ``meta`` adds metadata fields."""
+    annotations = {"pv.kubernetes.io/bind-completed": "yes"} if volume else {}
+    spec: dict[str, Any] = {"storageClassName": storage_class, "volumeName": volume}
+    return {
+        "metadata": {"name": name, "namespace": "default", "annotations": annotations, **meta},
+        "spec": spec,
+    }
+
+
+def pv(
+    name: str,
+    *,
+    zones: Sequence[str] | None = None,
+    terms: Sequence[Sequence[Mapping[str, Any]]] | None = None,
+    source: str = "csi",
+    storage_class: str | None = None,
+) -> dict[str, Any]:
+    """Upstream ``test.PersistentVolume``: node affinity from ``terms`` (match expressions per
+    term) or ``zones``; ``source`` is ``csi`` (driver ``test.driver``), ``local`` or ``hostPath``."""
+    spec: dict[str, Any] = {"storageClassName": storage_class}
+    spec[source] = (
+        {"driver": "test.driver", "volumeHandle": "test-handle"} if source == "csi" else {"path": "/mnt"}
+    )
+    if terms is None and zones is not None:
+        terms = [[{"key": ZONE, "operator": "In", "values": list(zones)}]]
+    if terms is not None:
+        spec["nodeAffinity"] = {
+            "required": {"nodeSelectorTerms": [{"matchExpressions": list(t)} for t in terms]}
+        }
+    return {"metadata": {"name": name}, "spec": spec}
+
+
 def cluster_list(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A ``kubectl get ... -o json`` List."""
     return {"apiVersion": "v1", "kind": "List", "items": [dict(i) for i in items]}
@@ -320,3 +390,27 @@ def cluster_list(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 def write_cluster(path: Path, items: Sequence[Mapping[str, Any]]) -> Path:
     path.write_text(json.dumps(cluster_list(items)))
     return path
+
+
+def pdb(
+    name: str,
+    *,
+    match_labels: Mapping[str, str] | None = None,
+    disruptions_allowed: int = 0,
+    max_unavailable: int | str | None = None,
+    min_available: int | str | None = None,
+    unhealthy_pod_eviction_policy: str | None = None,
+    namespace: str = "default",
+) -> dict[str, Any]:
+    """A ``policy/v1`` PodDisruptionBudget selecting ``match_labels``, with its status."""
+    spec: dict[str, Any] = {"selector": {"matchLabels": dict(match_labels or {})}}
+    _put(spec, "maxUnavailable", max_unavailable)
+    _put(spec, "minAvailable", min_available)
+    _put(spec, "unhealthyPodEvictionPolicy", unhealthy_pod_eviction_policy)
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": metadata(name, namespace=namespace),
+        "spec": spec,
+        "status": {"disruptionsAllowed": disruptions_allowed},
+    }

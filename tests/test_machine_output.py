@@ -51,6 +51,12 @@ BASE: dict[str, list[str]] = {
     "validate": ["-f", NP, "-f", NC],
     "cluster snapshot": ["--kubeconfig", "{kubeconfig}", "-q"],
     "init": ["{tmp}/my-fleet"],
+    "disrupt": [
+        "-f",
+        "docs/examples/disrupt/nodepools.yaml",
+        "--cluster",
+        "docs/examples/disrupt/cluster.json",
+    ],
 }
 """Each command's arguments on the example files (the ``-o`` format is added per case)."""
 

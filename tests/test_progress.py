@@ -1,4 +1,4 @@
-"""Progress lines for long steps (issue 22): on stderr only when it is a terminal, never with
+"""Progress lines for long steps: on stderr only when it is a terminal, never with
 ``-q/--quiet``, never into a pipe; stdout is the same either way. Real processes on a pseudo-terminal."""
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from nodewright import redact
 from nodewright.cli import main
-from nodewright.policy.safety import find_credentials
+from nodewright.redact import find_credentials
 
 DATA = Path("tests/data/secrets")
 NC, NP, INFO = str(DATA / "nodeclasses.yaml"), str(DATA / "nodepools.yaml"), str(DATA / "cluster-info.yaml")

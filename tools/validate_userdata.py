@@ -9,6 +9,7 @@ does on a booting node, then validates every text/cloud-config part against clou
 own JSON schema (strict). Parts that cloud-init would not recognise are reported.
 Exit status: 0 all files valid, 1 something invalid, 2 cloud-init missing.
 """
+
 import sys
 import tempfile
 
@@ -22,9 +23,16 @@ except ImportError:  # pragma: no cover
 
 # Content types that a node understands without cloud-init complaining.
 KNOWN = {
-    "text/x-shellscript", "text/cloud-config", "text/cloud-boothook", "text/part-handler",
-    "text/x-include-url", "text/x-include-once-url", "text/jinja2", "text/x-shellscript-per-boot",
-    "text/x-shellscript-per-instance", "text/x-shellscript-per-once",
+    "text/x-shellscript",
+    "text/cloud-config",
+    "text/cloud-boothook",
+    "text/part-handler",
+    "text/x-include-url",
+    "text/x-include-once-url",
+    "text/jinja2",
+    "text/x-shellscript-per-boot",
+    "text/x-shellscript-per-instance",
+    "text/x-shellscript-per-once",
     "application/node.eks.aws",  # AL2023 nodeadm NodeConfig parts
 }
 

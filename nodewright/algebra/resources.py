@@ -10,6 +10,7 @@ Boundary: arithmetic and pod request aggregation only; no scheduling decisions.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, Protocol
 
@@ -22,7 +23,7 @@ __all__ = [
     "MEMORY",
     "PODS",
     "ContainerLike",
-    "PodLike",
+    "PodResourcesLike",
     "PodSpecLike",
     "ResourceList",
     "ResourceRequirementsLike",
@@ -80,7 +81,7 @@ class PodSpecLike(Protocol):
     def resources(self) -> ResourceRequirementsLike | None: ...
 
 
-class PodLike(Protocol):
+class PodResourcesLike(Protocol):
     @property
     def spec(self) -> PodSpecLike: ...
 
@@ -188,12 +189,18 @@ def is_zero(rl: Mapping[str, int]) -> bool:
 
 
 # -- pod requests ------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=8192)
+def _parsed_items(items: tuple[tuple[str, str | int | float], ...]) -> ResourceList:
+    # workloads repeat a few request shapes: parse each once (callers get a copy)
+    return parse_resource_list(dict(items))
+
+
 def _container_requests(container: ContainerLike) -> ResourceList:
     """Requests, with limits standing in for requests that are absent (API defaulting)."""
     res = container.resources
     merged: dict[str, str | int | float] = dict(res.limits)
     merged.update(res.requests)
-    return parse_resource_list(merged)
+    return dict(_parsed_items(tuple(merged.items())))
 
 
 def is_pod_level_resource(name: str) -> bool:
@@ -218,7 +225,34 @@ def _pod_level_requests(spec: PodSpecLike, containers: ResourceList) -> Resource
     return out
 
 
-def requests_for_pod(pod: PodLike) -> ResourceList:
+_POD_REQUESTS: dict[tuple[object, ...], ResourceList] = {}
+_POD_REQUESTS_MAX: Final = 16384
+
+
+def _resources_key(res: ResourceRequirementsLike | None) -> tuple[object, ...] | None:
+    return None if res is None else (tuple(res.requests.items()), tuple(res.limits.items()))
+
+
+def requests_for_pod(pod: PodResourcesLike) -> ResourceList:
+    """:func:`pod_requests`, memoised on the pod's resource fields (workloads repeat a few shapes;
+    the memo is bounded and the caller gets its own copy)."""
+    spec = pod.spec
+    key = (
+        tuple((_resources_key(c.resources), c.restart_policy) for c in spec.containers),
+        tuple((_resources_key(c.resources), c.restart_policy) for c in spec.init_containers),
+        tuple(spec.overhead.items()) if spec.overhead else (),
+        _resources_key(spec.resources),
+    )
+    got = _POD_REQUESTS.get(key)
+    if got is None:
+        got = pod_requests(pod)
+        if len(_POD_REQUESTS) >= _POD_REQUESTS_MAX:
+            _POD_REQUESTS.clear()
+        _POD_REQUESTS[key] = got
+    return dict(got)
+
+
+def pod_requests(pod: PodResourcesLike) -> ResourceList:
     """Kubernetes ``PodRequests`` as Karpenter computes it, plus ``pods: 1000`` (one pod).
 
     ``max(sum(containers) + sidecars, max over init containers of (init + sidecars started
@@ -249,6 +283,6 @@ def requests_for_pod(pod: PodLike) -> ResourceList:
     return requests
 
 
-def requests_for_pods(pods: Iterable[PodLike]) -> ResourceList:
+def requests_for_pods(pods: Iterable[PodResourcesLike]) -> ResourceList:
     """Karpenter ``RequestsForPods``: the sum of the pods' requests, ``pods`` = their count."""
     return add({PODS: 0}, *(requests_for_pod(p) for p in pods))

@@ -74,7 +74,7 @@ class _HasTolerations(Protocol):
     def tolerations(self) -> Sequence[TolerationLike]: ...
 
 
-class PodLike(Protocol):
+class PodTolerationsLike(Protocol):
     @property
     def spec(self) -> _HasTolerations: ...
 
@@ -144,7 +144,7 @@ def is_tolerated(taints: Iterable[TaintLike], tolerations: Sequence[TolerationLi
     return True
 
 
-def tolerates_pod(taints: Iterable[TaintLike], pod: PodLike) -> str | None:
+def tolerates_pod(taints: Iterable[TaintLike], pod: PodTolerationsLike) -> str | None:
     """Karpenter ``Taints.ToleratesPod``: :func:`tolerates` with the pod's tolerations."""
     return tolerates(taints, pod.spec.tolerations)
 

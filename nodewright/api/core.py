@@ -337,6 +337,27 @@ class CSINode(TopLevel):
     spec: CSINodeSpec = Field(default_factory=CSINodeSpec)
 
 
+class PodDisruptionBudgetSpec(KubeModel):
+    selector: LabelSelector | None = None
+    min_available: int | str | None = None
+    max_unavailable: int | str | None = None
+    unhealthy_pod_eviction_policy: str | None = None
+
+
+class PodDisruptionBudgetStatus(KubeModel):
+    disruptions_allowed: int = 0
+
+
+class PodDisruptionBudget(TopLevel):
+    """A ``policy/v1`` PodDisruptionBudget: what Karpenter's disruption reads of it."""
+
+    api_version: str = "policy/v1"
+    kind: Literal["PodDisruptionBudget"] = "PodDisruptionBudget"
+    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+    spec: PodDisruptionBudgetSpec = Field(default_factory=PodDisruptionBudgetSpec)
+    status: PodDisruptionBudgetStatus = Field(default_factory=PodDisruptionBudgetStatus)
+
+
 class Secret(TopLevel):
     api_version: str = "v1"
     kind: Literal["Secret"] = "Secret"

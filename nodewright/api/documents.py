@@ -52,12 +52,6 @@ class Document:
         return f"{self.path}.{sub}" if not sub.startswith("[") else f"{self.path}{sub}"
 
 
-def parse_text(text: str, *, file: str) -> list[Any]:
-    """Parse JSON (one value, or several one after another) or (multi-document) YAML text into raw
-    documents, within :mod:`nodewright.reader`'s limits; None documents dropped."""
-    return reader.parse_text(text, file=file)
-
-
 STDIN: Final = "-"
 _stdin_cache: list[str] = []
 SUFFIXES: Final = (".json", ".yaml", ".yml")
@@ -84,7 +78,7 @@ def expand_paths(paths: Iterable[str | Path]) -> list[str | Path]:
     return out
 
 
-def read_text(path: str | Path) -> str:
+def read_input(path: str | Path) -> str:
     """The UTF-8 text of a user file (``-``: standard input), within :mod:`nodewright.reader`'s limits."""
     if str(path) == STDIN:
         text = read_stdin()
@@ -121,7 +115,7 @@ def _unpack(raw: Any, *, file: str, path: str) -> Iterator[Document]:
 
 def documents_from_text(text: str, *, file: str) -> list[Document]:
     """Every object in ``text``, ``kind: List`` unpacked, each with its JSON path."""
-    raws = parse_text(text, file=file)
+    raws = reader.parse_text(text, file=file)
     docs: list[Document] = []
     for i, raw in enumerate(raws):
         if isinstance(raw, list):
@@ -141,7 +135,7 @@ def _documents_of_file(path: str | Path) -> list[Document]:
     """The documents of one file, parsed once per process for the same bytes (a preview reads the
     cluster state for health, drift and the program: a big file is decoded once). Bodies are shared:
     readers never mutate them (copies are made where a body is changed)."""
-    text = read_text(path)
+    text = read_input(path)
     key = (str(path), hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
     cached = _PARSED.get(key)
     if cached is None:

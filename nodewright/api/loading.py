@@ -32,6 +32,7 @@ from nodewright.api.core import (
     PersistentVolume,
     PersistentVolumeClaim,
     Pod,
+    PodDisruptionBudget,
     Secret,
     StorageClass,
 )
@@ -54,7 +55,7 @@ KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
     "NodeClaim": (("karpenter.sh/v1",), NodeClaim, None),
     "EC2NodeClass": (("karpenter.k8s.aws/v1",), EC2NodeClass, None),
     "NodeOverlay": (("karpenter.sh/v1alpha1",), NodeOverlay, None),
-    "Pod": (("v1",), Pod, validation.validate_pod),
+    "Pod": (("v1",), Pod, validation.check_pod_shape),
     "Node": (("v1",), Node, None),
     "DaemonSet": (("apps/v1",), DaemonSet, None),
     "PersistentVolumeClaim": (("v1",), PersistentVolumeClaim, None),
@@ -63,6 +64,7 @@ KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
     "CSINode": (("storage.k8s.io/v1",), CSINode, None),
     "Secret": (("v1",), Secret, None),
     "CapacityBuffer": (("autoscaling.x-k8s.io/v1beta1",), CapacityBuffer, None),
+    "PodDisruptionBudget": (("policy/v1",), PodDisruptionBudget, None),
 }
 # Read by other modules from the raw documents; not an error, not a warning.
 QUIET_KINDS = frozenset(
@@ -115,6 +117,7 @@ class Objects:
     secrets: list[Secret] = field(default_factory=list)
     capacitybuffers: list[CapacityBuffer] = field(default_factory=list)
     nodeoverlays: list[NodeOverlay] = field(default_factory=list)
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     raw: dict[str, list[Document]] = field(default_factory=dict)  # kinds read unbuilt (``raw_kinds``)
     # With a base (``load_objects(..., base=...)``): Karpenter objects by what applying them does.
@@ -141,6 +144,7 @@ _BUCKET = {
     "Secret": "secrets",
     "CapacityBuffer": "capacitybuffers",
     "NodeOverlay": "nodeoverlays",
+    "PodDisruptionBudget": "pdbs",
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from nodewright.algebra.quantity import is_quantity
 from nodewright.api.core import Pod
 from nodewright.errors import Collector, typo_hint
 
@@ -19,17 +20,6 @@ from nodewright.errors import Collector, typo_hint
 def hint(value: str, choices: Iterable[str]) -> str:
     """`` (typo of "X"?)`` when ``value`` is close to one of ``choices``, else ``""``."""
     return typo_hint(value, choices)
-
-
-def is_quantity(value: Any) -> bool:
-    """Whether ``value`` parses as a quantity (what :func:`check_quantity` accepts)."""
-    from nodewright.algebra.quantity import parse_quantity
-
-    try:
-        parse_quantity(value)
-    except (ValueError, TypeError):
-        return False
-    return True
 
 
 def check_quantity(c: Collector, path: str, value: Any) -> None:
@@ -41,7 +31,7 @@ def check_quantity(c: Collector, path: str, value: Any) -> None:
         c.add(path, str(exc))
 
 
-def validate_pod(pod: Pod, c: Collector) -> None:
+def check_pod_shape(pod: Pod, c: Collector) -> None:
     """Shape checks for a cluster-state Pod (semantic pod validation is the scheduler's)."""
     at = pod.origin_path
     if not pod.metadata.name:

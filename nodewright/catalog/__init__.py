@@ -19,11 +19,11 @@ from nodewright.catalog.fake import default_instance_types, fake_catalog, fake_i
 from nodewright.catalog.fileformat import catalog_from_text, dump_catalog, load_catalog_file
 from nodewright.catalog.loader import apply_kubelet, load_catalog
 from nodewright.catalog.model import Catalog, Ec2Facts, InstanceType, Offering, Overhead, RequirementSpec
-from nodewright.catalog.overhead import BlockDevice, KubeletOptions, NodeClassOptions
+from nodewright.catalog.overhead import DeviceSize, KubeletOptions, NodeClassOptions
 
 __all__ = [
-    "BlockDevice",
     "Catalog",
+    "DeviceSize",
     "Ec2Facts",
     "InstanceType",
     "KubeletOptions",

@@ -21,7 +21,7 @@ from typing import Any, Final
 from nodewright import labels
 from nodewright.algebra.quantity import QuantityError, parse_quantity
 from nodewright.algebra.resources import ResourceList, format_resource_list
-from nodewright.api.documents import Document, documents_from_text, read_text
+from nodewright.api.documents import Document, documents_from_text, read_input
 from nodewright.catalog.model import Catalog, InstanceType, Offering, Overhead, RequirementSpec
 from nodewright.errors import Collector, InputError
 
@@ -312,7 +312,7 @@ def catalog_from_documents(docs: list[Document], *, file: str) -> Catalog:
 
 def load_catalog_file(path: str | Path) -> Catalog:
     """Read an ``InstanceTypeCatalog`` YAML or JSON file."""
-    text = read_text(path)
+    text = read_input(path)
     return catalog_from_documents(documents_from_text(text, file=str(path)), file=str(path))
 
 

@@ -66,7 +66,7 @@ def ephemeral_device(family: str) -> str | None:
 
 
 @dataclass(frozen=True, kw_only=True)
-class BlockDevice:
+class DeviceSize:
     """One EC2NodeClass blockDeviceMapping, reduced to what capacity depends on."""
 
     device_name: str
@@ -100,7 +100,7 @@ class NodeClassOptions:
 
     family: str = DEFAULT_AMI_FAMILY
     kubelet: KubeletOptions = field(default_factory=KubeletOptions)
-    block_devices: tuple[BlockDevice, ...] = ()
+    block_devices: tuple[DeviceSize, ...] = ()
     instance_store_raid0: bool = False
     efa_only_interfaces: int = 0  # EFA-only interfaces the NodeClass puts on network card 0
     reserved_enis: int = 0  # --reserved-enis

@@ -22,6 +22,7 @@ _COMMANDS: dict[str, str] = {
     "plan": "plan",
     "hash": "hashes",
     "drift": "drift",
+    "disrupt": "disrupt",
     "render": "render",
     "preview": "preview",
     "health": "health",

@@ -13,8 +13,9 @@ from typing import Any, ParamSpec, TypeVar
 
 import click
 
-from nodewright import reader, redact
+from nodewright import redact
 from nodewright.errors import InputError, NodewrightError, UsageError, clip
+from nodewright.reader import dump_json, dump_yaml
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -360,14 +361,6 @@ def _run(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         sys.exit(1)
 
 
-def dump_json(data: Any) -> str:
-    return reader.dump_json(data)
-
-
-def dump_yaml(data: Any) -> str:
-    return reader.dump_yaml(data)
-
-
 def emit(
     data: Any,
     output: str,
@@ -390,11 +383,12 @@ def emit(
 
 def load_cluster_info(info_file: str) -> Any:
     """The validated :class:`~nodewright.userdata.ClusterInfo` of an ``INFO.yaml`` file."""
-    from nodewright.api.documents import parse_text, read_text
+    from nodewright.api.documents import read_input
     from nodewright.errors import InputError
+    from nodewright.reader import parse_text
     from nodewright.userdata.launch import cluster_info_from_mapping
 
-    raws = parse_text(read_text(info_file), file=info_file)
+    raws = parse_text(read_input(info_file), file=info_file)
     if len(raws) != 1:
         raise InputError("expected one YAML document with the cluster facts", file=info_file)
     return cluster_info_from_mapping(raws[0], file=info_file)

@@ -12,7 +12,8 @@ from typing import Any
 
 import click
 
-from nodewright.cli._common import dump_yaml, handle_errors
+from nodewright.cli._common import handle_errors
+from nodewright.reader import dump_yaml
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}

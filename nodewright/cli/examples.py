@@ -21,6 +21,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "plan": ("nodewright plan -f stacks/nodepools.yaml --cluster stacks/examples/cluster.json -o table",),
     "hash": ("nodewright hash -f stacks/nodepools.yaml -o json",),
+    "disrupt": (
+        "nodewright disrupt -f docs/examples/disrupt/nodepools.yaml --cluster docs/examples/disrupt/cluster.json",
+        "nodewright disrupt -f stacks/nodepools.yaml --cluster cluster-state.json --until-quiet -o markdown",
+    ),
     "drift": (
         "nodewright drift -f stacks/nodepools.yaml -f stacks/nodeclasses.yaml --cluster stacks/examples/cluster.json",
     ),

@@ -13,6 +13,7 @@ import click
 
 from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
+from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.catalog.model import InstanceType
 from nodewright.catalog.overlay import merge_overlays, overlay_catalogs
 from nodewright.catalog.prices import HOURS_PER_MONTH
@@ -84,7 +85,7 @@ def _monthly(s: dict[str, Any]) -> str:
     return f"monthly cost: {s['monthlyCost']:,.2f} ({HOURS_PER_MONTH} h)" if "monthlyCost" in s else ""
 
 
-def render_table(doc: dict[str, Any]) -> str:
+def _render_table(doc: dict[str, Any]) -> str:
     s = doc["summary"]
     out = [format_table(_CLAIM_HEADERS, _claim_rows(doc)) if doc["nodeClaims"] else "No new NodeClaims."]
     if doc["existingNodes"]:
@@ -124,7 +125,7 @@ def _extra_lines(doc: dict[str, Any]) -> list[str]:
     return ["", *out] if out else []
 
 
-def render_markdown(doc: dict[str, Any]) -> str:
+def _render_markdown(doc: dict[str, Any]) -> str:
     s = doc["summary"]
     out = ["### nodewright plan", ""]
     out.append(
@@ -154,7 +155,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
 @click.option(
     "--catalog",
     "catalog_spec",
-    default="aws:us-east-1",
+    default=DEFAULT_SPEC,
     show_default=True,
     help="InstanceTypeCatalog file or aws:<region>.",
 )
@@ -280,4 +281,4 @@ def command(
         # the hash an in-cluster Karpenter stamps (CRD defaults applied), as the stack plan does
         hashes = {np.name: nodepool_hash(np, crd_defaults=True) for np in objs.nodepools}
         write_claims(write_path, claims_document(doc, catalog=catalog_spec, hashes=hashes, strategy=strategy))
-    emit(doc, output, table=lambda: render_table(doc), markdown=lambda: render_markdown(doc))
+    emit(doc, output, table=lambda: _render_table(doc), markdown=lambda: _render_markdown(doc))

@@ -15,6 +15,7 @@ import click
 
 from nodewright import labels as L
 from nodewright.api import load_objects
+from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.cli._common import (
     echo_secret,
     emit,
@@ -76,7 +77,7 @@ def _pick(kind: str, option: str, *, items: list[Any], file: str, name: str | No
 )
 @click.option(
     "--catalog",
-    default="aws:us-east-1",
+    default=DEFAULT_SPEC,
     show_default=True,
     help="Instance-type catalog: file or aws:<region>.",
 )

@@ -20,6 +20,7 @@ from nodewright.api.core import (
     PersistentVolume,
     PersistentVolumeClaim,
     Pod,
+    PodDisruptionBudget,
     StorageClass,
 )
 from nodewright.api.documents import Document
@@ -51,6 +52,7 @@ class ClusterState:
     storageclasses: tuple[StorageClass, ...] = ()
     csinodes: tuple[CSINode, ...] = ()
     nodeoverlays: tuple[NodeOverlay, ...] = ()
+    pdbs: tuple[PodDisruptionBudget, ...] = ()
     # NodeClaims kept as raw documents (``load_cluster(..., raw_nodeclaims=True)``): readers robust
     # to any shape (drift, health) skip building 10,000 models they would dump back to mappings
     raw_nodeclaims: tuple[Document, ...] = ()
@@ -148,6 +150,7 @@ def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> Cluster
         storageclasses=tuple(objs.storageclasses),
         csinodes=tuple(objs.csinodes),
         nodeoverlays=tuple(objs.nodeoverlays),
+        pdbs=tuple(objs.pdbs),
         raw_nodeclaims=tuple(objs.raw.get("NodeClaim", ())),
         raw_nodes=tuple(objs.raw.get("Node", ())),
         **_raw_and_record(objs.documents),  # type: ignore[arg-type]
@@ -171,7 +174,7 @@ def load_cluster(
     """Read cluster state files: a ``List`` or typed lists (``NodeList``...), a directory, ``-``.
 
     Items of kind Pod, Node, DaemonSet, NodeClaim, NodePool, EC2NodeClass, PVC, PV, StorageClass
-    CSINode and NodeOverlay are used; other kinds are ignored with a warning. Malformed objects are errors
+    CSINode, NodeOverlay and PodDisruptionBudget are used; other kinds are ignored with a warning. Malformed objects are errors
     naming file and path. A state without nodes and pods is a warning naming the file.
 
     For large states a reader may build only what it uses: ``kinds`` (the kinds to build),

@@ -6,11 +6,11 @@ different order of decisions, never different rules:
 1. the pods the optimiser leaves alone are replayed in the karpenter strategy's placement order
    (:class:`RecordingScheduler` records it, with the relaxed form each pod was placed in): onto
    existing nodes through the normal placement (existing capacity first), onto the counterpart
-   of the NodeClaim Karpenter gave them through ``NodeClaim.can_add`` (with topology);
+   of the NodeClaim Karpenter gave them through ``InflightClaim.can_add`` (with topology);
 2. each planned bin becomes a NodeClaim of its template restricted to the bin's instance types
    (opened by the scheduler's own ``_add_new``, so NodePool limits and minValues are checked);
    every pod is offered to the existing nodes first, then to its bin through
-   ``NodeClaim.can_add`` (requirements, taints, resources with daemon overhead, offerings,
+   ``InflightClaim.can_add`` (requirements, taints, resources with daemon overhead, offerings,
    reservations, topology recording);
 3. everything else, and any pod its bin refused, goes through the normal queue (Karpenter's
    order, in-flight NodeClaims, new NodeClaims, relaxation, retry).
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nodewright.api.core import Pod
-from nodewright.scheduling.nodeclaim import NodeClaim, Placement, Template
+from nodewright.scheduling.nodeclaim import InflightClaim, Placement, Template
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.scheduler import Scheduler, SolveResult
 
@@ -57,11 +57,11 @@ class GuidedScheduler(Scheduler):
     """See the module docstring."""
 
     def _replay(
-        self, log: Sequence[tuple[PodData, Pod]], where: dict[int, NodeClaim], skip: set[int]
+        self, log: Sequence[tuple[PodData, Pod]], where: dict[int, InflightClaim], skip: set[int]
     ) -> list[PodData]:
         """Phase 1: Karpenter's placements of the pods not in ``skip``, in its order."""
         retry: list[PodData] = []
-        mapped: dict[int, NodeClaim] = {}
+        mapped: dict[int, InflightClaim] = {}
         by_name = {t.name: t for t in self.templates}
         topo = self.topology
         for pod, relaxed in log:
@@ -92,8 +92,8 @@ class GuidedScheduler(Scheduler):
                 retry.append(pod)
         return retry
 
-    def _offer(self, claim: NodeClaim, pod: PodData, has_topology: bool) -> bool:
-        """Place ``pod`` on ``claim`` if ``NodeClaim.can_add`` accepts it."""
+    def _offer(self, claim: InflightClaim, pod: PodData, has_topology: bool) -> bool:
+        """Place ``pod`` on ``claim`` if ``InflightClaim.can_add`` accepts it."""
         placed = claim.can_add(
             pod,
             self.topology,
@@ -110,7 +110,7 @@ class GuidedScheduler(Scheduler):
     def solve_guided(
         self,
         log: Sequence[tuple[PodData, Pod]],
-        where: dict[int, NodeClaim],
+        where: dict[int, InflightClaim],
         planned: Sequence[PlannedClaim],
         unplaced: Sequence[PodData],
     ) -> SolveResult:

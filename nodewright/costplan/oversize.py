@@ -1,4 +1,4 @@
-"""Oversized instance types a NodePool lets a NodeClaim grow into (issue 15, karpenter mode).
+"""Oversized instance types a NodePool lets a NodeClaim grow into (under the karpenter strategy).
 
 Karpenter launches the cheapest type that fits a NodeClaim, but it keeps adding pods to an
 in-flight NodeClaim while any of its options still fits. In a NodePool without a size cap the
@@ -24,10 +24,10 @@ from nodewright.api.karpenter import NodePool
 from nodewright.catalog.memo import by_catalog_keys
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
+from nodewright.labels import INSTANCE_CPU
 from nodewright.scheduling.nodeclaim import template_requirements
 from nodewright.scheduling.plan import CatalogFor, PlanOptions, plan
 
-INSTANCE_CPU: Final = "karpenter.k8s.aws/instance-cpu"
 DEFAULT_RATIO: Final = 2.0
 BEST_PERCENTILE: Final = 0.1
 _GIB: Final = 1024**3 * 1000  # memory quantities are milli-bytes

@@ -55,7 +55,7 @@ class Bin(Generic[T]):
 
 
 @dataclass(kw_only=True)
-class Limits:
+class PoolLimits:
     """Remaining NodePool limits: per dim (charged with ``BinType.capacity``) and node count."""
 
     remaining: dict[int, int] = field(default_factory=dict)
@@ -66,8 +66,8 @@ class Limits:
             return False
         return all(t.capacity[d] <= rem for d, rem in self.remaining.items())
 
-    def copy(self) -> Limits:
-        return Limits(remaining=dict(self.remaining), nodes=self.nodes)
+    def copy(self) -> PoolLimits:
+        return PoolLimits(remaining=dict(self.remaining), nodes=self.nodes)
 
     def charge_all(self, types: Sequence[BinType]) -> bool:
         """Charge every type; False (and a state to discard) when that breaks a limit."""
@@ -96,7 +96,7 @@ class Packer(Generic[T]):
         shapes: Sequence[Shape[T]],
         types: Sequence[BinType],
         *,
-        limits: Limits | None = None,
+        limits: PoolLimits | None = None,
         deadline: float | None = None,
     ) -> None:
         self.shapes = sorted(shapes, key=lambda s: tuple(-x for x in s.vec))
@@ -105,7 +105,7 @@ class Packer(Generic[T]):
             (t for t in types if any(_fits(s.vec, t.cap) for s in self.shapes)),
             key=lambda t: (t.price, t.index),
         )
-        self.limits = limits or Limits()
+        self.limits = limits or PoolLimits()
         self.deadline = deadline
         self.dims = len(self.shapes[0].vec) if self.shapes else 0
         self._vec_of = {id(it): s.vec for s in self.shapes for it in s.items}
@@ -267,7 +267,7 @@ def pack(
     shapes: Sequence[Shape[T]],
     types: Sequence[BinType],
     *,
-    limits: Limits | None = None,
+    limits: PoolLimits | None = None,
     deadline: float | None = None,
 ) -> list[Bin[T]] | None:
     """See the module docstring."""

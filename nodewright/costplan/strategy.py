@@ -32,7 +32,7 @@ from nodewright.api.karpenter import NodePool
 from nodewright.cluster.state import ClusterState
 from nodewright.costplan.colgen import colgen_pack
 from nodewright.costplan.guided import GuidedScheduler, PlannedClaim, RecordingScheduler
-from nodewright.costplan.packing import Bin, BinType, Limits, Shape, lower_bound, pack
+from nodewright.costplan.packing import Bin, BinType, PoolLimits, Shape, lower_bound, pack
 from nodewright.scheduling.instancetypes import iter_bits
 from nodewright.scheduling.nodeclaim import Template
 from nodewright.scheduling.plan import CatalogFor, PlanOptions, Round, prepare_round
@@ -141,7 +141,7 @@ def plan_classes(
             if got is None:
                 got = classes[key] = _Class(template=tmpl, pods=[])
             got.pods.append(pod)
-    limits_by_pool: dict[str, Limits] = {}
+    limits_by_pool: dict[str, PoolLimits] = {}
     planned: list[PlannedClaim] = []
     space = rnd.space
     for key in sorted(classes):
@@ -150,7 +150,7 @@ def plan_classes(
         remaining = sched.remaining.get(pool)
         limit_dims = sorted(space.index[k] for k in (remaining or {}) if k in space.index)
         if pool not in limits_by_pool:
-            lim = Limits()
+            lim = PoolLimits()
             if remaining is not None:
                 lim.remaining = {j: remaining[space.names[d]] for j, d in enumerate(limit_dims)}
                 lim.nodes = remaining.get(NODES)

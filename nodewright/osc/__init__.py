@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from nodewright.osc.initscript import InitOptions, result_secret_name
 from nodewright.osc.loading import LoadedOSC, load_osc, load_osc_documents
-from nodewright.osc.models import OperatingSystemConfig, Secret
+from nodewright.osc.models import OperatingSystemConfig, ReferencedSecret
 from nodewright.osc.nodeplan import NodePlan, node_plan
 from nodewright.osc.reconcile import ReconcileChanges, diff_plans, reconcile_changes
 from nodewright.osc.render import FORMATS, USER_DATA_LIMIT, Format, RenderResult, render_osc, render_plan
@@ -34,8 +34,8 @@ __all__ = [
     "NodePlan",
     "OperatingSystemConfig",
     "ReconcileChanges",
+    "ReferencedSecret",
     "RenderResult",
-    "Secret",
     "diff_plans",
     "load_osc",
     "load_osc_documents",

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from nodewright import crd
 from nodewright.api.documents import Document, load_documents
 from nodewright.errors import Collector, InputError
-from nodewright.osc.models import API_VERSION, KIND, OperatingSystemConfig, Secret
+from nodewright.osc.models import API_VERSION, KIND, OperatingSystemConfig, ReferencedSecret
 
 log = logging.getLogger("nodewright")
 
@@ -55,7 +55,7 @@ class LoadedOSC:
     osc: OperatingSystemConfig
     file: str
     path: str
-    secrets: tuple[Secret, ...] = ()
+    secrets: tuple[ReferencedSecret, ...] = ()
 
     def at(self, sub: str) -> str:
         """JSON path of ``sub`` inside the OSC document."""
@@ -99,7 +99,7 @@ def _join(base: str, sub: str) -> str:
     return f"{base}{sub}" if sub.startswith("[") else f"{base}.{sub}"
 
 
-def parse_secret(doc: Document, collector: Collector) -> Secret | None:
+def parse_secret(doc: Document, collector: Collector) -> ReferencedSecret | None:
     """A core/v1 Secret document; ``data`` is base64, ``stringData`` plain (wins, as in Kubernetes)."""
     body = doc.body
     values: dict[str, bytes] = {}
@@ -123,7 +123,7 @@ def parse_secret(doc: Document, collector: Collector) -> Secret | None:
         return None
     meta = body.get("metadata") or {}
     namespace = meta.get("namespace") if isinstance(meta, Mapping) else None
-    return Secret(name=doc.name, namespace=str(namespace) if namespace else None, values=values)
+    return ReferencedSecret(name=doc.name, namespace=str(namespace) if namespace else None, values=values)
 
 
 def _validate_model(doc: Document, collector: Collector) -> OperatingSystemConfig | None:
@@ -238,7 +238,9 @@ def _check_containerd(containerd: Any, collector: Collector, at: Any) -> None:
             )
 
 
-def find_secret(secrets: Iterable[Secret], name: str, namespace: str | None) -> Secret | None:
+def find_secret(
+    secrets: Iterable[ReferencedSecret], name: str, namespace: str | None
+) -> ReferencedSecret | None:
     """The Secret called ``name``: same namespace first, then one without a namespace."""
     candidates = [s for s in secrets if s.name == name]
     for s in candidates:
@@ -251,7 +253,7 @@ def find_secret(secrets: Iterable[Secret], name: str, namespace: str | None) -> 
 
 
 def check_secret_refs(
-    osc: OperatingSystemConfig, secrets: Iterable[Secret], collector: Collector, *, base: str = ""
+    osc: OperatingSystemConfig, secrets: Iterable[ReferencedSecret], collector: Collector, *, base: str = ""
 ) -> None:
     """Every ``secretRef`` names a given Secret and one of its keys (values never shown)."""
     pool = list(secrets)
@@ -287,7 +289,7 @@ def load_osc_documents(docs: Iterable[Document]) -> list[LoadedOSC]:
     """Every OSC among ``docs``, validated, each paired with every Secret among ``docs``."""
     by_file: dict[str, Collector] = {}
     oscs: list[tuple[OperatingSystemConfig, Document]] = []
-    secrets: list[Secret] = []
+    secrets: list[ReferencedSecret] = []
 
     def collector_for(file: str) -> Collector:
         return by_file.setdefault(file, Collector(file))

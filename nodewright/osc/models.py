@@ -42,7 +42,7 @@ class _Lenient(BaseModel):
     )
 
 
-class ObjectMeta(_Lenient):
+class OscMetadata(_Lenient):
     """Kubernetes metadata; only what nodewright reads is typed, the rest is kept."""
 
     name: str = ""
@@ -214,7 +214,7 @@ class OperatingSystemConfig(_Strict):
 
     api_version: Literal["extensions.gardener.cloud/v1alpha1"]
     kind: Literal["OperatingSystemConfig"]
-    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+    metadata: OscMetadata = Field(default_factory=OscMetadata)
     spec: OperatingSystemConfigSpec
     status: OperatingSystemConfigStatus | None = None
 
@@ -250,7 +250,7 @@ def merge_units(base: tuple[Unit, ...], extra: tuple[Unit, ...]) -> tuple[Unit, 
     return tuple(merged[name] for name in order)
 
 
-class Secret(BaseModel):
+class ReferencedSecret(BaseModel):
     """A core/v1 Secret given beside the OSC to resolve ``secretRef`` file contents.
 
     Values never appear in ``repr`` or errors: only key names are ever shown.

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from nodewright.api.amifamily import USER_DATA_MAX_BYTES
+from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.policy.cost_rules import check_oversized_types
 from nodewright.policy.crd_rules import check_crds_update, check_crds_valid
 from nodewright.policy.drift_rules import check_instances_hash, check_nodepool_hashes, check_pair_health
@@ -160,13 +161,13 @@ POLICIES: Final[tuple[PolicySpec, ...]] = (
     ),
     PolicySpec(
         name="nodepool-oversized-types",
-        description="A NodePool does not let NodeClaims grow into instance types far dearer per vCPU or GiB than its best offering (issue 15).",
+        description="A NodePool does not let NodeClaims grow into instance types far dearer per vCPU or GiB than its best offering.",
         enforcement="advisory",
         resource_check=check_oversized_types,
         config_properties={
             "catalog": {
                 "type": "string",
-                "default": "aws:us-east-1",
+                "default": DEFAULT_SPEC,
                 "description": "Instance-type catalog: a file or aws:<region>.",
             },
             "maxPriceRatio": {

@@ -1,4 +1,4 @@
-"""Cost advice for NodePools (issue 15): a pool that lets NodeClaims grow into oversized types.
+"""Cost advice for NodePools: a pool that lets NodeClaims grow into oversized types.
 
 Advisory: the rule loads the instance-type catalog (policy config ``catalog``, default
 ``aws:us-east-1``, the embedded offline catalog) and asks :func:`nodewright.costplan.oversize.oversized`
@@ -13,8 +13,6 @@ from typing import Any
 
 from nodewright.policy.resources import NODEPOOL_CR, ResourceView
 
-DEFAULT_CATALOG = "aws:us-east-1"
-
 
 def check_oversized_types(resource: ResourceView, config: Mapping[str, Any]) -> list[str]:
     if resource.type != NODEPOOL_CR:
@@ -23,6 +21,7 @@ def check_oversized_types(resource: ResourceView, config: Mapping[str, Any]) -> 
 
     from nodewright.api.karpenter import NodePool
     from nodewright.catalog import load_catalog
+    from nodewright.catalog.loader import DEFAULT_SPEC
     from nodewright.costplan.oversize import DEFAULT_RATIO, oversized
 
     try:
@@ -30,7 +29,7 @@ def check_oversized_types(resource: ResourceView, config: Mapping[str, Any]) -> 
     except ValidationError:
         return []  # shape errors are other policies' business
     try:
-        types = list(load_catalog(str(config.get("catalog") or DEFAULT_CATALOG)))
+        types = list(load_catalog(str(config.get("catalog") or DEFAULT_SPEC)))
     except Exception as exc:  # an unreadable catalog must not fail the pack
         return [f"{resource.name}: could not load the catalog for the oversized-type check: {exc}"]
     advice = oversized(pool, types, ratio=float(config.get("maxPriceRatio") or DEFAULT_RATIO))

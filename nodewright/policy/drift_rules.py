@@ -1,5 +1,6 @@
 """Drift-hash rules: a NodePool's hash annotation is the hash Karpenter would compute, and the
-instances (NodeClaims) of a pool carry the pool's current hash; plus the health advisory of issue 7.
+instances (NodeClaims) of a pool carry the pool's current hash; plus an advisory on changes to a pool
+whose NodePool/NodeClass pair is not healthy.
 
 Pure functions, no ``pulumi``. The hash itself comes from :mod:`nodewright.drift`, the same function
 ``nodewright hash`` prints.
@@ -111,7 +112,7 @@ def check_instances_hash(
 
 
 def check_pair_health(resource: ResourceView, config: Mapping[str, Any]) -> list[str]:
-    """A change to a NodePool whose NodePool/NodeClass pair is Unhealthy or never verified (issue 7)."""
+    """A change to a NodePool whose NodePool/NodeClass pair is Unhealthy or never verified."""
     if resource.type != NODEPOOL_COMPONENT:
         return []
     health = resource.props.get("health")

@@ -22,7 +22,6 @@ from typing import Any
 
 from nodewright import labels
 from nodewright.policy.resources import (
-    AMI_FAMILY_TAG,
     EC2NODECLASS_CR,
     LAUNCH_TEMPLATE,
     NODEPOOL_COMPONENT,
@@ -191,7 +190,7 @@ def check_custom_ami_user_data(resource: ResourceView, config: Mapping[str, Any]
             ]
     if (
         resource.type == LAUNCH_TEMPLATE
-        and tags_of(resource).get(AMI_FAMILY_TAG) == "Custom"
+        and tags_of(resource).get(labels.AMI_FAMILY_TAG) == "Custom"
         and not user_data_of(resource)
     ):
         return [

@@ -23,10 +23,6 @@ NODECLASS_COMPONENT: Final = "nodewright:index:NodeClass"
 CAPACITY_COMPONENT: Final = "nodewright:index:Capacity"
 OSC_COMPONENT: Final = "nodewright:index:OperatingSystemConfig"
 
-# Tags nodewright puts on launch templates and instances (private to nodewright, not Kubernetes labels).
-AMI_FAMILY_TAG: Final = "nodewright.dev/ami-family"
-NODECLAIM_TAG: Final = "nodewright.dev/nodeclaim"
-
 
 @dataclass(frozen=True, kw_only=True)
 class ResourceView:

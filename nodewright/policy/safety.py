@@ -107,11 +107,6 @@ def check_ebs_encrypted(resource: ResourceView, config: Mapping[str, Any]) -> li
     return out
 
 
-def find_credentials(text: str, *, extra_patterns: tuple[str, ...] = ()) -> list[str]:
-    """Names of the credential kinds found in ``text`` (never the values)."""
-    return redact.find_credentials(text, extra_patterns=extra_patterns)
-
-
 def check_user_data_safe(resource: ResourceView, config: Mapping[str, Any]) -> list[str]:
     """User data fits EC2's 16 KB limit and carries no plain-text credentials."""
     text = user_data_of(resource)
@@ -127,7 +122,7 @@ def check_user_data_safe(resource: ResourceView, config: Mapping[str, Any]) -> l
         )
     extra = tuple(str(p) for p in config.get("extraCredentialPatterns") or [])
     # The cluster CA is public (it is redacted in previews, but it is no credential): blank it first.
-    for kind in find_credentials(without_cluster_ca(text), extra_patterns=extra):
+    for kind in redact.find_credentials(without_cluster_ca(text), extra_patterns=extra):
         out.append(
             f"{resource.name}: user data contains a plain-text {kind}; anyone who can describe the instance "
             "can read it. Fetch it at boot from Secrets Manager/SSM or use the node role"

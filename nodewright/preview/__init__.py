@@ -93,13 +93,18 @@ def stack_settings(stack_config: Mapping[str, str], project: str, stack: str) ->
 
 
 def _cost(
-    stack_config: Mapping[str, str], project: str, stack: str, project_dir: Path, state: Any
+    stack_config: Mapping[str, str],
+    project: str,
+    stack: str,
+    project_dir: Path,
+    state: Any,
+    at: datetime | None = None,
 ) -> dict[str, Any]:
     """``cost``: the cluster's NodeClaims before and after convergence (:mod:`nodewright.stack.cost`)."""
     from nodewright.stack.cost import stack_cost
 
     settings = stack_settings(stack_config, project, stack)
-    return stack_cost(settings, base_dir=project_dir, state=state).as_dict()
+    return stack_cost(settings, base_dir=project_dir, state=state, at=at).as_dict()
 
 
 def _files(stack_config: Mapping[str, str], project: str) -> list[str]:
@@ -197,7 +202,7 @@ def preview(
     state = _state(st.config, st.project, st.project_dir, release=release)
     _progress.info("forecasting drift and cost against the cluster state" if state else "forecasting cost")
     drift = _drift(st.config, st.project, st.project_dir, state, at=at, release=release, karpenter=summary)
-    cost = _cost(st.config, st.project, st.stack, st.project_dir, state)
+    cost = _cost(st.config, st.project, st.stack, st.project_dir, state, at=at)
     doc = build_document(
         run,
         violations,

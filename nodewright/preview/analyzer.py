@@ -29,7 +29,7 @@ from pulumi_policy.policy import _NotApplicableError, _PolicyAnalyzerServicer
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from nodewright.policy import PACK_NAME, resolve_config
-from nodewright.preview.mocks import Registration
+from nodewright.preview.mocks import RecordedRegistration
 from nodewright.preview.pack import LEVELS, build_policies
 
 _LEVEL_NAMES = {
@@ -81,7 +81,7 @@ def _configure_request(config: Mapping[str, Any] | None) -> Any:
     return req
 
 
-def _options(reg: Registration) -> Any:
+def _options(reg: RecordedRegistration) -> Any:
     return proto.AnalyzerResourceOptions(protect=reg.protect, parent=reg.parent)
 
 
@@ -127,7 +127,7 @@ def _run(
 
 
 def analyze(
-    registrations: Sequence[Registration],
+    registrations: Sequence[RecordedRegistration],
     *,
     config: Mapping[str, Any] | None = None,
     version: str = "0.1.0",
@@ -146,7 +146,7 @@ def analyze(
     by_urn = {r.urn: r for r in registrations}
     found: list[Violation] = []
 
-    def collect(diags: Any, default: Registration | None) -> None:
+    def collect(diags: Any, default: RecordedRegistration | None) -> None:
         for d in diags:
             reg = by_urn.get(d.urn) if d.urn else default
             prefix = d.description + "\n"

@@ -126,7 +126,7 @@ def _fake_id(typ: str, name: str) -> str:
 
 
 @dataclass(frozen=True)
-class Registration:
+class RecordedRegistration:
     """One ``RegisterResource`` call as the engine would see it."""
 
     type: str
@@ -155,7 +155,7 @@ class CapturingMonitor(MockMonitor):
 
     def __init__(self, mocks: pulumi.runtime.Mocks) -> None:
         super().__init__(mocks)
-        self.registrations: list[Registration] = []
+        self.registrations: list[RecordedRegistration] = []
         self._reg_lock = threading.Lock()
 
     def RegisterResource(self, request: Any) -> Any:
@@ -163,7 +163,7 @@ class CapturingMonitor(MockMonitor):
         if request.type != "pulumi:pulumi:Stack":
             obj = struct_pb2.Struct()
             obj.CopyFrom(request.object)
-            reg = Registration(
+            reg = RecordedRegistration(
                 type=request.type,
                 name=request.name,
                 urn=response.urn,

@@ -36,7 +36,7 @@ LEVELS: dict[str, EnforcementLevel] = {
 }
 
 
-def plain(value: Any) -> Any:
+def plain_props(value: Any) -> Any:
     """Deep copy of engine props (proxies included) into plain dict/list values."""
     kind = type(value)
     if kind is str or kind is bool or kind is int or value is None:
@@ -46,9 +46,9 @@ def plain(value: Any) -> Any:
     if isinstance(value, (str, bytes)):
         return value
     if isinstance(value, Mapping):
-        return {str(k): plain(value[k]) for k in value}
+        return {str(k): plain_props(value[k]) for k in value}
     if isinstance(value, Sequence):
-        return [plain(value[i]) for i in range(len(value))]
+        return [plain_props(value[i]) for i in range(len(value))]
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
@@ -56,18 +56,18 @@ def plain(value: Any) -> Any:
 
 def _config(args: ResourceValidationArgs | StackValidationArgs) -> Mapping[str, Any]:
     cfg = args.get_config()
-    return plain(cfg) if cfg else {}
+    return plain_props(cfg) if cfg else {}
 
 
 _PropsCache = dict[tuple[str, str, str], Any]
 
 
 def _props(cache: _PropsCache, resource_type: str, name: str, urn: str | None, props: Any) -> Any:
-    """``plain(props)`` once per resource of a run: pulumi_policy hands every policy its own copy
+    """``plain_props(props)`` once per resource of a run: pulumi_policy hands every policy its own copy
     of the same properties, and copying them is most of a large preview's policy time."""
     key = (resource_type, name, urn or "")
     if not urn or key not in cache:
-        cache[key] = plain(props)
+        cache[key] = plain_props(props)
     return cache[key]
 
 
@@ -147,4 +147,4 @@ def pack_version(project_dir: Path | None = None) -> str:
     return __version__
 
 
-__all__ = ["LEVELS", "PACK_NAME", "build_policies", "pack_version", "plain"]
+__all__ = ["LEVELS", "PACK_NAME", "build_policies", "pack_version", "plain_props"]

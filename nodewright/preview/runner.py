@@ -40,7 +40,7 @@ from nodewright.preview.mocks import (
     CapturingMonitor,
     InvokeRecord,
     PreviewMocks,
-    Registration,
+    RecordedRegistration,
     load_ssm_fixture,
 )
 
@@ -75,7 +75,7 @@ class ProgramRun:
     """Everything the program registered, in a deterministic order."""
 
     stack: StackConfig
-    registrations: list[Registration]
+    registrations: list[RecordedRegistration]
     outputs: dict[str, OutputValue]
     invokes: list[InvokeRecord] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -32,7 +32,7 @@ def normalise(text: str) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
 
 
 @dataclass(kw_only=True)
-class UserDataGroup:
+class UserDataGroupView:
     """Launch templates of one NodePool whose user data are equal once normalised."""
 
     node_pool: str
@@ -53,15 +53,15 @@ class UserDataGroup:
         return "; ".join(parts)
 
 
-def group_user_data(entries: Sequence[Mapping[str, Any]]) -> list[UserDataGroup]:
+def group_user_data(entries: Sequence[Mapping[str, Any]]) -> list[UserDataGroupView]:
     """Groups in first-seen order (the document's natural order of launch templates)."""
-    groups: dict[tuple[str, str], UserDataGroup] = {}
+    groups: dict[tuple[str, str], UserDataGroupView] = {}
     for e in entries:
         norm, pods, capacity = normalise(str(e["content"]))
         key = (str(e.get("nodePool", "")), norm)
         g = groups.get(key)
         if g is None:
-            g = groups[key] = UserDataGroup(node_pool=key[0], content=str(e["content"]), normalised=norm)
+            g = groups[key] = UserDataGroupView(node_pool=key[0], content=str(e["content"]), normalised=norm)
         g.members.append(str(e["launchTemplate"]))
         g.max_pods.update(pods)
         g.capacity_types.update(capacity)

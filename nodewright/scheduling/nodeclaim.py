@@ -4,7 +4,7 @@
 A :class:`Template` is a NodePool ready to launch: its requirements (NodePool requirements,
 template labels, ``karpenter.sh/nodepool``, the NodeClass label, ``registered``/``initialized``),
 taints and pre-filtered instance types, grouped by the set of daemonset pods they would run. A
-:class:`NodeClaim` is one simulated launch: requirements narrowed by every pod added, remaining
+:class:`InflightClaim` is one simulated launch: requirements narrowed by every pod added, remaining
 instance-type options (a bitmask over its template's types), summed requests (daemon overhead
 is added only at finalisation), host ports per daemon group and reserved offerings.
 """
@@ -188,7 +188,7 @@ def filter_instance_types(
     return err
 
 
-class NodeClaim:
+class InflightClaim:
     """One simulated launch of a template."""
 
     __slots__ = (

@@ -36,13 +36,13 @@ from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
-from nodewright.scheduling.instancetypes import ResourceSpace, satisfies_min_values
-from nodewright.scheduling.nodeclaim import NodeClaim
+from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, satisfies_min_values
+from nodewright.scheduling.nodeclaim import InflightClaim
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.reservations import LaunchLedger, consume_reservations
 from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler, SchedulerOptions, SolveResult
 from nodewright.scheduling.topology import Topology
-from nodewright.scheduling.topologydomains import DomainSource
+from nodewright.scheduling.topologydomains import DomainSource, DomainUniverse
 from nodewright.scheduling.validation import managed_label_does_not_exist, validate_pod
 from nodewright.scheduling.volumes import VolumeIndex, VolumeTopologyError
 from nodewright.scheduling.workloads import Generated, Input, Scale, round_pods
@@ -155,7 +155,7 @@ def _round_price(p: float) -> float:
 
 @dataclass(kw_only=True)
 class _ClaimView:
-    claim: NodeClaim
+    claim: InflightClaim
     names: list[str]
     launch: Offering | None
     launch_type: str
@@ -163,7 +163,7 @@ class _ClaimView:
 
 
 def _truncate(
-    claim: NodeClaim, max_types: int, policy: str, exclude: frozenset[str]
+    claim: InflightClaim, max_types: int, policy: str, exclude: frozenset[str]
 ) -> tuple[list[int], str | None]:
     idx = claim.template.types
     ordered = idx.order_by_price(claim.options, claim.requirements, exclude)[:max_types]
@@ -174,7 +174,7 @@ def _truncate(
     return ordered, None
 
 
-def _view(claim: NodeClaim, ordered: list[int], exclude: frozenset[str]) -> _ClaimView:
+def _view(claim: InflightClaim, ordered: list[int], exclude: frozenset[str]) -> _ClaimView:
     idx = claim.template.types
     reqs = claim.requirements
     launch: Offering | None = None
@@ -276,6 +276,15 @@ class Round:
     options: PlanOptions
     generated: Generated = field(default_factory=Generated)
     buffers: Generated = field(default_factory=Generated)
+    # kept between rounds over the same NodePools and instance types (disruption simulations)
+    universe: DomainUniverse | None = None
+    type_cache: dict[tuple[object, ...], TypeIndex | None] | None = None
+
+    def domain_universe(self) -> DomainUniverse:
+        return DomainUniverse(
+            DomainSource.from_nodepool(np, [it.requirements for it in self.types_by_pool[np.name]])
+            for np in self.pools
+        )
 
     def topology(self) -> Topology:
         return Topology(
@@ -288,6 +297,7 @@ class Round:
             cluster_pods=self.cluster.pods,
             batch_pods=[d.pod for d in self.datas],
             preference_policy=self.options.preference_policy,
+            universe=self.universe,
         )
 
     def scheduler(self, cls: type[Scheduler] = Scheduler) -> Scheduler:
@@ -305,10 +315,13 @@ class Round:
                 min_values_policy=options.min_values_policy,
                 reserved_fallback=options.reserved_fallback,
             ),
+            type_cache=self.type_cache,
         )
 
     def render(self, result: SolveResult) -> dict[str, Any]:
-        return self.annotate(render(result, errors=self.errors, pending=self.pending, options=self.options))
+        return self.annotate(
+            _render_document(result, errors=self.errors, pending=self.pending, options=self.options)
+        )
 
     def annotate(self, doc: dict[str, Any]) -> dict[str, Any]:
         """Mark the pods this round added (workloads' and buffers') and their notes."""
@@ -524,7 +537,7 @@ def _launch_views(result: SolveResult, options: PlanOptions) -> dict[int, _Claim
     return out
 
 
-def render(
+def _render_document(
     result: SolveResult, *, errors: Mapping[str, str], pending: int, options: PlanOptions
 ) -> dict[str, Any]:
     pod_errors = dict(errors)

@@ -19,7 +19,7 @@ from operator import le
 from typing import Final
 
 from nodewright import labels
-from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement
+from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
 from nodewright.algebra.resources import ResourceList, parse_resource_list, requests_for_pods, subtract
 from nodewright.algebra.taints import tolerates
 from nodewright.api.core import Pod
@@ -31,7 +31,7 @@ from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, iter_b
 from nodewright.scheduling.nodeclaim import (
     DaemonGroup,
     Failure,
-    NodeClaim,
+    InflightClaim,
     Placement,
     Template,
     clear_interned,
@@ -68,7 +68,7 @@ class SchedulerOptions:
 
 @dataclass(kw_only=True)
 class SolveResult:
-    new_claims: list[NodeClaim]
+    new_claims: list[InflightClaim]
     existing: list[ExistingNode]
     errors: dict[str, str]
     templates: list[Template]
@@ -91,7 +91,7 @@ class _ClaimOrder:
         self.buckets: dict[int, int] = {}
         self.counts: list[int] = []
 
-    def add(self, claim: NodeClaim) -> None:
+    def add(self, claim: InflightClaim) -> None:
         self._insert(len(claim.pods), 1 << claim.index)
 
     def _insert(self, count: int, bit: int) -> None:
@@ -102,7 +102,7 @@ class _ClaimOrder:
         else:
             self.buckets[count] = mask | bit
 
-    def moved(self, claim: NodeClaim, old_count: int) -> None:
+    def moved(self, claim: InflightClaim, old_count: int) -> None:
         bit = 1 << claim.index
         mask = self.buckets[old_count] & ~bit
         if mask:
@@ -127,7 +127,10 @@ class Scheduler:
         space: ResourceSpace,
         volumes: VolumeIndex | None = None,
         options: SchedulerOptions = SchedulerOptions(),
+        type_cache: dict[tuple[object, ...], TypeIndex | None] | None = None,
     ) -> None:
+        """``type_cache``: where each NodePool's filtered :class:`TypeIndex` is kept between rounds
+        over the same NodePools, instance types and resource space (its memos are pure)."""
         clear_interned()
         self.topology = topology
         self.space = space
@@ -138,7 +141,8 @@ class Scheduler:
                 t.effect == "PreferNoSchedule" for np in nodepools for t in np.spec.template.spec.taints
             )
         )
-        all_types = [it for np in nodepools for it in instance_types.get(np.name, ())]
+        # NodePools of one NodeClass share their type objects: each distinct type once
+        all_types = list({id(it): it for np in nodepools for it in instance_types.get(np.name, ())}.values())
         self.reservations = ReservationManager(all_types)
         provider_keys: set[str] = set()
         for it in all_types:
@@ -150,22 +154,15 @@ class Scheduler:
             if not its:
                 continue
             reqs = template_requirements(np)
-            full = TypeIndex(its, space)
-            entry = full.compat(reqs)
-            mask = entry.compat & entry.offering & full.fit_mask((0,) * len(space.names))
-            kept = [its[i] for i in iter_bits(mask)]
-            if kept and reqs.has_min_values():
-                from nodewright.scheduling.instancetypes import satisfies_min_values
-
-                _, _, err = satisfies_min_values(reqs, kept)
-                if err is not None and not self.relax_min_values:
-                    kept = []
-            if not kept:
-                log.warning(
-                    "NodePool %s: requirements filtered out all compatible available instance types", np.name
-                )
+            key = (np.name, id(np), tuple(its), tuple(space.names), self.relax_min_values)
+            if type_cache is not None and key in type_cache:
+                index = type_cache[key]
+            else:
+                index = self._template_types(np, reqs, its, space)
+                if type_cache is not None:
+                    type_cache[key] = index
+            if index is None:
                 continue
-            index = TypeIndex(kept, space)
             tmpl = Template(index=len(self.templates), nodepool=np, requirements=reqs, types=index, groups=[])
             tmpl.allow_undefined = self.allow_undefined
             tmpl.groups = self._daemon_groups(tmpl, daemonset_pods)
@@ -193,13 +190,34 @@ class Scheduler:
         self._fit = FitIndex(self.existing)
         for n in self.existing:
             topology.register(labels.HOSTNAME, n.hostname)
-        self.claims: list[NodeClaim] = []
+        self.claims: list[InflightClaim] = []
         self._order = _ClaimOrder()
         self._hostnames = 0
         self._hostname_blocked: dict[str, int] = {}
         self._domain_index: dict[str, dict[Requirement, int]] = {}
 
     # -- construction helpers ----------------------------------------------------------------------
+    def _template_types(
+        self, np: NodePool, reqs: Requirements, its: Sequence[InstanceType], space: ResourceSpace
+    ) -> TypeIndex | None:
+        """The NodePool's compatible, offered, fitting instance types (None: none, with a warning)."""
+        full = TypeIndex(its, space)
+        entry = full.compat(reqs)
+        mask = entry.compat & entry.offering & full.fit_mask((0,) * len(space.names))
+        kept = [its[i] for i in iter_bits(mask)]
+        if kept and reqs.has_min_values():
+            from nodewright.scheduling.instancetypes import satisfies_min_values
+
+            _, _, err = satisfies_min_values(reqs, kept)
+            if err is not None and not self.relax_min_values:
+                kept = []
+        if not kept:
+            log.warning(
+                "NodePool %s: requirements filtered out all compatible available instance types", np.name
+            )
+            return None
+        return TypeIndex(kept, space)
+
     def _daemon_groups(self, tmpl: Template, daemons: Sequence[Pod]) -> list[DaemonGroup]:
         groups: dict[tuple[str, ...], DaemonGroup] = {}
         prepared = []
@@ -360,7 +378,7 @@ class Scheduler:
                 index[d] = index.get(d, 0) | (1 << c.index)
         return index.get(domain, 0)
 
-    def _track(self, claim: NodeClaim, before: dict[str, Requirement] | None) -> None:
+    def _track(self, claim: InflightClaim, before: dict[str, Requirement] | None) -> None:
         """Keep the domain index current after ``claim`` changed (``before``: its old domains)."""
         bit = 1 << claim.index
         for key, index in self._domain_index.items():
@@ -372,7 +390,7 @@ class Scheduler:
                 index[old] = index.get(old, 0) & ~bit
             index[new] = index.get(new, 0) | bit
 
-    def _place_on(self, claim: NodeClaim, pod: PodData, placed: Placement) -> None:
+    def _place_on(self, claim: InflightClaim, pod: PodData, placed: Placement) -> None:
         old = len(claim.pods)
         before = {key: claim.domain(key) for key in self._domain_index}
         claim.add(pod, placed, self.topology, self.reservations)
@@ -399,7 +417,7 @@ class Scheduler:
                     errs.append(Failure(LIMITS_EXCEEDED + _nodepool_ref(tmpl.name)))
                     continue
             self._hostnames += 1
-            claim = NodeClaim(
+            claim = InflightClaim(
                 tmpl, index=len(self.claims), hostname=hostname_for(self._hostnames), options=options
             )
             placed = claim.can_add(

@@ -23,7 +23,7 @@ from nodewright.catalog.model import InstanceType
 from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex
-from nodewright.scheduling.nodeclaim import NodeClaim, Template, hostname_for, template_requirements
+from nodewright.scheduling.nodeclaim import InflightClaim, Template, hostname_for, template_requirements
 from nodewright.scheduling.plan import (
     CatalogFor,
     PlanOptions,
@@ -87,7 +87,7 @@ def static_round(nodepools: Sequence[NodePool], cluster: ClusterState) -> Static
     return out
 
 
-ClaimRenderer = Callable[[NodeClaim], dict[str, Any] | str]
+ClaimRenderer = Callable[[InflightClaim], dict[str, Any] | str]
 
 
 def static_claims(
@@ -118,7 +118,9 @@ def static_claims(
         tmpl = Template(index=0, nodepool=np, requirements=reqs, types=TypeIndex(kept, space), groups=[])
         for _ in range(count):
             hostnames += 1
-            claim = NodeClaim(tmpl, index=hostnames, hostname=hostname_for(hostnames), options=tmpl.types.all)
+            claim = InflightClaim(
+                tmpl, index=hostnames, hostname=hostname_for(hostnames), options=tmpl.types.all
+            )
             got = render_claim(claim)
             if isinstance(got, str):
                 notes.append(f"NodePool {name}: {got}")
@@ -152,7 +154,7 @@ def add_round_extras(
     rnd = static_round(nodepools, cluster)
     taken = {c["name"] for c in doc["nodeClaims"]}
 
-    def render_claim(claim: NodeClaim) -> dict[str, Any] | str:
+    def render_claim(claim: InflightClaim) -> dict[str, Any] | str:
         ordered, err = _truncate(claim, options.max_instance_types, options.min_values_policy, frozenset())
         if err is not None:
             return err

@@ -171,12 +171,15 @@ class Topology:
         preference_policy: str = RESPECT,
         namespace_labels: Mapping[str, Mapping[str, str]] | None = None,
         all_nodes: Iterable[Node] | None = None,
+        universe: DomainUniverse | None = None,
     ) -> None:
         """``nodes`` are the (active) state nodes whose labels seed group domains; ``all_nodes``
         (default: ``nodes``) every Node of the cluster, used to find where a counted pod runs, as
-        upstream's API lookup also finds deleting nodes."""
+        upstream's API lookup also finds deleting nodes. ``universe``: the domains of
+        ``domain_sources`` already built (read-only; callers running many rounds over the same
+        NodePools and instance types build it once)."""
         self._respect = preference_policy == RESPECT
-        self._universe = DomainUniverse(domain_sources)
+        self._universe = universe if universe is not None else DomainUniverse(domain_sources)
         self._groups: dict[GroupKey, TopologyGroup] = {}
         self._inverse: dict[GroupKey, TopologyGroup] = {}
         self._by_key: dict[str, list[TopologyGroup]] = {}

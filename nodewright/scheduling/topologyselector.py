@@ -16,16 +16,11 @@ Boundary: pure functions over plain data; no pods, no requirements algebra.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-_NAME_RE: Final = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_VALUE_RE: Final = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-_DNS1123_SUBDOMAIN_RE: Final = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
+from nodewright.crd.k8svalidation import is_qualified_name, is_valid_label_value
 
 IN: Final = "In"
 NOT_IN: Final = "NotIn"
@@ -137,18 +132,8 @@ EVERYTHING: Final = Selector()
 
 
 def is_valid_label_key(key: str) -> bool:
-    """Kubernetes qualified-name rule for label keys (``prefix/name``, prefix a DNS subdomain)."""
-    prefix, _, name = key.rpartition("/")
-    if "/" in key and (not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.match(prefix)):
-        return False
-    if not name or len(name) > 63:
-        return False
-    return bool(_NAME_RE.match(name))
-
-
-def is_valid_label_value(value: str) -> bool:
-    """Kubernetes label-value rule (empty allowed, at most 63 characters)."""
-    return len(value) <= 63 and bool(_VALUE_RE.match(value))
+    """Kubernetes qualified-name rule for label keys (the one owner: :mod:`nodewright.crd.k8svalidation`)."""
+    return not is_qualified_name(key)
 
 
 def _term(key: str, operator: str, values: Sequence[str]) -> _Term | None:
@@ -160,7 +145,7 @@ def _term(key: str, operator: str, values: Sequence[str]) -> _Term | None:
             return None
     elif values:
         return None
-    if not all(is_valid_label_value(v) for v in values):
+    if any(is_valid_label_value(v) for v in values):  # a non-empty list of what is wrong
         return None
     return _Term(key, operator, frozenset(values))
 

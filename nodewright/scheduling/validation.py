@@ -12,7 +12,7 @@ from nodewright.api.core import NodeSelectorTerm, Pod
 from nodewright.crd.runtime import requirement_errors as crd_requirement_errors
 
 
-def requirement_errors(key: str, operator: str, values: list[str]) -> list[str]:
+def _requirement_errors(key: str, operator: str, values: list[str]) -> list[str]:
     """Karpenter ``ValidateRequirement`` for one node selector requirement of a pod (the one
     implementation lives in :mod:`nodewright.crd.runtime`)."""
     return crd_requirement_errors({"key": key, "operator": operator, "values": values})
@@ -23,7 +23,7 @@ def _term_errors(term: NodeSelectorTerm) -> list[str]:
     if term.match_fields:
         errs.append("node selector term with matchFields is not supported")
     for r in term.match_expressions:
-        errs.extend(requirement_errors(r.key, r.operator, list(r.values)))
+        errs.extend(_requirement_errors(r.key, r.operator, list(r.values)))
     return errs
 
 
@@ -53,7 +53,7 @@ def validate_pod(pod: Pod) -> list[str]:
     """Every validation error Karpenter reports for the pod, in its order."""
     errs: list[str] = []
     for key in sorted(pod.spec.node_selector):
-        errs.extend(requirement_errors(key, "In", [pod.spec.node_selector[key]]))
+        errs.extend(_requirement_errors(key, "In", [pod.spec.node_selector[key]]))
     aff = pod.spec.affinity
     if aff is not None and aff.node_affinity is not None:
         # preferred terms are not validated (kubernetes-sigs/karpenter PR #2182, ``validateAffinity``

@@ -38,7 +38,7 @@ from nodewright.stack.model import (
     NodeClassPlan,
     NodePoolPlan,
     OscPlan,
-    PoolHealth,
+    PoolHealthView,
     Settings,
     StackPlan,
 )
@@ -60,12 +60,6 @@ def _stamp(body: Mapping[str, Any], pool_hash: str, release: crd.Release) -> dic
     ann.setdefault(labels.NODEPOOL_HASH_VERSION, release.nodepool_hash_version)
     meta["annotations"] = ann
     return out
-
-
-def nodepool_hash(body: Mapping[str, Any], release: crd.Release) -> str:
-    """The hash an in-cluster Karpenter stamps on ``body``: of the NodePool as the cluster stores
-    it (validated by ``release``'s CRD, defaults applied)."""
-    return defaulted_nodepool_hash(body, release=release)
 
 
 def lt_key(pool: str, *, max_pods: int, capacity_type: str | None, fixed: bool, suffix: str = "") -> str:
@@ -147,14 +141,14 @@ def build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
                 f"{d.file}:{d.at('spec.template.spec.nodeClassRef.name')}",
                 f"no EC2NodeClass {nc_name!r} in the stack's files",
             )
-        h = nodepool_hash(d.body, release)
+        h = defaulted_nodepool_hash(d.body, release=release)
         pools.append(
             NodePoolPlan(
                 name=d.name,
                 body=_stamp(d.body, h, release),
                 nodeclass=nc_name,
                 hash=h,
-                health=health.get(d.name, PoolHealth(node_class=nc_name, changed=bool(health))),
+                health=health.get(d.name, PoolHealthView(node_class=nc_name, changed=bool(health))),
             )
         )
     c.raise_if_any()
@@ -301,7 +295,7 @@ def load_state(settings: Settings, *, base_dir: Path) -> ClusterState | None:
 
 def pool_health(
     state: ClusterState | None, *, pools: Sequence[Document], release: crd.Release
-) -> dict[str, PoolHealth]:
+) -> dict[str, PoolHealthView]:
     """Per NodePool: registration health and verification of its pair, from the cluster state (if any).
 
     ``changed`` is true when the branch's pool is new or hashes differently from the live one, so
@@ -311,15 +305,17 @@ def pool_health(
         return {}
     report = nodepool_health(state)
     live = {p.metadata.name: dict(p.metadata.annotations or {}) for p in state.nodepools}
-    out: dict[str, PoolHealth] = {}
+    out: dict[str, PoolHealthView] = {}
     for d in pools:
         live_ann = live.get(d.name)
-        changed = live_ann is None or live_ann.get(labels.NODEPOOL_HASH) != nodepool_hash(d.body, release)
+        changed = live_ann is None or live_ann.get(labels.NODEPOOL_HASH) != defaulted_nodepool_hash(
+            d.body, release=release
+        )
         h = report.pool(d.name)
         if h is None:
-            out[d.name] = PoolHealth(node_class=_nodeclass_ref(d), changed=changed)
+            out[d.name] = PoolHealthView(node_class=_nodeclass_ref(d), changed=changed)
             continue
-        out[d.name] = PoolHealth(
+        out[d.name] = PoolHealthView(
             status={"True": "Healthy", "False": "Unhealthy"}.get(h.condition.status, str(h.tracker_status)),
             reason=str(h.condition.reason or ""),
             verified=bool(h.verified),

@@ -8,13 +8,13 @@ place that says which NodeClaims the cluster ends with) and :func:`price_nodecla
   (instance type + capacity type + zone, and the reservation for reserved capacity), read from
   the labels Karpenter stamps on them. A NodeClaim whose type or offering the catalog does not
   list is counted as a node with no price and named under ``unpriced``.
-* **after**: the cluster once Karpenter has converged on the branch's NodePools. Today
-  :func:`converged_claims` models drift replacement and provisioning: NodeClaims that do not
-  drift keep their price; drifted ones are deleted and their pods, with the pending pods, go
-  through one provisioning round (:func:`nodewright.scheduling.plan.plan`) under the branch's
-  NodePools; the NodeClaims that round launches are priced at their launch offering.
-  Consolidation is not modelled yet (docs/pulumi.md): it is added by swapping the body of
-  :func:`converged_claims` for the disruption simulation, which takes the same inputs.
+* **after**: the cluster once Karpenter has converged on the branch's NodePools
+  (:func:`converged_claims`): the NodeClaims the branch drifts are marked Drifted and Karpenter's
+  disruption controller (:mod:`nodewright.disruption`) runs until quiet: emptiness, drift and
+  consolidation under the disruption budgets; its candidates leave and its replacements come in
+  at their launch offering's price. Its scheduling simulations include the pending pods, as
+  upstream's do; when no command simulated, the pending pods' NodeClaims come from one
+  provisioning round (:func:`nodewright.scheduling.plan.plan`) under the branch's NodePools.
 * without a cluster state: before is 0 nodes; after is the reviewed claims file in fleet mode
   (what the stack launches), and 0 nodes in karpenter mode (no pods to schedule), with a note.
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
@@ -188,6 +189,13 @@ def _plan_options(settings: KarpenterSettings | None) -> PlanOptions:
     return PlanOptions.of(settings) if settings is not None else PlanOptions()
 
 
+FORECAST_MAX_NODES: Final = 500
+"""Above this many NodeClaims the preview's ``after`` skips the disruption forecast (consolidation)
+and keeps drift replacement plus one provisioning round, with a note: ``nodewright disrupt`` is the
+full answer there (a forecast simulates a scheduling round per candidate set)."""
+FORECAST_MAX_ROUNDS: Final = 50
+
+
 def converged_claims(
     *,
     state: ClusterState,
@@ -197,29 +205,32 @@ def converged_claims(
     settings: KarpenterSettings | None = None,
     ca_bundle: str | None = None,
     release: crd.Release | None = None,
+    at: datetime | None = None,
 ) -> tuple[list[PricedClaim], list[str]]:
     """The NodeClaims the cluster ends with once Karpenter converges on ``nodepools``, and notes.
 
-    The single call site of the convergence model: drift replacement plus one provisioning round
-    for the drifted nodes' pods and the pending pods. Consolidation is not modelled here yet; the
-    disruption simulation replaces this body (same inputs, same result type).
+    The one place that says what the cluster converges to: the NodeClaims the branch drifts are
+    marked Drifted, then Karpenter's disruption controller runs until quiet
+    (:func:`nodewright.disruption.forecast`: emptiness, drift, consolidation, under the budgets);
+    its commands' candidates leave and their replacements come in at their launch price. The
+    pending pods' NodeClaims come from one provisioning round over the state. Above
+    :data:`FORECAST_MAX_NODES` NodeClaims the disruption forecast is skipped (drift replacement
+    plus the provisioning round, said in a note).
     """
+    from nodewright.disruption import forecast
+
+    rel = release or crd.default_release()
+    karpenter = settings or KarpenterSettings()
     report = drift_impact(
         as_documents(nodepools),
         state,
         nodeclasses=as_documents(nodeclasses),
         ca_bundle=ca_bundle,
-        release=release or crd.default_release(),
+        release=rel,
     )
     drifted = {d.node_claim for d in report.drifted}
     priced = load_catalog(catalog)
-    kept = [c for c in price_nodeclaims(state.nodeclaims, priced) if c.name not in drifted]
-    deleting = tuple(
-        nc.model_copy(update={"metadata": nc.metadata.model_copy(update={"deletion_timestamp": _DELETED_AT})})
-        if nc.name in drifted
-        else nc
-        for nc in state.nodeclaims
-    )
+    current = price_nodeclaims(state.nodeclaims, priced)
     by_class = {nc.name: nc for nc in nodeclasses}
     cache: dict[str, Catalog] = {}
 
@@ -227,26 +238,95 @@ def converged_claims(
         ref = np.spec.template.spec.node_class_ref
         key = ref.name if ref.kind == "EC2NodeClass" else ""
         if key not in cache:
-            cache[key] = nodeclass_catalog(catalog, by_class.get(ref.name) if key else None, settings)
+            cache[key] = nodeclass_catalog(catalog, by_class.get(ref.name) if key else None, karpenter)
         return cache[key]
 
     # NodePools of the cluster that the branch does not declare stay as they are (as in drift)
     branch = {np.name for np in nodepools}
     pools = [*nodepools, *(np for np in state.nodepools if np.name not in branch)]
-    doc = plan(
+    notes: list[str] = []
+    if len(state.nodeclaims) > FORECAST_MAX_NODES:
+        deleting = tuple(
+            nc.model_copy(
+                update={"metadata": nc.metadata.model_copy(update={"deletion_timestamp": _DELETED_AT})}
+            )
+            if nc.name in drifted
+            else nc
+            for nc in state.nodeclaims
+        )
+        doc = plan(
+            nodepools=pools,
+            cluster=replace(state, nodeclaims=deleting),
+            catalog_for=catalog_for,
+            options=_plan_options(settings),
+        )
+        if doc["podErrors"]:
+            notes.append(f"{len(doc['podErrors'])} pod(s) would not schedule under the branch's NodePools")
+        notes.append(
+            f"after: {len(drifted)} drifted NodeClaim(s) replaced and {doc['summary']['newNodeClaims']} "
+            f"NodeClaim(s) launched for their pods and the pending pods; consolidation is not forecast above "
+            f"{FORECAST_MAX_NODES} NodeClaims (run `nodewright disrupt --until-quiet`)"
+        )
+        kept = [c for c in current if c.name not in drifted]
+        return sorted([*kept, *_planned(doc)], key=lambda c: (c.nodepool, c.name)), notes
+    result = forecast(
         nodepools=pools,
-        cluster=replace(state, nodeclaims=deleting),
+        cluster=state,
         catalog_for=catalog_for,
-        options=_plan_options(settings),
+        settings=karpenter,
+        at=at or datetime.now(UTC),
+        until_quiet=True,
+        drifted=sorted(drifted),
+        max_rounds=FORECAST_MAX_ROUNDS,
     )
-    notes = []
-    if doc["podErrors"]:
-        notes.append(f"{len(doc['podErrors'])} pod(s) would not schedule under the branch's NodePools")
+    gone = {str(c["nodeClaim"]) for cmd in result.commands for c in cmd.candidates}
+    # replacements are named as the forecast names the NodeClaims it launches (one counter, in
+    # command order), so a replacement that a later command consolidates away leaves again
+    launched = [r for cmd in result.commands for r in cmd.replacements]
+    incoming = [
+        _replacement(r, f"{r.get('nodePool', '')}-forecast-{k:04d}") for k, r in enumerate(launched, 1)
+    ]
+    # Every scheduling simulation of the disruption controller includes the pending pods (upstream's
+    # SimulateScheduling), so once a command other than emptiness ran, its replacements already
+    # hold them; otherwise they get the provisioner's round over the state.
+    simulated = any(cmd.method != "emptiness" for cmd in result.commands)
+    pending: Mapping[str, Any] = (
+        {"nodeClaims": [], "podErrors": {}, "summary": {"newNodeClaims": 0}}
+        if simulated
+        else plan(nodepools=pools, cluster=state, catalog_for=catalog_for, options=_plan_options(settings))
+    )
+    if pending["podErrors"]:
+        notes.append(f"{len(pending['podErrors'])} pod(s) would not schedule under the branch's NodePools")
+    by_method: dict[str, int] = {}
+    for cmd in result.commands:
+        by_method[cmd.method] = by_method.get(cmd.method, 0) + len(cmd.candidates)
+    done = ", ".join(f"{n} by {m}" for m, n in sorted(by_method.items())) or "none"
     notes.append(
-        f"after: {len(drifted)} drifted NodeClaim(s) replaced and {doc['summary']['newNodeClaims']} NodeClaim(s) "
-        "launched for their pods and the pending pods; consolidation is not modelled yet"
+        f"after: Karpenter's disruption controller until quiet ({len(result.commands)} command(s) in "
+        f"{result.rounds} round(s); nodes disrupted: {done}; {len(drifted)} NodeClaim(s) drifted by the "
+        f"branch)"
+        + (
+            " with the pending pods placed by its simulations"
+            if simulated
+            else f" and {pending['summary']['newNodeClaims']} NodeClaim(s) launched for the pending pods"
+        )
     )
-    return sorted([*kept, *_planned(doc)], key=lambda c: (c.nodepool, c.name)), notes
+    if result.stopped != "quiet":
+        notes.append(f"after: the disruption forecast stopped at its {FORECAST_MAX_ROUNDS}-round limit")
+    kept = [c for c in [*current, *incoming] if c.name not in gone]
+    return sorted([*kept, *_planned(pending)], key=lambda c: (c.nodepool, c.name)), notes
+
+
+def _replacement(rep: Mapping[str, Any], name: str) -> PricedClaim:
+    launch = rep.get("launch") or {}
+    return PricedClaim(
+        name=name,
+        nodepool=str(rep.get("nodePool", "")),
+        instance_type=str(launch.get("instanceType", "")),
+        capacity_type=str(launch.get("capacityType", "")),
+        zone=str(launch.get("zone", "")),
+        hourly=float(launch["price"]) if "price" in launch else None,
+    )
 
 
 def converged_cost(
@@ -259,6 +339,7 @@ def converged_cost(
     ca_bundle: str | None = None,
     reviewed: Sequence[Mapping[str, Any]] | None = None,
     release: crd.Release | None = None,
+    at: datetime | None = None,
 ) -> CostReport:
     """Cost before (the state's NodeClaims) and after convergence (see the module docstring).
 
@@ -285,6 +366,7 @@ def converged_cost(
             settings=settings,
             ca_bundle=ca_bundle,
             release=release,
+            at=at,
         )
         notes += more
     if state is None and reviewed is not None:
@@ -310,6 +392,7 @@ def stack_cost(
     base_dir: Path,
     state: ClusterState | None,
     karpenter: KarpenterSettings | None = None,
+    at: datetime | None = None,
 ) -> CostReport:
     """:func:`converged_cost` for a stack: its files, its catalog, its cluster state (if any), and
     in fleet mode its reviewed claims file."""
@@ -331,5 +414,6 @@ def stack_cost(
         ca_bundle=settings.cluster.ca_bundle or None,
         reviewed=reviewed,
         release=release,
+        at=at,
     )
     return replace(report, catalog=settings.catalog)

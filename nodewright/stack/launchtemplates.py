@@ -34,6 +34,7 @@ from nodewright.api import EC2NodeClass, NodePool
 from nodewright.api.documents import Document
 from nodewright.api.loading import build
 from nodewright.catalog import Catalog, InstanceType
+from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.catalog.memo import by_catalog_keys
 from nodewright.crd import Release
 from nodewright.errors import InputError
@@ -60,7 +61,7 @@ from nodewright.userdata.options import UserDataError
 
 log = logging.getLogger("nodewright")
 
-DEFAULT_CATALOG: Final = "aws:us-east-1"
+DEFAULT_CATALOG: Final = DEFAULT_SPEC
 
 
 @dataclass(frozen=True, order=True)

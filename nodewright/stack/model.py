@@ -108,7 +108,7 @@ class NodeClassPlan:
 
 
 @dataclass(frozen=True, kw_only=True)
-class PoolHealth:
+class PoolHealthView:
     status: str = "Unknown"
     reason: str = ""
     verified: bool = False
@@ -131,7 +131,7 @@ class NodePoolPlan:
     body: Mapping[str, Any]  # the CR with hash annotations stamped
     nodeclass: str
     hash: str
-    health: PoolHealth
+    health: PoolHealthView
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -200,7 +200,7 @@ def parse_toml(text: str) -> dict[str, Any]:
     return dict(doc.unwrap())
 
 
-def decode(text: str | None) -> tuple[dict[str, Any], Struct, dict[str, Any] | None]:
+def unmarshal_toml(text: str | None) -> tuple[dict[str, Any], Struct, dict[str, Any] | None]:
     """Karpenter's ``UnmarshalTOML``: (raw settings, typed settings.kubernetes, typed bootstrap-commands).
 
     Dropped keys (outside ``settings``, unknown ``settings.kubernetes`` keys) are logged as warnings.
@@ -301,7 +301,7 @@ def apply_overrides(typed: Struct, options: Options) -> Struct:
 
 def render_bottlerocket(options: Options) -> str:
     """The decoded Bottlerocket user data (TOML)."""
-    raw, typed, commands = decode(options.custom_user_data)
+    raw, typed, commands = unmarshal_toml(options.custom_user_data)
     settings = dict(raw)
     settings["kubernetes"] = apply_overrides(typed, options)
     if options.instance_store_policy == RAID0:

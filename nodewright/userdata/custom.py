@@ -4,7 +4,7 @@
 when that user data does not register the node with the ``karpenter.sh/unregistered:NoExecute``
 taint. Since Karpenter v1.3 (kubernetes-sigs/karpenter#1991) a node without it still registers,
 with an ``UnregisteredTaintMissing`` warning event; the taint keeps pods off the node until
-Karpenter has synced the NodePool's labels and taints (issues #4708, #7399). Windows 2019/2022/2025 (``bootstrap/windows.go``)
+Karpenter has synced the NodePool's labels and taints. Windows 2019/2022/2025 (``bootstrap/windows.go``)
 prepend the user's PowerShell to ``Start-EKSBootstrap.ps1`` inside one ``<powershell>`` block.
 """
 
@@ -34,7 +34,7 @@ def render_custom(options: Options) -> str:
             "amiFamily Custom: the user data does not register the node with the %s:NoExecute taint: "
             "Karpenter (>= v1.3, kubernetes-sigs/karpenter#1991) registers it anyway with an "
             "UnregisteredTaintMissing event, but pods can land before it syncs the NodePool's labels and "
-            "taints (issues #4708, #7399); add it to the kubelet's --register-with-taints (or "
+            "taints; add it to the kubelet's --register-with-taints (or "
             "registerWithTaints / node-taints) and mirror spec.kubelet yourself",
             L.UNREGISTERED_TAINT_KEY,
         )

@@ -111,13 +111,13 @@ def effective_kubelet(
 
 
 def _bottlerocket_user(user_data: str) -> dict[str, dict[str, str]]:
-    from nodewright.userdata.bottlerocket import decode
+    from nodewright.userdata.bottlerocket import unmarshal_toml
 
     logger = logging.getLogger("nodewright")
     previous = logger.disabled
     logger.disabled = True  # the renderer already warns about dropped keys; facts stay quiet
     try:
-        _raw, typed, _commands = decode(user_data)
+        _raw, typed, _commands = unmarshal_toml(user_data)
     finally:
         logger.disabled = previous
     out: dict[str, dict[str, str]] = {}

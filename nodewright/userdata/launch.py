@@ -19,6 +19,7 @@ from nodewright import labels as L
 from nodewright import redact
 from nodewright.api import EC2NodeClass, NodePool
 from nodewright.api.amifamily import renderer_family
+from nodewright.catalog.loader import DEFAULT_SPEC
 from nodewright.errors import Collector, InputError, clip
 from nodewright.settings import KarpenterSettings
 from nodewright.userdata.dispatch import render
@@ -309,7 +310,7 @@ def launch_options(
     *,
     instance_type: str | None = None,
     max_pods: int | None = None,
-    catalog: str = "aws:us-east-1",
+    catalog: str = DEFAULT_SPEC,
     capacity_type: str | None = None,
     settings: KarpenterSettings | None = None,
 ) -> tuple[str, Options]:
@@ -337,7 +338,7 @@ def render_user_data(
     *,
     instance_type: str | None = None,
     max_pods: int | None = None,
-    catalog: str = "aws:us-east-1",
+    catalog: str = DEFAULT_SPEC,
     capacity_type: str | None = None,
 ) -> str:
     """The decoded user data a node of ``nodepool`` on ``nodeclass`` receives (what the CLI prints raw)."""

@@ -34,9 +34,9 @@ LAUNCH_TEMPLATE_NAME_PREFIX: Final = "karpenter.k8s.aws"  # v1.LaunchTemplateNam
 EKS_CLUSTER_NAME_TAG: Final = "eks:eks-cluster-name"
 EFA_RESOURCE: Final = "vpc.amazonaws.com/efa"
 NIP_SLOTS_RESOURCE: Final = "eks.amazonaws.com/nip-slots"
-INSTANCE_TENANCY_LABEL: Final = "karpenter.k8s.aws/instance-tenancy"
-RESERVATION_TYPE_LABEL: Final = "karpenter.k8s.aws/capacity-reservation-type"
-RESERVATION_INTERRUPTIBLE_LABEL: Final = "karpenter.k8s.aws/capacity-reservation-interruptible"
+INSTANCE_TENANCY_LABEL: Final = L.INSTANCE_TENANCY
+RESERVATION_TYPE_LABEL: Final = L.CAPACITY_RESERVATION_TYPE
+RESERVATION_INTERRUPTIBLE_LABEL: Final = L.CAPACITY_RESERVATION_INTERRUPTIBLE
 EFA_ONLY: Final = "efa-only"
 # resolver.go httpProtocolUnsupportedRegions: HTTPProtocolIPv6 is dropped there.
 HTTP_PROTOCOL_UNSUPPORTED_REGIONS: Final = frozenset(
@@ -172,7 +172,7 @@ def block_device_specs(nodeclass: EC2NodeClass, family: str) -> tuple[BlockDevic
     return tuple(out)
 
 
-def metadata_options(nodeclass: EC2NodeClass, *, region: str | None = None) -> dict[str, Any]:
+def launch_template_metadata_options(nodeclass: EC2NodeClass, *, region: str | None = None) -> dict[str, Any]:
     """``MetadataOptions`` (the CRD default fills unset fields) plus ``InstanceMetadataTags: disabled``."""
     given = nodeclass.spec.metadata_options.model_dump(by_alias=True, exclude_none=True)
     out: dict[str, Any] = {**DEFAULT_METADATA_OPTIONS, **given, "instanceMetadataTags": "disabled"}
@@ -319,7 +319,7 @@ def launch_template_spec(
             market = "interruptible-capacity-reservation"
     cpu = nodeclass.spec.cpu_options or {}
     bdms = block_device_specs(nodeclass, family)
-    meta = metadata_options(nodeclass, region=region)
+    meta = launch_template_metadata_options(nodeclass, region=region)
     name = launch_template_name(
         {
             "cluster": [cluster.name, cluster.endpoint, cluster.cidr, list(cluster.dns)],

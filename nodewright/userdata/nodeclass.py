@@ -21,7 +21,7 @@ from nodewright.catalog import Catalog, load_catalog
 from nodewright.catalog.loader import raw_mapping, str_map
 from nodewright.catalog.overhead import (
     DEFAULT_AMI_FAMILY,
-    BlockDevice,
+    DeviceSize,
     KubeletOptions,
     NetworkInterface,
     NodeClassOptions,
@@ -98,7 +98,7 @@ def nodeclass_options(nodeclass: Any, settings: KarpenterSettings | None = None)
         ebs = _get(bdm, "ebs") or {}
         size = _get(ebs, "volumeSize")
         devices.append(
-            BlockDevice(
+            DeviceSize(
                 device_name=str(_get(bdm, "deviceName") or ""),
                 volume_size=parse_quantity(str(size)).milli // 1000 if size is not None else None,
                 root_volume=bool(_get(bdm, "rootVolume")),

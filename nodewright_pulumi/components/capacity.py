@@ -16,7 +16,6 @@ import pulumi
 import pulumi_aws as aws
 
 from nodewright import labels
-from nodewright.policy.resources import NODECLAIM_TAG
 from nodewright.stack import ClaimPlan
 from nodewright_pulumi.components.outputs import output_map
 
@@ -70,7 +69,7 @@ class Capacity(pulumi.ComponentResource):
                     labels.NODEPOOL: claim.nodepool,
                     labels.NODEPOOL_HASH: claim.nodepool_hash,
                     labels.EC2NODECLASS: claim.nodeclass,
-                    NODECLAIM_TAG: claim.name,
+                    labels.NODECLAIM_TAG: claim.name,
                     "eks:eks-cluster-name": args.cluster_name,
                 },
                 opts=pulumi.ResourceOptions(parent=self),

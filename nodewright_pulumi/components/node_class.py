@@ -22,7 +22,6 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from nodewright import labels
-from nodewright.policy.resources import AMI_FAMILY_TAG
 from nodewright.stack import (
     BlockDeviceSpec,
     LaunchTemplatePlan,
@@ -269,7 +268,7 @@ class NodeClass(pulumi.ComponentResource):
                 lt.spec,
                 image_id=self.image_id,
                 instance_profile=self.instance_profile,
-                extra_tags={**args.tags, AMI_FAMILY_TAG: plan.family},
+                extra_tags={**args.tags, labels.AMI_FAMILY_TAG: plan.family},
             ),
             opts=child,
         )

@@ -1,6 +1,6 @@
 """Helpers for the "use it from your own repository" tests: run the CLI as a user runs it.
 
-A uniquely named module (not ``conftest``), as tests/pulumi does.
+A uniquely named module (not ``conftest``), as tests/pulumi_helpers.py is.
 """
 
 from __future__ import annotations

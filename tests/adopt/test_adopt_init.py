@@ -1,4 +1,4 @@
-"""`nodewright init DIR` (issue 22): the scaffolded repository works as this one does.
+"""`nodewright init DIR`: the scaffolded repository works as this one does.
 
 Real processes in a temporary directory: init, then in DIR `validate`, `preview` in every format
 (the packaged program, found through DIR's Pulumi.yaml and two-line __main__.py) and the policy pack

@@ -1,5 +1,5 @@
 """`make preview` installs only what running nodewright needs and says so; `make test` adds the dev
-extra (issue 22). Checked with ``make -n`` (what make would run), on a venv path that does not exist."""
+extra. Checked with ``make -n`` (what make would run), on a venv path that does not exist."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pre-commit hooks of .pre-commit-hooks.yaml, through ``pre-commit try-repo`` (issue 22).
+"""The pre-commit hooks of .pre-commit-hooks.yaml, through ``pre-commit try-repo``.
 
 A temporary git repository holds a good NodePool file, a bad one and a non-Karpenter YAML (a
 workflow). ``pre-commit try-repo <this repository> nodewright-validate-system`` must fail naming

@@ -1,5 +1,5 @@
 """The first catalog build (~15 s) says what it is doing on stderr when stderr is a terminal, and
-nothing otherwise or with ``-q`` (issue 22, frictions). Cold cache each run (``XDG_CACHE_HOME``)."""
+nothing otherwise or with ``-q``. Cold cache each run (``XDG_CACHE_HOME``)."""
 
 from __future__ import annotations
 

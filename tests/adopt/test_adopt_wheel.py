@@ -1,4 +1,4 @@
-"""The built wheel alone gives the whole product (issue 22): CLI, Pulumi program, components, pack.
+"""The built wheel alone gives the whole product: CLI, Pulumi program, components, pack.
 
 Offline by construction: the wheel is built from this source with ``pip wheel --no-deps
 --no-build-isolation`` (the running environment's setuptools), then installed with ``--no-deps

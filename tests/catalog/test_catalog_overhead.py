@@ -7,7 +7,7 @@ import pytest
 from nodewright.catalog import overhead as oh
 from nodewright.catalog.aws import BaseType, compute
 from nodewright.catalog.model import Ec2Facts
-from nodewright.catalog.overhead import BlockDevice, KubeletOptions, NodeClassOptions
+from nodewright.catalog.overhead import DeviceSize, KubeletOptions, NodeClassOptions
 
 MI = 2**20 * 1000  # one MiB in milli-bytes
 GI = 2**30 * 1000
@@ -106,16 +106,16 @@ def test_ephemeral_storage_priorities() -> None:
     assert raid.capacity["ephemeral-storage"] == 75 * 10**9 * 1000
     root = NodeClassOptions(
         block_devices=(
-            BlockDevice(device_name="/dev/xvda", volume_size=100 * 2**30),
-            BlockDevice(device_name="/dev/xvdz", volume_size=50 * 2**30, root_volume=True),
+            DeviceSize(device_name="/dev/xvda", volume_size=100 * 2**30),
+            DeviceSize(device_name="/dev/xvdz", volume_size=50 * 2**30, root_volume=True),
         )
     )
     assert compute(base, root).capacity["ephemeral-storage"] == 50 * GI
-    dev = NodeClassOptions(block_devices=(BlockDevice(device_name="/dev/xvda", volume_size=80 * 2**30),))
+    dev = NodeClassOptions(block_devices=(DeviceSize(device_name="/dev/xvda", volume_size=80 * 2**30),))
     assert compute(base, dev).capacity["ephemeral-storage"] == 80 * GI
     br = NodeClassOptions(family="Bottlerocket")
     assert compute(base, br).capacity["ephemeral-storage"] == 20 * GI
     custom = NodeClassOptions(
-        family="Custom", block_devices=(BlockDevice(device_name="/dev/sdb", volume_size=None),)
+        family="Custom", block_devices=(DeviceSize(device_name="/dev/sdb", volume_size=None),)
     )
     assert compute(base, custom).capacity["ephemeral-storage"] == 20 * GI

@@ -74,7 +74,10 @@ def test_adopt_on_an_existing_cluster_end_to_end(tmp_path: Path) -> None:
         state = json.loads((repo / "cluster-state.json").read_text())
         assert {i["kind"] for i in state["items"]} >= {"Pod", "Node", "NodeClaim", "NodePool", "EC2NodeClass"}
         comment = (repo / "comment.md").read_text()
-        assert "#### NodePools" in comment and "Drift impact (cluster state: `cluster-state.json`)" in comment
+        assert (
+            "#### NodePools" in comment
+            and "Drift impact (cluster state: `cluster-state.json`, at " in comment
+        )
         assert "No resource changes." in comment  # base == head before any change
 
         # First PR: a label change on the default NodePool, previewed against the base.

@@ -1,5 +1,4 @@
-"""Create-path cases where nodewright once disagreed with the API server (issue 18, "Trust what it
-says"): each case states what Kubernetes v1.35's apiextensions-apiserver and apimachinery do and the
+"""Create-path cases where nodewright once disagreed with the API server: each case states what Kubernetes v1.35's apiextensions-apiserver and apimachinery do and the
 code it follows. The update path is tests/crd/test_upstream_updates.py."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """One loading path: every command that reads Karpenter objects rejects what validate rejects,
-with the same `error: <file>:<field>:` line (issue 11, "Commands disagree")."""
+with the same `error: <file>:<field>:` line."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The upstream custom-family examples (aws/karpenter-provider-aws v1.14.1 examples/v1) preview
 without a mandatory violation: since Karpenter v1.3 (kubernetes-sigs/karpenter#1991) the
-karpenter.sh/unregistered taint is not required in Custom user data (issue 11, "Outdated rule")."""
+karpenter.sh/unregistered taint is not required in Custom user data."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 EXAMPLES = sorted((DATA / "upstream" / "karpenter-v1.14.1" / "examples").glob("*.yaml"))
 VECTORS = yaml.safe_load((DATA / "drift" / "nodepool-hash-vectors.yaml").read_text())
 # Upstream's own example the v1.14.1 API server rejects: nodeClassRef.group carries a version
-# ("karpenter.k8s.aws/v1"), against the CRD pattern ^[^/]*$ (issue 11).
+# ("karpenter.k8s.aws/v1"), against the CRD pattern ^[^/]*$.
 REJECTED = {"windows-custom-userdata.yaml": "documents[0].spec.template.spec.nodeClassRef.group"}
 
 

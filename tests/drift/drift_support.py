@@ -75,24 +75,14 @@ def make_claim(
 
 
 def make_nodeclass(name: str = "default", **spec: Any) -> dict[str, Any]:
-    """An EC2NodeClass body (al2023@latest, role, discovery selectors) plus ``spec`` overrides."""
-    body: dict[str, Any] = {
-        "role": "KarpenterNodeRole",
-        "amiSelectorTerms": [{"alias": "al2023@latest"}],
-        "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
-        "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
-    }
-    body.update(spec)
-    return {
-        "apiVersion": "karpenter.k8s.aws/v1",
-        "kind": "EC2NodeClass",
-        "metadata": {"name": name},
-        "spec": body,
-    }
+    """:func:`builders.ec2nodeclass` (al2023@latest, role) on discovery-tag selectors, plus ``spec`` overrides."""
+    discovery = [{"tags": {"karpenter.sh/discovery": "c"}}]
+    return builders.ec2nodeclass(
+        name, **{"subnetSelectorTerms": discovery, "securityGroupSelectorTerms": discovery, **spec}
+    )
 
 
-def write_cluster(path: Path, items: list[dict[str, Any]]) -> Path:
-    return builders.write_cluster(path, items)
+write_cluster = builders.write_cluster
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""``nodewright drift --exit-code``: 0 when no node would roll, 3 when some would (issue 22), as real
+"""``nodewright drift --exit-code``: 0 when no node would roll, 3 when some would, as real
 processes. 3, not kubectl diff's 1 (an error here) nor terraform's 2 (a usage error here)."""
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from pathlib import Path
 from drift_support import live, make_claim, make_nodepool
 from test_drift_scenarios import CATALOG, ClusterFile
 
+from nodewright import crd
 from nodewright.catalog.loader import load_catalog
 from nodewright.drift import drift_impact
 
@@ -23,7 +24,9 @@ def _drifted(cluster_file: ClusterFile, tmp_path: Path, created: str) -> list[st
     catalog = load_catalog(str(tmp_path / "catalog.yaml"))
     pool = make_nodepool()
     claim = make_claim("gone", pool, instance_type="m4.large", created=created)
-    report = drift_impact([pool], cluster_file([live(pool), claim]), catalog, now=NOW)
+    report = drift_impact(
+        [pool], cluster_file([live(pool), claim]), catalog, now=NOW, release=crd.default_release()
+    )
     return [d.reason for d in report.drifted]
 
 

@@ -38,7 +38,7 @@ def test_health_metrics_pass_the_promlint_rules() -> None:
 
 
 def test_linter_catches_what_promtool_reported() -> None:
-    """The two problems `promtool check metrics` reported on the old output (issue 14)."""
+    """The two problems `promtool check metrics` reported on the old output."""
     old = (
         "# HELP operator_status_condition_count The current status condition.\n"
         "# TYPE operator_status_condition_count gauge\n"

@@ -14,7 +14,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nodewright.api.documents import documents_from_text, parse_text
+from nodewright.api.documents import documents_from_text
+from nodewright.reader import parse_text
 
 names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=12)
 values = st.recursive(

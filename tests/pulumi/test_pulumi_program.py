@@ -10,20 +10,20 @@ from pulumi_helpers import run_stack
 
 from nodewright import crd, labels
 from nodewright.drift.nodepoolhash import nodepool_hash
-from nodewright.preview.mocks import Registration, secret_paths, unwrap
+from nodewright.preview.mocks import RecordedRegistration, secret_paths, unwrap
 
 
-def _by_type(regs: list[Registration], typ: str) -> list[Registration]:
+def _by_type(regs: list[RecordedRegistration], typ: str) -> list[RecordedRegistration]:
     return [r for r in regs if r.type == typ]
 
 
-def _one(regs: list[Registration], typ: str) -> Registration:
+def _one(regs: list[RecordedRegistration], typ: str) -> RecordedRegistration:
     found = _by_type(regs, typ)
     assert len(found) == 1, f"expected one {typ}, got {[r.name for r in found]}"
     return found[0]
 
 
-def _inputs(reg: Registration) -> dict[str, Any]:
+def _inputs(reg: RecordedRegistration) -> dict[str, Any]:
     out: dict[str, Any] = unwrap(reg.raw(), reveal=True)
     return out
 

@@ -1,6 +1,6 @@
 """The refusal text of an existing node (with Karpenter's "typo of" hint, an edit-distance search
 over the node's labels) is built only when printed: ``plan`` beside many nodes a pod cannot use
-does hint work independent of the node count, and prints the same document (issue 18, 8a)."""
+does hint work independent of the node count, and prints the same document."""
 
 from __future__ import annotations
 

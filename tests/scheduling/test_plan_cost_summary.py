@@ -1,4 +1,4 @@
-"""``nodewright plan`` prices its NodeClaims per NodePool and per month (issue 22), as a real process:
+"""``nodewright plan`` prices its NodeClaims per NodePool and per month, as a real process:
 ``summary.monthlyCost`` (730 h, infracost's month) and ``summary.byNodePool`` in JSON, and the same
 figures in the table and markdown, the existing fields and lines unchanged."""
 

@@ -204,7 +204,7 @@ def test_multiple_pods_on_one_reserved_node() -> None:
     assert (got[RID], got[CT], got[IT]) == ("r-small-instance-type", "reserved", "small-instance-type")
 
 
-# -- launch accounting (nodewright: issue #12) -----------------------------------------------------
+# -- launch accounting (nodewright's) ---------------------------------------------------------------
 def _one_reservation() -> list[Any]:
     return [reserved_type("small-instance-type", "2", "2Gi", [("r-one", 1)])]
 

@@ -303,62 +303,16 @@ def affinity_to(key: str, app: str = "test") -> dict[str, Any]:
     return {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
 
 
-def storage_class(
-    name: str,
-    *,
-    zones: Sequence[str] | None = None,
-    allowed: Sequence[Mapping[str, Sequence[str]]] = (),
-    mode: str | None = "WaitForFirstConsumer",
-    provisioner: str = "test-provisioner",
-    default: bool = False,
-    created: str | None = None,
-) -> StorageClass:
-    """Upstream ``test.StorageClass``: ``zones`` as one allowedTopologies term, or ``allowed``
-    terms (key -> values each); ``default`` annotates it as the cluster's default class."""
-    terms = [
-        {"matchLabelExpressions": [{"key": k, "values": list(v)} for k, v in t.items()]} for t in allowed
-    ]
-    if not terms and zones is not None:
-        terms = [{"matchLabelExpressions": [{"key": ZONE, "values": list(zones)}]}]
-    meta: dict[str, Any] = {"name": name, "creationTimestamp": created}
-    if default:
-        meta["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
-    doc: dict[str, Any] = {"metadata": meta, "provisioner": provisioner, "allowedTopologies": terms}
-    if mode is not None:
-        doc["volumeBindingMode"] = mode
-    return StorageClass.model_validate(doc)
+def storage_class(name: str, **kw: Any) -> StorageClass:
+    """:func:`builders.storage_class` as a model."""
+    return StorageClass.model_validate(builders.storage_class(name, **kw))
 
 
-def pvc(
-    name: str, *, storage_class: str | None = None, volume: str | None = None, **meta: Any
-) -> PersistentVolumeClaim:
-    """Upstream ``test.PersistentVolumeClaim``: a claim with a ``volume`` carries the
-    ``pv.kubernetes.io/bind-completed`` annotation; ``meta`` adds metadata fields."""
-    annotations = {"pv.kubernetes.io/bind-completed": "yes"} if volume else {}
-    spec: dict[str, Any] = {"storageClassName": storage_class, "volumeName": volume}
-    return PersistentVolumeClaim.model_validate(
-        {"metadata": {"name": name, "namespace": "default", "annotations": annotations, **meta}, "spec": spec}
-    )
+def pvc(name: str, **kw: Any) -> PersistentVolumeClaim:
+    """:func:`builders.pvc` as a model."""
+    return PersistentVolumeClaim.model_validate(builders.pvc(name, **kw))
 
 
-def pv(
-    name: str,
-    *,
-    zones: Sequence[str] | None = None,
-    terms: Sequence[Sequence[Mapping[str, Any]]] | None = None,
-    source: str = "csi",
-    storage_class: str | None = None,
-) -> PersistentVolume:
-    """Upstream ``test.PersistentVolume``: node affinity from ``terms`` (match expressions per
-    term) or ``zones``; ``source`` is ``csi`` (driver ``test.driver``), ``local`` or ``hostPath``."""
-    spec: dict[str, Any] = {"storageClassName": storage_class}
-    spec[source] = (
-        {"driver": "test.driver", "volumeHandle": "test-handle"} if source == "csi" else {"path": "/mnt"}
-    )
-    if terms is None and zones is not None:
-        terms = [[{"key": ZONE, "operator": "In", "values": list(zones)}]]
-    if terms is not None:
-        spec["nodeAffinity"] = {
-            "required": {"nodeSelectorTerms": [{"matchExpressions": list(t)} for t in terms]}
-        }
-    return PersistentVolume.model_validate({"metadata": {"name": name}, "spec": spec})
+def pv(name: str, **kw: Any) -> PersistentVolume:
+    """:func:`builders.pv` as a model."""
+    return PersistentVolume.model_validate(builders.pv(name, **kw))

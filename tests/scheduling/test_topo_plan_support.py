@@ -34,7 +34,6 @@ from nodewright.scheduling.plan import PlanOptions, plan
 FAKE: Final = Path(__file__).resolve().parent.parent / "data" / "catalogs" / "fake.yaml"
 ARCH: Final = "kubernetes.io/arch"
 LABELS: Final = {"test": "test"}
-UNSCHEDULABLE: Final = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]
 
 _CATALOG: list[InstanceType] = []
 
@@ -114,54 +113,36 @@ def pod(
     provisionable: bool = True,
 ) -> Pod:
     """An upstream ``test.UnschedulablePod`` (``provisionable=False``: a plain ``test.Pod``; bound with
-    ``node_name``)."""
-    container: dict[str, Any] = {"name": "app", "resources": {"requests": {"cpu": cpu} if cpu else {}}}
-    spec: dict[str, Any] = {"containers": [container]}
-    if node_selector:
-        spec["nodeSelector"] = dict(node_selector)
-    if tsc:
-        spec["topologySpreadConstraints"] = list(tsc)
-    aff: dict[str, Any] = {}
-    if node_requirements or node_preferences:
-        na: dict[str, Any] = {}
-        if node_requirements:
-            na["requiredDuringSchedulingIgnoredDuringExecution"] = {
-                "nodeSelectorTerms": [{"matchExpressions": list(node_requirements)}]
-            }
-        if node_preferences:
-            na["preferredDuringSchedulingIgnoredDuringExecution"] = [
-                {"weight": 1, "preference": {"matchExpressions": list(node_preferences)}}
-            ]
-        aff["nodeAffinity"] = na
+    ``node_name``): :func:`builders.pod` with one node-affinity term and pod (anti-)affinity terms."""
+    pod_affinity: dict[str, Any] = {}
     for field, required, preferred in (
         ("podAffinity", affinity, affinity_preferred),
         ("podAntiAffinity", anti, anti_preferred),
     ):
         if required or preferred:
-            aff[field] = {
+            pod_affinity[field] = {
                 "requiredDuringSchedulingIgnoredDuringExecution": list(required),
                 "preferredDuringSchedulingIgnoredDuringExecution": [
                     {"weight": w, "podAffinityTerm": dict(t)} for w, t in preferred
                 ],
             }
-    if aff:
-        spec["affinity"] = aff
-    meta: dict[str, Any] = {
-        "name": name,
-        "namespace": namespace,
-        "uid": f"uid-{namespace}-{name}",
-        "labels": dict(labels or {}),
-        "creationTimestamp": "2024-01-01T00:00:00Z",
-    }
-    if deleting:
-        meta["deletionTimestamp"] = "2024-01-01T00:00:10Z"
-    status: dict[str, Any] = {"phase": phase or ("Running" if node_name else "Pending")}
-    if node_name:
-        spec["nodeName"] = node_name
-    elif provisionable and not deleting:
-        status["conditions"] = UNSCHEDULABLE
     return Pod.model_validate(
-        {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+        builders.pod(
+            name,
+            namespace=namespace,
+            uid=f"uid-{namespace}-{name}",
+            labels=labels or {},
+            cpu=cpu,
+            node_selector=node_selector,
+            required=[node_requirements] if node_requirements else None,
+            preferred=[(1, node_preferences)] if node_preferences else (),
+            affinity=pod_affinity or None,
+            tsc=tsc,
+            node_name=node_name,
+            phase=phase,
+            deleting=deleting,
+            pending=provisionable and not deleting,
+        )
     )
 
 

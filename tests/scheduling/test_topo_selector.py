@@ -65,3 +65,15 @@ def test_selector_key_is_set_like() -> None:
     assert selector_key(a) == selector_key(b)
     assert selector_key(None) != selector_key(RawSelector())
     assert selector_key(RawSelector.of({"x": "1"})) != selector_key(RawSelector.of({"x": "2"}))
+
+
+def test_label_syntax_is_the_apimachinery_one() -> None:
+    """The key and value rules are k8s.io/apimachinery's (``crd.k8svalidation``): Go's regexps anchor
+    at the very end, so a trailing newline is invalid in a key and in a value (selects nothing)."""
+    assert not is_valid_label_key("app\n")
+    assert selector_for_matching(
+        RawSelector(match_expressions=(Expression("app", "In", ("web\n",)),))
+    ).nothing
+    assert not selector_for_matching(
+        RawSelector(match_expressions=(Expression("app", "In", ("web",)),))
+    ).nothing

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import builders
+
 from nodewright.algebra.requirements import (
     Requirement,
     Requirements,
@@ -39,22 +41,24 @@ def pod(
     phase: str | None = None,
     deleting: bool = False,
 ) -> Pod:
-    meta: dict[str, Any] = {"name": name, "namespace": namespace, "labels": dict(labels or {})}
-    if deleting:
-        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
-    spec: dict[str, Any] = {
-        "nodeSelector": dict(node_selector or {}),
-        "topologySpreadConstraints": list(tsc),
-        "tolerations": list(tolerations),
-    }
-    if affinity is not None:
-        spec["affinity"] = affinity
-    if node_name is not None:
-        spec["nodeName"] = node_name
-    status: dict[str, Any] = {}
-    if phase is not None:
-        status["phase"] = phase
-    return Pod.model_validate({"metadata": meta, "spec": spec, "status": status})
+    """:func:`builders.pod` as a model, not marked unschedulable (topology reads no pod status but
+    the phase)."""
+    return Pod.model_validate(
+        builders.pod(
+            name,
+            namespace=namespace,
+            labels=labels or {},
+            node_selector=node_selector,
+            tsc=tsc,
+            affinity=affinity,
+            tolerations=tolerations,
+            node_name=node_name,
+            phase=phase,
+            deleting=deleting,
+            pending=False,
+            created=None,
+        )
+    )
 
 
 def spread(
@@ -81,9 +85,8 @@ def term(key: str, labels: Mapping[str, str] | None = None, **extra: Any) -> dic
 
 
 def node(name: str, labels: Mapping[str, str], *, taints: Sequence[Mapping[str, Any]] = ()) -> Node:
-    return Node.model_validate(
-        {"metadata": {"name": name, "labels": dict(labels)}, "spec": {"taints": list(taints)}}
-    )
+    """:func:`builders.node` labelled with exactly ``labels`` (no hostname label added)."""
+    return Node.model_validate(builders.node(name, labels=labels, taints=taints, hostname_label=False))
 
 
 def reqs(**values: Sequence[str]) -> Requirements:

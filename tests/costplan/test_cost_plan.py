@@ -1,5 +1,5 @@
-"""``plan --strategy cost`` (issue 15): every cost plan passes the independent checker
-(tests/scheduling/plancheck.py), schedules every pod the karpenter strategy schedules and costs no
+"""``plan --strategy cost``: every cost plan passes the independent checker
+(tests/costplan/plancheck.py), schedules every pod the karpenter strategy schedules and costs no
 more. Workloads: upstream's benchmark pods (bench/scheduling.py), generated ones (hypothesis) and
 the upstream scheduling/topology scenarios replayed through the cost strategy."""
 

@@ -2,6 +2,8 @@
 
 A uniquely named module, not ``conftest``: ``from conftest import ...`` resolves to whichever
 conftest.py was imported last when the whole suite runs.
+At the top of tests/: pytest puts the folder of tests/conftest.py on ``sys.path`` (no ``__init__.py``,
+"prepend" import mode), so tests/pulumi, tests/policy and tests/preview all import it, run alone or together.
 
 The runner resets Pulumi's process-global runtime state before each run, so runs share a process.
 """
@@ -12,7 +14,7 @@ from pathlib import Path
 
 from nodewright.preview.runner import ProgramRun, load_stack, run_program
 
-STACKS = Path(__file__).resolve().parent.parent / "data" / "pulumi" / "stacks"
+STACKS = Path(__file__).resolve().parent / "data" / "pulumi" / "stacks"
 
 _cache: dict[str, ProgramRun] = {}
 

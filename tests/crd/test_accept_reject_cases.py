@@ -1,4 +1,4 @@
-"""Issue 11's cases: objects the v1.14.1 cluster rejects are rejected with file and field; objects
+"""Objects the v1.14.1 cluster rejects are rejected with file and field; objects
 it accepts (which older hand-written rules refused) load. Each goes through the one loading path
 (``load_objects`` on a file, as every command does)."""
 

@@ -1,4 +1,4 @@
-"""An independent checker of a ``plan -o json`` document (used on cost plans; issue 15).
+"""An independent checker of a ``plan -o json`` document (used on cost plans).
 
 Independent of the planner: it reads only the inputs (NodePools, cluster state, catalog) and the
 document, and re-derives every constraint with its own small code (label and node selectors,

@@ -1,4 +1,4 @@
-"""The per-resource diff shows each changed field's old → new value (issue 22): short, never a
+"""The per-resource diff shows each changed field's old → new value: short, never a
 secret, at most a few per row in the comment, and the comment stays under GitHub's limit."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Cost in the preview (issue 22): ``cost.before``/``cost.after`` per NodePool, hourly and monthly, the
+"""Cost in the preview: ``cost.before``/``cost.after`` per NodePool, hourly and monthly, the
 PR comment's cost table, and each changed field's old → new value, through real processes.
 
 The scenario: stacks/examples/cluster.json (two on-demand NodeClaims, 48 pending pods) and a branch
@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pulumi_helpers import STACKS
 
+from nodewright import crd
 from nodewright.catalog import load_catalog
 from nodewright.cluster import load_cluster
 from nodewright.drift.inputs import read_objects
@@ -79,7 +80,7 @@ def test_spot_switch_is_cheaper_than_the_base_branch_after_convergence() -> None
     # both branches drift the two on-demand nodes; the branch replaces them (and launches) on spot
     assert head["after"]["byNodePool"]["default"]["hourly"] < base["after"]["byNodePool"]["default"]["hourly"]
     assert head["after"]["byNodePool"]["gpu"] == base["after"]["byNodePool"]["gpu"]  # gpu pool unchanged
-    assert any("consolidation is not modelled" in n for n in head["notes"])
+    assert any("disruption controller until quiet" in n for n in head["notes"])
 
 
 def test_comment_shows_cost_table_and_old_to_new_values(tmp_path: Path) -> None:
@@ -133,7 +134,10 @@ def test_unknown_instance_type_is_counted_unpriced(tmp_path: Path) -> None:
     state = load_cluster(str(path))
     priced = {c.name: c.hourly for c in price_nodeclaims(state.nodeclaims, load_catalog(str(SPOT_CATALOG)))}
     assert priced == {"default-x7k2p": None, "default-q9m4t": 0.34}
-    objs = read_objects([ROOT / "stacks" / "nodeclasses.yaml", ROOT / "stacks" / "nodepools.yaml"])
+    objs = read_objects(
+        [ROOT / "stacks" / "nodeclasses.yaml", ROOT / "stacks" / "nodepools.yaml"],
+        release=crd.default_release(),
+    )
     report = converged_cost(
         state=state, nodepools=objs.nodepools, nodeclasses=objs.nodeclasses, catalog=str(SPOT_CATALOG)
     ).as_dict()

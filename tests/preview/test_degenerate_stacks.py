@@ -1,4 +1,4 @@
-"""Degenerate stacks preview with exit 0 and a note, under the mock runtime (issue 14).
+"""Degenerate stacks preview with exit 0 and a note, under the mock runtime.
 
 Stacks under tests/data/pulumi/stacks/Pulumi.<case>.yaml, inputs under tests/data/pulumi/degenerate/.
 Before the fix, ``pulumi.Output.all(**{})`` resolved to a list and ``.items()`` crashed the program

@@ -1,4 +1,4 @@
-"""Oversized-type advice (issue 15): the u7i case on the embedded ``aws:us-east-1`` catalog, the
+"""Oversized-type advice: the u7i case on the embedded ``aws:us-east-1`` catalog, the
 ``plan`` warning with its measured saving, the advisory policy, and fleet mode's planStrategy."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The PR comment people read (issue 14): size at 100 NodePools, grouped launch templates, one
+"""The PR comment people read: size at 100 NodePools, grouped launch templates, one
 finding per user mistake, a per-resource diff against the base, rollout waves."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from nodewright.catalog import fake_instance_types
 from nodewright.cluster.state import ClusterState
 from nodewright.costplan.colgen import colgen_pack
 from nodewright.costplan.lp import cover_lp
-from nodewright.costplan.packing import BinType, Limits, Shape, lower_bound, pack
+from nodewright.costplan.packing import BinType, PoolLimits, Shape, lower_bound, pack
 from nodewright.costplan.strategy import plan_cost
 from nodewright.scheduling.plan import plan
 
@@ -74,10 +74,10 @@ def test_column_generation_mixes_types_the_greedy_does_not() -> None:
 
 def test_limits_are_charged_and_refuse() -> None:
     shapes = _shapes([((4, 4), 10)])
-    lim = Limits(remaining={0: 48}, nodes=None)
+    lim = PoolLimits(remaining={0: 48}, nodes=None)
     bins = pack(shapes, TYPES, limits=lim)
     assert bins is not None and sum(b.type.capacity[0] for b in bins) <= 48
-    assert pack(shapes, TYPES, limits=Limits(remaining={0: 32})) is None  # 40 cpu of pods
+    assert pack(shapes, TYPES, limits=PoolLimits(remaining={0: 32})) is None  # 40 cpu of pods
 
 
 def test_min_values_pool_keeps_its_options_under_the_cost_strategy() -> None:

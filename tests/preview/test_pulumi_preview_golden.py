@@ -1,6 +1,6 @@
 """``nodewright preview`` JSON and markdown against goldens (tests/data/pulumi/golden/<stack>.{json,md}).
 
-Regenerate after an intended change: ``NODEWRIGHT_UPDATE_GOLDEN=1 pytest tests/pulumi``.
+Regenerate after an intended change: ``NODEWRIGHT_UPDATE_GOLDEN=1 pytest tests/preview/test_pulumi_preview_golden.py``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,78 @@
+"""Scale benchmark of ``nodewright disrupt`` (issue 21): one whole process on a generated cluster.
+
+Default: 5,000 nodes, 50,000 bound pods (10 per node), 100 NodePools (:mod:`bench.bigcluster`,
+deterministic), ``--until-quiet``; reports wall time, CPU time (user + system: steadier than wall
+time on a shared machine), peak RSS and the forecast's summary. Target: < 30 s and < 1.5 GiB.
+
+    python bench/disrupt.py                       # the target row
+    python bench/disrupt.py --nodes 500 --pods-per-node 10 --pools 10 --max-rounds 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.bigcluster import write
+
+NW = [sys.executable, "-m", "nodewright.cli"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--nodes", type=int, default=5_000)
+    ap.add_argument("--pods-per-node", type=int, default=10)
+    ap.add_argument("--pools", type=int, default=100)
+    ap.add_argument("--max-rounds", type=int, default=10_000)
+    ap.add_argument("--once", action="store_true", help="without --until-quiet")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        write(d, pools=a.pools, nodes=a.nodes, pending=0, running_per_node=a.pods_per_node)
+        args = [
+            "disrupt",
+            "-f",
+            str(d / "nodepools.yaml"),
+            "-f",
+            str(d / "nodeclasses.yaml"),
+            "--cluster",
+            str(d / "cluster.json"),
+            "--at",
+            "2026-11-21T00:00:00Z",
+            "--max-rounds",
+            str(a.max_rounds),
+            "-o",
+            "json",
+            *([] if a.once else ["--until-quiet"]),
+        ]
+        t = time.perf_counter()
+        with open(d / "out.json", "w") as out_f, open(d / "err.txt", "w") as err_f:
+            proc = subprocess.Popen([*NW, *args], stdout=out_f, stderr=err_f, text=True)
+            _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+        code = os.waitstatus_to_exitcode(status)
+        out = (d / "out.json").read_text()
+        if code != 0:
+            err = (d / "err.txt").read_text()
+            print(f"exit {code}: {err[-500:]}")
+            return
+    ru = usage
+    s = json.loads(out)["summary"]
+    print(
+        f"| disrupt {'' if a.once else '--until-quiet '}{a.nodes} nodes / {a.nodes * a.pods_per_node} pods / "
+        f"{a.pools} pools | {wall:.1f} | {ru.ru_utime + ru.ru_stime:.1f} | {ru.ru_maxrss / 1024:.0f} | "
+        f"{s['rounds']} rounds, {s['nodesDisrupted']} disrupted, {s['replacements']} replacements, "
+        f"{s['hourlyCostBefore']:.2f} -> {s['hourlyCostAfter']:.2f} $/h, stopped: {s['stopped']} |"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,219 @@
+"""`nodewright disrupt` (see docs/cli.md): forecast Karpenter's disruption controller.
+
+Thin: read NodePools/EC2NodeClasses, the cluster state and the catalog as ``plan`` does, resolve
+the Karpenter settings (flag > environment > default), optionally mark what ``--drift-from``'s
+NodePools/EC2NodeClasses would drift, call :func:`nodewright.disruption.forecast`, print.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from nodewright.api.karpenter import NodePool
+from nodewright.api.loading import load_nodepools
+from nodewright.catalog.loader import DEFAULT_SPEC
+from nodewright.catalog.model import InstanceType
+from nodewright.cli._common import (
+    INPUT_PATH,
+    at_option,
+    cluster_option,
+    emit,
+    files_option,
+    handle_errors,
+    karpenter_options,
+    output_option,
+    resolve_at,
+    settings_with_snapshot,
+)
+from nodewright.cluster import load_cluster
+from nodewright.crd import Release
+from nodewright.disruption import DisruptionForecast, forecast
+from nodewright.disruption.loop import MAX_ROUNDS
+from nodewright.drift import drift_impact_files
+from nodewright.settings import KarpenterSettings
+from nodewright.tables import format_markdown_table, format_table
+from nodewright.userdata import nodeclass_catalog
+
+_HEADERS = ["ROUND", "METHOD", "DECISION", "DISRUPTED", "REPLACEMENTS", "PODS", "SAVINGS/H"]
+
+
+def _rows(doc: dict[str, Any]) -> list[list[Any]]:
+    rows = []
+    for c in doc["commands"]:
+        reps = [
+            f"{r['nodePool']}:{(r.get('launch') or {}).get('instanceType', '-')}" for r in c["replacements"]
+        ]
+        rows.append(
+            [
+                c["round"],
+                c["method"],
+                c["decision"],
+                ", ".join(f"{x['node']} ({x['instanceType']})" for x in c["candidates"]),
+                ", ".join(reps) or "-",
+                c["podsMoved"],
+                f"{c['hourlyCostBefore'] - c['hourlyCostAfter']:.4f}",
+            ]
+        )
+    return rows
+
+
+def _summary_line(doc: dict[str, Any]) -> str:
+    s = doc["summary"]
+    mode = "until quiet" if doc["untilQuiet"] else "nothing completes"
+    return (
+        f"at {doc['at']} ({mode}): {s['nodesDisrupted']} node(s) disrupted, {s['replacements']} replacement(s), "
+        f"hourly cost {s['hourlyCostBefore']:.4f} -> {s['hourlyCostAfter']:.4f} "
+        f"(saves {s['hourlySavings']:.4f}); {s['rounds']} round(s), stopped: {s['stopped']}"
+    )
+
+
+def _render_table(doc: dict[str, Any]) -> str:
+    out = [format_table(_HEADERS, _rows(doc)) if doc["commands"] else "No disruption."]
+    if doc["blocked"]:
+        out += [
+            "",
+            format_table(
+                ["BLOCKED NODE", "NODECLAIM", "REASON"],
+                [[b["node"], b["nodeClaim"], b["reason"]] for b in doc["blocked"]],
+            ),
+        ]
+    if doc["blockedNodePools"]:
+        out += [
+            "",
+            format_table(
+                ["NODEPOOL", "REASON", "ALLOWED", "DISRUPTING"],
+                [
+                    [b["nodePool"], b["reason"], b["allowed"], b["disrupting"]]
+                    for b in doc["blockedNodePools"]
+                ],
+            ),
+        ]
+    if doc["unconsolidatable"]:
+        out += [
+            "",
+            format_table(
+                ["UNCONSOLIDATABLE", "WHY"], [[u["nodeClaim"], u["message"]] for u in doc["unconsolidatable"]]
+            ),
+        ]
+    out += ["", _summary_line(doc)]
+    return "\n".join(out)
+
+
+def _render_markdown(doc: dict[str, Any]) -> str:
+    out = ["### nodewright disrupt", "", _summary_line(doc)]
+    if doc["commands"]:
+        out += ["", format_markdown_table(_HEADERS, _rows(doc))]
+    if doc["blocked"]:
+        out += [
+            "",
+            format_markdown_table(
+                ["Blocked node", "NodeClaim", "Reason"],
+                [[b["node"], b["nodeClaim"], b["reason"]] for b in doc["blocked"]],
+            ),
+        ]
+    if doc["blockedNodePools"]:
+        out += [
+            "",
+            format_markdown_table(
+                ["NodePool", "Reason", "Allowed", "Disrupting"],
+                [
+                    [b["nodePool"], b["reason"], b["allowed"], b["disrupting"]]
+                    for b in doc["blockedNodePools"]
+                ],
+            ),
+        ]
+    if doc["unconsolidatable"]:
+        out += [
+            "",
+            format_markdown_table(
+                ["Unconsolidatable", "Why"], [[u["nodeClaim"], u["message"]] for u in doc["unconsolidatable"]]
+            ),
+        ]
+    return "\n".join(out)
+
+
+@click.command("disrupt")
+@files_option("NodePool / EC2NodeClass YAML or JSON file in effect (repeatable).")
+@cluster_option("cluster_path")
+@click.option(
+    "--catalog",
+    "catalog_spec",
+    default=DEFAULT_SPEC,
+    show_default=True,
+    help="InstanceTypeCatalog file or aws:<region>.",
+)
+@at_option("the controller's clock: consolidateAfter, do-not-disrupt durations and every budget")
+@click.option(
+    "--until-quiet",
+    is_flag=True,
+    default=False,
+    help="Complete each command before the next (replacements come up, candidates leave) until steady state.",
+)
+@click.option(
+    "--drift-from",
+    "drift_from",
+    multiple=True,
+    type=INPUT_PATH,
+    help="NodePool / EC2NodeClass files of a branch: mark what they drift, then forecast with them (repeatable).",
+)
+@click.option(
+    "--max-rounds",
+    type=click.IntRange(min=1),
+    default=MAX_ROUNDS,
+    show_default=True,
+    help="Stop after this many disruption reconciles.",
+)
+@output_option(("table", "json", "yaml", "markdown"))
+@karpenter_options()
+@handle_errors
+def command(
+    files: tuple[str, ...],
+    cluster_path: str,
+    catalog_spec: str,
+    at: str | None,
+    until_quiet: bool,
+    drift_from: tuple[str, ...],
+    max_rounds: int,
+    output: str,
+    release: Release,
+    settings: KarpenterSettings,
+) -> None:
+    """Forecast Karpenter's disruption controller: which nodes it removes or replaces, in order."""
+    when = resolve_at(at)
+    objs = load_nodepools(files, release=release)
+    cluster = load_cluster(cluster_path, release=release)
+    settings = settings_with_snapshot(settings, release, cluster, where=cluster_path)
+    pools = {np.name: np for np in objs.nodepools}
+    classes = {nc.name: nc for nc in objs.nodeclasses}
+    drifted: list[str] = []
+    if drift_from:
+        branch = load_nodepools(drift_from, release=release)
+        pools.update({np.name: np for np in branch.nodepools})
+        classes.update({nc.name: nc for nc in branch.nodeclasses})
+        report = drift_impact_files(drift_from, cluster, catalog_spec, at=when, release=release)
+        drifted = [d.node_claim for d in report.drifted]
+    cache: dict[str, list[InstanceType]] = {}
+
+    def catalog_for(np: NodePool) -> list[InstanceType]:
+        ref = np.spec.template.spec.node_class_ref
+        key = ref.name if ref.kind == "EC2NodeClass" else ""
+        if key not in cache:
+            cache[key] = list(
+                nodeclass_catalog(catalog_spec, classes.get(ref.name) if key else None, settings)
+            )
+        return cache[key]
+
+    result: DisruptionForecast = forecast(
+        nodepools=list(pools.values()),
+        cluster=cluster,
+        catalog_for=catalog_for,
+        settings=settings,
+        at=when,
+        until_quiet=until_quiet,
+        drifted=drifted,
+        max_rounds=max_rounds,
+    )
+    doc = result.as_dict()
+    emit(doc, output, table=lambda: _render_table(doc), markdown=lambda: _render_markdown(doc))

@@ -1,0 +1,297 @@
+"""Disruption candidates and per-reason budgets (Karpenter ``disruption/types.go`` ``NewCandidate``,
+``helpers.go`` ``GetCandidatesWithTotals``/``BuildDisruptionBudgetMapping``, ``state/statenode.go``
+``ValidateNodeDisruptable``/``ValidatePodsDisruptable``, ``nodeclaim/disruption/consolidation.go``).
+
+A node is a candidate when it is managed (has a NodeClaim) and has a Node, is initialized, is not
+deleting or marked for deletion, carries no ``karpenter.sh/do-not-disrupt: "true"``, has the
+NodePool label of a known NodePool with instance types, and its pods allow eviction (no active
+do-not-disrupt pod, no PDB at zero disruptions); for eventual methods (drift) a NodeClaim with a
+``terminationGracePeriod`` ignores the pod-level blocks. The blocking texts are Karpenter's
+``DisruptionBlocked`` event messages. ``Consolidatable`` is recomputed at the forecast's clock:
+consolidation not disabled (``consolidateAfter: Never``), ``Initialized=True``, and
+``consolidateAfter`` elapsed since the last pod event (else since initialization).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Final
+
+from nodewright import labels
+from nodewright.api.core import Pod
+from nodewright.api.karpenter import NodePool
+from nodewright.catalog.model import InstanceType
+from nodewright.disruption.pods import PdbLimits, eviction_cost, pods_block_reason
+from nodewright.drift.detect import parse_time
+from nodewright.drift.rollout import allowed_disruptions
+from nodewright.goduration import DurationError, parse_duration
+from nodewright.scheduling import podutil
+from nodewright.scheduling.existingnode import StateNode
+
+GRACEFUL: Final = "graceful"
+EVENTUAL: Final = "eventual"
+PER_NODE_BASE_COST: Final = 1.0
+INSTANCE_TERMINATING: Final = "InstanceTerminating"
+
+
+def consolidate_after_ns(pool: NodePool) -> int | None:
+    """``spec.disruption.consolidateAfter`` in nanoseconds; ``None`` for ``Never``."""
+    raw = pool.spec.disruption.consolidate_after
+    if raw == "Never":
+        return None
+    try:
+        return parse_duration(raw)
+    except DurationError:
+        return None
+
+
+def _cond_true(sn: StateNode, type_: str) -> bool:
+    if sn.nodeclaim is None:
+        return False
+    c = sn.nodeclaim.condition(type_)
+    return c is not None and c.status == "True"
+
+
+def consolidatable(sn: StateNode, pool: NodePool, now: datetime) -> bool:
+    """The ``Consolidatable`` condition as the NodeClaim disruption controller sets it at ``now``."""
+    after = consolidate_after_ns(pool)
+    if after is None or sn.nodeclaim is None:
+        return False
+    init = sn.nodeclaim.condition("Initialized")
+    if init is None or init.status != "True":
+        return False
+    if after == 0:
+        return True
+    since = parse_time(sn.nodeclaim.status.last_pod_event_time) or parse_time(init.last_transition_time)
+    if since is None:
+        return True
+    return (now - since).total_seconds() * 1e9 >= after
+
+
+@dataclass(eq=False)
+class Candidate:
+    """A disruptable node with its pool, instance type, price and costs."""
+
+    state: StateNode
+    pool: NodePool
+    instance_type: InstanceType | None
+    zone: str
+    capacity_type: str
+    price: float
+    pods: list[Pod]
+    reschedulable: list[Pod]
+    reschedule_cost: float
+    node_labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.state.name
+
+    @property
+    def claim_name(self) -> str:
+        return self.state.nodeclaim.name if self.state.nodeclaim is not None else ""
+
+    @property
+    def static(self) -> bool:
+        return self.pool.spec.replicas is not None
+
+    def is_empty(self) -> bool:
+        return self.reschedule_cost <= PER_NODE_BASE_COST
+
+    def savings_ratio(self) -> float:
+        return self.price / self.reschedule_cost
+
+    def condition_true(self, type_: str) -> bool:
+        return _cond_true(self.state, type_)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "nodeClaim": self.claim_name,
+            "node": self.name,
+            "nodePool": self.pool.name,
+            "instanceType": self.node_labels.get(labels.INSTANCE_TYPE, ""),
+            "capacityType": self.capacity_type,
+            "zone": self.zone,
+            "price": round(self.price, 6),
+        }
+
+
+def node_price(sn_labels: Mapping[str, str], it: InstanceType | None) -> float:
+    """``resolveNodePrice``: the offering of the node's zone and capacity type; 0 when unknown."""
+    if it is None:
+        return 0.0
+    zone, ct = sn_labels.get(labels.ZONE), sn_labels.get(labels.CAPACITY_TYPE)
+    rid = sn_labels.get(labels.CAPACITY_RESERVATION_ID)
+    for o in it.offerings:
+        if (
+            o.zone == zone
+            and o.capacity_type == ct
+            and (ct != "reserved" or not rid or o.reservation_id == rid)
+        ):
+            return o.price
+    return 0.0
+
+
+def _annotations(sn: StateNode) -> dict[str, str]:
+    if sn.node is not None:
+        return dict(sn.node.metadata.annotations)
+    return dict(sn.nodeclaim.metadata.annotations) if sn.nodeclaim is not None else {}
+
+
+def node_block_reason(sn: StateNode) -> str | None:
+    """``ValidateNodeDisruptable`` (lower case); nomination is not modelled."""
+    if sn.nodeclaim is None:
+        return "node isn't managed by karpenter"
+    if sn.node is None:
+        return "nodeclaim does not have an associated node"
+    if not sn.initialized():
+        return "node isn't initialized"
+    if sn.marked_for_deletion() or deleted(sn):
+        return "node is deleting or marked for deletion"
+    if _annotations(sn).get(labels.DO_NOT_DISRUPT) == "true":
+        return f'disruption is blocked through the "{labels.DO_NOT_DISRUPT}" annotation'
+    if labels.NODEPOOL not in sn.labels():
+        return f"node doesn't have required label (label={labels.NODEPOOL})"
+    return None
+
+
+def deleted(sn: StateNode) -> bool:
+    return sn.nodeclaim is not None and (
+        sn.nodeclaim.metadata.deletion_timestamp is not None or _cond_true(sn, INSTANCE_TERMINATING)
+    )
+
+
+def sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+@dataclass
+class Blocked:
+    node: str
+    node_claim: str
+    reason: str
+
+
+def new_candidate(
+    sn: StateNode,
+    *,
+    pools: Mapping[str, NodePool],
+    types: Mapping[str, Mapping[str, InstanceType]],
+    pdbs: PdbLimits,
+    now: datetime,
+    disruption_class: str,
+    blocked: Callable[[Blocked], None],
+) -> Candidate | None:
+    why = node_block_reason(sn)
+    if why is not None:
+        if sn.nodeclaim is not None:
+            blocked(Blocked(sn.name, sn.nodeclaim.name, sentence(why)))
+        return None
+    assert sn.nodeclaim is not None
+    node_labels = sn.labels()
+    pool_name = node_labels.get(labels.NODEPOOL, "")
+    pool, type_map = pools.get(pool_name), types.get(pool_name)
+    if pool is None or type_map is None:
+        blocked(Blocked(sn.name, sn.nodeclaim.name, f"NodePool not found (NodePool={pool_name})"))
+        return None
+    it = type_map.get(node_labels.get(labels.INSTANCE_TYPE, ""))
+    pods = list(sn.pods)
+    err = pods_block_reason(pods, pdbs, now)
+    if err is not None:
+        eventual = sn.nodeclaim.spec.termination_grace_period is not None and disruption_class == EVENTUAL
+        if not eventual:
+            blocked(Blocked(sn.name, sn.nodeclaim.name, sentence(err)))
+            return None
+    resched = [p for p in pods if podutil.is_reschedulable(p)]
+    return Candidate(
+        state=sn,
+        pool=pool,
+        instance_type=it,
+        zone=node_labels.get(labels.ZONE, ""),
+        capacity_type=node_labels.get(labels.CAPACITY_TYPE, ""),
+        price=node_price(node_labels, it),
+        pods=pods,
+        reschedulable=resched,
+        reschedule_cost=PER_NODE_BASE_COST + sum(max(0.0, eviction_cost(p)) for p in resched),
+        node_labels=node_labels,
+    )
+
+
+def node_disruption_cost(sn: StateNode) -> float:
+    """``StateNode.DisruptionCost``: the base cost plus each reschedulable pod's eviction cost."""
+    return PER_NODE_BASE_COST + sum(
+        max(0.0, eviction_cost(p)) for p in sn.pods if podutil.is_reschedulable(p)
+    )
+
+
+@dataclass(frozen=True)
+class PoolBudget:
+    pool: str
+    reason: str
+    allowed: int
+    disrupting: int
+    nodes: int
+
+    @property
+    def remaining(self) -> int:
+        return max(self.allowed - self.disrupting, 0)
+
+
+def budget_mapping(
+    state_nodes: Sequence[StateNode], pools: Sequence[NodePool], reason: str, now: datetime
+) -> dict[str, PoolBudget]:
+    """``BuildDisruptionBudgetMapping``: per pool, allowed disruptions for ``reason`` minus the
+    initialized nodes already disrupting (NotReady or marked for deletion); invalid budgets: 0."""
+    num: dict[str, int] = {}
+    disrupting: dict[str, int] = {}
+    for sn in state_nodes:
+        if sn.nodeclaim is None or not sn.initialized() or _cond_true(sn, INSTANCE_TERMINATING):
+            continue
+        pool = sn.labels().get(labels.NODEPOOL, "")
+        num[pool] = num.get(pool, 0) + 1
+        ready = sn.node is not None and any(
+            c.type == "Ready" and c.status == "True" for c in sn.node.status.conditions
+        )
+        if not ready or sn.marked_for_deletion():
+            disrupting[pool] = disrupting.get(pool, 0) + 1
+    out: dict[str, PoolBudget] = {}
+    for np in pools:
+        budgets = [b.model_dump(exclude_none=True) for b in np.spec.disruption.budgets]
+        allowed, errors = allowed_disruptions(budgets, now, num.get(np.name, 0), reason)
+        out[np.name] = PoolBudget(
+            pool=np.name,
+            reason=reason,
+            allowed=0 if errors else allowed,
+            disrupting=disrupting.get(np.name, 0),
+            nodes=num.get(np.name, 0),
+        )
+    return out
+
+
+def get_candidates(
+    state: Sequence[StateNode],
+    *,
+    pools: Mapping[str, NodePool],
+    types: Mapping[str, Mapping[str, InstanceType]],
+    pdbs: PdbLimits,
+    now: datetime,
+    disruption_class: str,
+) -> tuple[list[Candidate], list[Blocked]]:
+    """``GetCandidates`` before the method's own filter: the candidates, and why the others are not."""
+    blocked: list[Blocked] = []
+    out = []
+    for sn in state:
+        c = new_candidate(
+            sn,
+            pools=pools,
+            types=types,
+            pdbs=pdbs,
+            now=now,
+            disruption_class=disruption_class,
+            blocked=blocked.append,
+        )
+        if c is not None:
+            out.append(c)
+    return out, blocked

@@ -1,0 +1,476 @@
+"""The disruption controller's loop as a forecast (Karpenter ``disruption/controller.go``).
+
+A reconcile tries the methods in production order (emptiness, static drift, drift, multi-node
+consolidation, single-node consolidation); the first that yields commands ends it. Without
+``until_quiet`` nothing completes: the commands' candidates stay marked for deletion (they consume
+budgets and their pods are pods of deleting nodes) and replacements are launched but never
+initialize; reconciles repeat until one yields nothing. With ``until_quiet`` each command completes
+before the next reconcile: replacements come up initialized and receive the moved pods, the
+candidates leave; the loop stops at steady state. Both stop at ``max_rounds``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final
+
+from nodewright import labels
+from nodewright.algebra.resources import format_resource_list
+from nodewright.api.core import Condition, Node, Pod
+from nodewright.api.karpenter import NodeClaim, NodePool
+from nodewright.catalog.model import InstanceType
+from nodewright.cluster.state import ClusterState
+from nodewright.disruption import methods as m
+from nodewright.disruption.balanced import Evaluator, Totals
+from nodewright.disruption.candidates import (
+    Candidate,
+    budget_mapping,
+    consolidatable,
+    get_candidates,
+    node_disruption_cost,
+    node_price,
+)
+from nodewright.disruption.pods import PdbLimits
+from nodewright.disruption.result import (
+    BlockedNode,
+    BlockedPool,
+    CommandResult,
+    DisruptionForecast,
+    Unconsolidatable,
+)
+from nodewright.disruption.simulate import Replacement, SimCache, SimContext, mark_deleting, simulate
+from nodewright.scheduling import podutil
+from nodewright.scheduling.existingnode import StateNode, build_state_nodes
+from nodewright.scheduling.nodeclaim import template_requirements
+from nodewright.scheduling.plan import CatalogFor, PlanOptions
+from nodewright.settings import KarpenterSettings
+
+METHODS: Final = (
+    "emptiness",
+    "static-drift",
+    "drift",
+    "multi-node-consolidation",
+    "single-node-consolidation",
+)
+EPOCH: Final = "1970-01-01T00:00:00Z"
+MAX_ROUNDS: Final = 10_000
+
+
+@dataclass
+class _World:
+    base: ClusterState
+    nodes: list[Node]
+    claims: list[NodeClaim]
+    pods: list[Pod]
+    made: int = 0
+
+    def cluster(self) -> ClusterState:
+        return dataclasses.replace(
+            self.base,
+            nodes=tuple(self.nodes),
+            nodeclaims=tuple(self.claims),
+            pods=tuple(self.pods),
+            _node_index={},
+        )
+
+
+@dataclass
+class _Notes:
+    blocked: dict[str, BlockedNode] = field(default_factory=dict)
+    pools: dict[tuple[str, str], BlockedPool] = field(default_factory=dict)
+    unconsolidatable: dict[str, str] = field(default_factory=dict)
+    record_blocked: bool = True
+
+
+def _drifted(claim: NodeClaim, at: str) -> NodeClaim:
+    """``claim`` with ``Drifted=True`` since ``at`` (an existing ``Drifted=True`` is kept: drift
+    goes oldest first)."""
+    current = claim.condition(m.DRIFTED)
+    if current is not None and current.status == "True":
+        return claim
+    conds = [c for c in claim.status.conditions if c.type != m.DRIFTED]
+    conds.append(Condition(type=m.DRIFTED, status="True", reason="Drifted", last_transition_time=at))
+    return claim.model_copy(update={"status": claim.status.model_copy(update={"conditions": conds})})
+
+
+class _Forecast:
+    def __init__(
+        self,
+        *,
+        nodepools: Sequence[NodePool],
+        cluster: ClusterState,
+        catalog_for: CatalogFor,
+        settings: KarpenterSettings,
+        at: datetime,
+        until_quiet: bool,
+    ) -> None:
+        self.pools = list(nodepools)
+        self.pool_map = {np.name: np for np in self.pools}
+        self.types: dict[str, dict[str, InstanceType]] = {}
+        for np in self.pools:
+            its = list(catalog_for(np))
+            if its:
+                self.types[np.name] = {it.name: it for it in its}
+        self.catalog_for = catalog_for
+        self.at = at
+        self.at_text = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.until_quiet = until_quiet
+        self.settings = settings
+        self.pdbs = PdbLimits(cluster.pdbs)
+        self.world = _World(cluster, list(cluster.nodes), list(cluster.nodeclaims), list(cluster.pods))
+        self.notes = _Notes()
+        self.sim_cache = SimCache()
+        self.options = PlanOptions(
+            preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy
+        )
+
+    # -- prices -------------------------------------------------------------------------------------
+    def price_of(self, sn: StateNode) -> float:
+        if sn.nodeclaim is None:
+            return 0.0
+        lab = sn.labels()
+        it = self.types.get(lab.get(labels.NODEPOOL, ""), {}).get(lab.get(labels.INSTANCE_TYPE, ""))
+        return node_price(lab, it)
+
+    def cluster_cost(self, nodes: Sequence[StateNode]) -> float:
+        return sum(self.price_of(sn) for sn in nodes if not sn.marked_for_deletion())
+
+    # -- one reconcile ------------------------------------------------------------------------------
+    def candidates(self, state: Sequence[StateNode], method: str) -> list[Candidate]:
+        out, blocked = get_candidates(
+            state,
+            pools=self.pool_map,
+            types=self.types,
+            pdbs=self.pdbs,
+            now=self.at,
+            disruption_class=m.CLASS[method],
+        )
+        if self.notes.record_blocked:
+            for b in blocked:
+                if b.node not in self.notes.blocked:
+                    self.notes.blocked[b.node] = BlockedNode(
+                        node=b.node, node_claim=b.node_claim, reason=b.reason
+                    )
+        return out
+
+    def env(self, cluster: ClusterState, all_cands: Sequence[Candidate], state: Sequence[StateNode]) -> m.Env:
+        ctx = SimContext(
+            nodepools=self.pools,
+            catalog_for=self.catalog_for,
+            options=self.options,
+            pdbs=self.pdbs,
+            now=self.at,
+            cache=self.sim_cache,
+        )
+
+        def note(c: Candidate, msg: str) -> None:
+            self.notes.unconsolidatable[c.claim_name] = msg
+
+        def drift_blocked(c: Candidate, msg: str) -> None:
+            if c.name not in self.notes.blocked:
+                self.notes.blocked[c.name] = BlockedNode(node=c.name, node_claim=c.claim_name, reason=msg)
+
+        return m.Env(
+            simulate=lambda cands: simulate(cluster, cands, ctx),
+            unconsolidatable=note,
+            drift_blocked=drift_blocked,
+            spot_to_spot=self.settings.feature_gates.spot_to_spot_consolidation,
+            evaluator=Evaluator(self._totals(all_cands, state)),
+        )
+
+    def _totals(self, cands: Sequence[Candidate], state: Sequence[StateNode]) -> dict[str, Totals]:
+        by_name = {c.name: c for c in cands}
+        cost: dict[str, float] = {}
+        disruption: dict[str, float] = {}
+        for sn in state:
+            pool = sn.labels().get(labels.NODEPOOL) if sn.nodeclaim is not None else None
+            if pool is None:
+                continue
+            cost[pool] = cost.get(pool, 0.0) + self.price_of(sn)
+            c = by_name.get(sn.name)
+            disruption[pool] = disruption.get(pool, 0.0) + (
+                c.reschedule_cost if c is not None else node_disruption_cost(sn)
+            )
+        return {p: Totals(cost.get(p, 0.0), disruption[p]) for p in disruption}
+
+    def reconcile(self) -> tuple[list[m.Command], list[StateNode]] | None:
+        cluster = self.world.cluster()
+        state = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
+        by_class: dict[str, tuple[list[Candidate], m.Env]] = {}
+        for method in METHODS:
+            cls = m.CLASS[method]
+            if cls not in by_class:
+                found = self.candidates(state, method)
+                by_class[cls] = (found, self.env(cluster, found, state))
+            all_cands, env = by_class[cls]
+            cands = [c for c in all_cands if self._should(method, c, env)]
+            if not cands:
+                continue
+            reason = m.REASON[method]
+            mapping = budget_mapping(state, self.pools, reason, self.at)
+            for b in mapping.values():
+                if b.nodes and b.remaining == 0 and (b.pool, reason) not in self.notes.pools:
+                    self.notes.pools[(b.pool, reason)] = BlockedPool(
+                        node_pool=b.pool, reason=reason, allowed=b.allowed, disrupting=b.disrupting
+                    )
+            budgets = {name: b.remaining for name, b in mapping.items()}
+            cmds = self._compute(method, cands, budgets, env, state)
+            if cmds:
+                return cmds, state
+        return None
+
+    def _should(self, method: str, c: Candidate, env: m.Env) -> bool:
+        if method == "emptiness":
+            return m.emptiness_should(c, env, consolidatable(c.state, c.pool, self.at))
+        if method == "static-drift":
+            return m.static_drift_should(c)
+        if method == "drift":
+            return m.drift_should(c)
+        return m.consolidation_should(c, env, consolidatable(c.state, c.pool, self.at))
+
+    def _compute(
+        self,
+        method: str,
+        cands: list[Candidate],
+        budgets: dict[str, int],
+        env: m.Env,
+        state: Sequence[StateNode],
+    ) -> list[m.Command]:
+        if method == "emptiness":
+            return m.emptiness(cands, budgets)
+        if method == "drift":
+            return m.drift(cands, budgets, env)
+        if method == "multi-node-consolidation":
+            return m.multi_node(cands, budgets, env)
+        if method == "single-node-consolidation":
+            return m.single_node(cands, budgets, env)
+        cmds = m.static_drift(cands, budgets, lambda pool: self._pool_counts(state, pool))
+        for cmd in cmds:
+            cmd.replacements = [self._static_replacement(cmd.candidates[0].pool)]
+        return cmds
+
+    def _pool_counts(self, state: Sequence[StateNode], pool: str) -> tuple[int, int]:
+        mine = [sn for sn in state if sn.nodeclaim is not None and sn.labels().get(labels.NODEPOOL) == pool]
+        pending = sum(1 for sn in mine if sn.marked_for_deletion())
+        return len(mine) - pending, pending
+
+    def _static_replacement(self, pool: NodePool) -> Replacement:
+        reqs = template_requirements(pool)
+        rep = Replacement(
+            pool=pool.name, requirements=reqs, types=list(self.types.get(pool.name, {}).values()), pods=[]
+        )
+        rep.compatible()
+        rep.order_by_price()
+        return rep
+
+    # -- applying a command -------------------------------------------------------------------------
+    def apply(self, cmd: m.Command) -> None:
+        names = {c.name for c in cmd.candidates}
+        claims = {c.claim_name for c in cmd.candidates}
+        new_nodes: list[str] = []
+        for rep in cmd.replacements:
+            new_nodes.append(self._launch(rep))
+        if not self.until_quiet:
+            self.world.nodes = [mark_deleting(n) if n.metadata.name in names else n for n in self.world.nodes]
+            return
+        placements = cmd.sim.placements if cmd.sim is not None else {}
+        target_of = {
+            key: (new_nodes[int(t[4:])] if t.startswith("new:") else t) for key, t in placements.items()
+        }
+        self.world.nodes = [n for n in self.world.nodes if n.metadata.name not in names]
+        self.world.claims = [c for c in self.world.claims if c.metadata.name not in claims]
+        pods: list[Pod] = []
+        for p in self.world.pods:
+            target = target_of.get(p.key)
+            if target is not None and target not in names:
+                pods.append(_bind(p, target))
+            elif p.spec.node_name in names:
+                # the node's other pods leave with it; those that need a home wait as pending
+                if podutil.is_reschedulable(p):
+                    pods.append(_unbind(p))
+            else:
+                pods.append(p)
+        self.world.pods = pods
+
+    def _launch(self, rep: Replacement) -> str:
+        self.world.made += 1
+        name = f"{rep.pool}-forecast-{self.world.made:04d}"
+        got = rep.launch()
+        node_labels: dict[str, str] = {
+            k: v for k, v in rep.requirements.labels(include_restricted=True).items() if k != labels.HOSTNAME
+        }
+        cap: dict[str, str] = {}
+        alloc: dict[str, str] = {}
+        if got is not None:
+            it, o = got
+            node_labels.update(
+                {labels.INSTANCE_TYPE: it.name, labels.ZONE: o.zone, labels.CAPACITY_TYPE: o.capacity_type}
+            )
+            if o.reservation_id:
+                node_labels[labels.CAPACITY_RESERVATION_ID] = o.reservation_id
+            cap, alloc = format_resource_list(it.capacity), format_resource_list(it.allocatable())
+        node_labels[labels.NODEPOOL] = rep.pool
+        quiet = self.until_quiet
+        conds: list[dict[str, Any]] = [
+            {"type": "Launched", "status": "True", "lastTransitionTime": self.at_text}
+        ]
+        if quiet:
+            conds.append({"type": "Initialized", "status": "True", "lastTransitionTime": EPOCH})
+        claim = NodeClaim.model_validate(
+            {
+                "metadata": {"name": name, "labels": node_labels},
+                "spec": {"requirements": []},
+                "status": {
+                    "capacity": cap,
+                    "allocatable": alloc,
+                    "conditions": conds,
+                    "providerID": f"forecast://{name}",
+                    **({"nodeName": name} if quiet else {}),
+                },
+            }
+        )
+        self.world.claims.append(claim)
+        if quiet:
+            self.world.nodes.append(
+                Node.model_validate(
+                    {
+                        "metadata": {
+                            "name": name,
+                            "labels": {**node_labels, labels.HOSTNAME: name, labels.NODE_INITIALIZED: "true"},
+                        },
+                        "spec": {"providerID": f"forecast://{name}"},
+                        "status": {
+                            "capacity": cap,
+                            "allocatable": alloc,
+                            "conditions": [{"type": "Ready", "status": "True"}],
+                        },
+                    }
+                )
+            )
+        return name
+
+
+def _bind(p: Pod, node: str) -> Pod:
+    if p.spec.node_name == node:
+        return p
+    spec = p.spec.model_copy(update={"node_name": node})
+    status = p.status.model_copy(update={"phase": "Running", "conditions": []})
+    return p.model_copy(update={"spec": spec, "status": status})
+
+
+def _unbind(p: Pod) -> Pod:
+    spec = p.spec.model_copy(update={"node_name": None})
+    cond = Condition(type="PodScheduled", status="False", reason="Unschedulable")
+    status = p.status.model_copy(update={"phase": "Pending", "conditions": [cond]})
+    return p.model_copy(update={"spec": spec, "status": status})
+
+
+def forecast(
+    *,
+    nodepools: Sequence[NodePool],
+    cluster: ClusterState,
+    catalog_for: CatalogFor,
+    settings: KarpenterSettings,
+    at: datetime,
+    until_quiet: bool = False,
+    drifted: Collection[str] = (),
+    max_rounds: int = MAX_ROUNDS,
+) -> DisruptionForecast:
+    """Forecast Karpenter v1.14.1's disruption decisions for ``cluster`` under ``nodepools``.
+
+    ``drifted``: NodeClaim names to mark ``Drifted=True`` first (e.g. from
+    :func:`nodewright.drift.drift_impact`). ``at`` is the controller's clock: budgets' schedules,
+    ``consolidateAfter`` and do-not-disrupt durations are evaluated at it.
+    """
+    if drifted:
+        stamp = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        wanted = set(drifted)
+        cluster = dataclasses.replace(
+            cluster,
+            nodeclaims=tuple(
+                _drifted(c, stamp) if c.metadata.name in wanted else c for c in cluster.nodeclaims
+            ),
+            _node_index={},
+        )
+    f = _Forecast(
+        nodepools=nodepools,
+        cluster=cluster,
+        catalog_for=catalog_for,
+        settings=settings,
+        at=at,
+        until_quiet=until_quiet,
+    )
+    start_state = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
+    cost = before = f.cluster_cost(start_state)
+    commands: list[CommandResult] = []
+    rounds = 0
+    stopped = "quiet"
+    while True:
+        if rounds >= max_rounds:
+            stopped = "round limit"
+            break
+        got = f.reconcile()
+        f.notes.record_blocked = False
+        if got is None:
+            break
+        rounds += 1
+        cmds, _ = got
+        for cmd in cmds:
+            after = cost - cmd.source_cost() + sum(r.price() for r in cmd.replacements)
+            score = None
+            if cmd.scores:
+                worst = min(cmd.scores.values(), key=lambda s: s.score)
+                score = worst
+            commands.append(
+                CommandResult(
+                    round=rounds,
+                    method=cmd.method,
+                    reason=cmd.reason,
+                    decision=cmd.decision,
+                    candidates=tuple(c.as_dict() for c in cmd.candidates),
+                    replacements=tuple(r.as_dict() for r in cmd.replacements),
+                    pods_moved=sum(len(c.reschedulable) for c in cmd.candidates),
+                    hourly_cost_before=cost,
+                    hourly_cost_after=after,
+                    score=score.score if score is not None else None,
+                    savings_fraction=score.savings_fraction if score is not None else None,
+                    disruption_fraction=score.disruption_fraction if score is not None else None,
+                )
+            )
+            cost = after
+            f.apply(cmd)
+    disrupted = {c["nodeClaim"] for cmd in commands for c in cmd.candidates}
+    return DisruptionForecast(
+        at=f.at_text,
+        until_quiet=until_quiet,
+        commands=tuple(commands),
+        blocked=tuple(
+            sorted(
+                (b for b in f.notes.blocked.values() if b.node_claim not in disrupted), key=lambda b: b.node
+            )
+        ),
+        blocked_pools=tuple(sorted(f.notes.pools.values(), key=lambda b: (b.node_pool, b.reason))),
+        unconsolidatable=tuple(
+            Unconsolidatable(node_claim=k, message=v)
+            for k, v in sorted(f.notes.unconsolidatable.items())
+            if k not in disrupted
+        ),
+        hourly_cost_before=before,
+        hourly_cost_after=cost,
+        rounds=rounds,
+        stopped=stopped,
+        notes=tuple(_notes(cluster)),
+    )
+
+
+def _notes(cluster: ClusterState) -> list[str]:
+    out = []
+    if cluster.pods and not cluster.pdbs:
+        out.append(
+            "the cluster state lists no PodDisruptionBudgets: none is taken into account "
+            "(`nodewright cluster snapshot` and `kubectl get poddisruptionbudgets -A -o json` include them)"
+        )
+    return out

@@ -1,0 +1,276 @@
+"""``SimulateScheduling`` (Karpenter ``disruption/helpers.go``) through nodewright's own scheduler,
+and the replacement NodeClaim's price rules (``provisioning/scheduling/nodeclaim.go``
+``RemoveInstanceTypeOptionsByPriceAndMinValues``, ``cloudprovider/types.go`` ``OrderByPrice``,
+``WorstLaunchPrice``).
+
+One simulation: the candidates leave the active nodes (they are marked for deletion in a copy of
+the state), and one provisioning round (:func:`nodewright.scheduling.plan.prepare_round`) places the
+pending pods, the candidates' currently reschedulable pods and the pods of deleting nodes on the
+remaining nodes and new NodeClaims. A pod placed on an uninitialized node that did not come from a
+deleting node is an error ("would schedule against uninitialized ..."): disruption never relies
+on capacity that has not come up.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Final
+
+from nodewright import labels
+from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
+from nodewright.api.core import Node, Pod, Taint
+from nodewright.api.karpenter import NodePool
+from nodewright.catalog.model import InstanceType, Offering
+from nodewright.cluster.state import ClusterState
+from nodewright.disruption.candidates import Candidate
+from nodewright.disruption.pods import PdbLimits
+from nodewright.scheduling import podutil
+from nodewright.scheduling.instancetypes import TypeIndex, satisfies_min_values
+from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, CatalogFor, PlanOptions, prepare_round
+from nodewright.scheduling.scheduler import BEST_EFFORT
+from nodewright.scheduling.topologydomains import DomainUniverse
+
+_DISRUPTED: Final = Taint(key=labels.DISRUPTED_TAINT_KEY, effect="NoSchedule")
+_CT_ORDER: Final = (labels.CAPACITY_TYPE_RESERVED, labels.CAPACITY_TYPE_SPOT, labels.CAPACITY_TYPE_ON_DEMAND)
+_INF: Final = float("inf")
+
+
+def mark_deleting(node: Node) -> Node:
+    """A copy of ``node`` with Karpenter's ``karpenter.sh/disrupted:NoSchedule`` taint."""
+    if any(t.key == labels.DISRUPTED_TAINT_KEY for t in node.spec.taints):
+        return node
+    spec = node.spec.model_copy(update={"taints": [*node.spec.taints, _DISRUPTED]})
+    return node.model_copy(update={"spec": spec})
+
+
+def _compatible(o: Offering, reqs: Requirements) -> bool:
+    return reqs.is_compatible(o.requirements, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN)
+
+
+def cheapest_price(it: InstanceType, reqs: Requirements) -> float:
+    prices = [o.price for o in it.offerings if o.available and _compatible(o, reqs)]
+    return min(prices) if prices else _INF
+
+
+def worst_launch_price(it: InstanceType, reqs: Requirements) -> float:
+    """``Offerings.Available().WorstLaunchPrice``: the dearest compatible offering of the capacity
+    type the launch would use (reserved, then spot, then on-demand)."""
+    for ct in _CT_ORDER:
+        prices = [
+            o.price for o in it.offerings if o.available and o.capacity_type == ct and _compatible(o, reqs)
+        ]
+        if prices:
+            return max(prices)
+    return _INF
+
+
+@dataclass
+class Replacement:
+    """One new NodeClaim of a simulation: its pool, requirements and instance-type options."""
+
+    pool: str
+    requirements: Requirements
+    types: list[InstanceType]
+    pods: list[Pod]
+    node_class: str = ""
+    taints: list[Taint] = field(default_factory=list)
+
+    def order_by_price(self) -> None:
+        self.types.sort(key=lambda it: (cheapest_price(it, self.requirements), it.name))
+
+    def compatible(self) -> None:
+        self.types = [it for it in self.types if cheapest_price(it, self.requirements) < _INF]
+
+    def remove_by_price_and_min_values(self, max_price: float) -> str | None:
+        """Keep the types whose worst-case launch price is below ``max_price``; the minValues
+        error text when the rest no longer satisfies them (the replacement is then unusable)."""
+        self.types = [it for it in self.types if worst_launch_price(it, self.requirements) < max_price]
+        _, _, err = satisfies_min_values(self.requirements, self.types)
+        return err
+
+    def require(self, key: str, *values: str) -> None:
+        self.requirements.add(Requirement.new(key, "In", values))
+
+    def capacity_types(self) -> Requirement:
+        return self.requirements.get(labels.CAPACITY_TYPE)
+
+    def launch(self) -> tuple[InstanceType, Offering] | None:
+        """The first (cheapest) type and its cheapest compatible available offering."""
+        for it in self.types[:1]:
+            offers = [o for o in it.offerings if o.available and _compatible(o, self.requirements)]
+            if offers:
+                return it, min(offers, key=lambda o: (o.price, o.zone, o.capacity_type))
+        return None
+
+    def price(self) -> float:
+        got = self.launch()
+        return got[1].price if got is not None else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        ct = self.capacity_types()
+        capacity = next((c for c in _CT_ORDER if ct.has(c)), labels.CAPACITY_TYPE_ON_DEMAND)
+        zones = sorted(
+            {
+                o.zone
+                for it in self.types
+                for o in it.offerings
+                if o.available and _compatible(o, self.requirements)
+            }
+        )
+        out: dict[str, object] = {
+            "nodePool": self.pool,
+            "instanceTypes": [it.name for it in self.types],
+            "capacityType": capacity,
+            "zones": zones,
+        }
+        got = self.launch()
+        if got is not None:
+            it, o = got
+            if o.reservation_id:
+                out["reservationID"] = o.reservation_id
+            out["launch"] = {
+                "instanceType": it.name,
+                "zone": o.zone,
+                "capacityType": o.capacity_type,
+                "price": round(o.price, 6),
+            }
+        return out
+
+
+@dataclass
+class Simulation:
+    """``scheduling.Results`` as disruption reads them."""
+
+    new: list[Replacement]
+    errors: dict[str, str]  # non-pending pods that would not schedule
+    placements: dict[str, str]  # pod key -> existing node name or "new:<i>"
+
+    def all_non_pending_scheduled(self) -> bool:
+        return not self.errors
+
+    def error_text(self) -> str:
+        if not self.errors:
+            return "No Pod Scheduling Errors"
+        parts = ["not all pods would schedule, "]
+        keys = sorted(self.errors)
+        for n, key in enumerate(keys):
+            parts.append(f"{key} => {self.errors[key]} ")
+            if n + 1 >= 5 and len(keys) > 5:
+                parts.append(f" and {len(keys) - 5} other(s)")
+                break
+        return "".join(parts)
+
+
+@dataclass
+class SimCache:
+    """What every simulation of one forecast shares: the topology domains of the NodePools and
+    each NodePool's filtered instance types (rebuilt when the pools or types change)."""
+
+    universe_key: tuple[object, ...] = ()
+    universe: DomainUniverse | None = None
+    type_cache: dict[tuple[object, ...], TypeIndex | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimContext:
+    nodepools: Sequence[NodePool]
+    catalog_for: CatalogFor
+    options: PlanOptions
+    pdbs: PdbLimits
+    now: datetime
+    cache: SimCache = field(default_factory=SimCache)
+
+
+def simulate(cluster: ClusterState, candidates: Sequence[Candidate], ctx: SimContext) -> Simulation:
+    names = {c.name for c in candidates}
+    nodes = tuple(mark_deleting(n) if n.metadata.name in names else n for n in cluster.nodes)
+    view = dataclasses.replace(cluster, nodes=nodes, _node_index={})
+    rnd = prepare_round(
+        nodepools=ctx.nodepools,
+        cluster=view,
+        catalog_for=ctx.catalog_for,
+        options=ctx.options,
+    )
+    ukey = tuple((np.name, id(np), tuple(rnd.types_by_pool[np.name])) for np in rnd.pools)
+    if ctx.cache.universe is None or ctx.cache.universe_key != ukey:
+        ctx.cache.universe_key, ctx.cache.universe = ukey, rnd.domain_universe()
+    rnd.universe, rnd.type_cache = ctx.cache.universe, ctx.cache.type_cache
+    deleting_keys: set[str] = set()
+    candidate_keys: set[str] = set()
+    bound_deleting = {
+        n.metadata.name
+        for n in cluster.nodes
+        if n.metadata.deletion_timestamp is not None
+        or any(t.key == labels.DISRUPTED_TAINT_KEY for t in n.spec.taints)
+    }
+    for p in cluster.pods:
+        if p.spec.node_name in names:
+            candidate_keys.add(p.key)
+        elif p.spec.node_name and p.spec.node_name in bound_deleting:
+            deleting_keys.add(p.key)
+    claim_deleting = {
+        nc.status.node_name
+        for nc in cluster.nodeclaims
+        if nc.metadata.deletion_timestamp is not None and nc.status.node_name
+    }
+    for p in cluster.pods:
+        if p.spec.node_name and p.spec.node_name in claim_deleting:
+            deleting_keys.add(p.key)
+    # only currently reschedulable pods of candidates and deleting nodes get new homes
+    rnd.datas = [
+        d
+        for d in rnd.datas
+        if not d.pod.spec.node_name or ctx.pdbs.is_currently_reschedulable(d.pod, ctx.now)
+    ]
+    result = rnd.scheduler().solve(rnd.datas)
+    errors: dict[str, str] = {}
+    pending = {d.key for d in rnd.datas if podutil.is_provisionable(d.pod)}
+    for key, err in result.errors.items():
+        if key not in pending:
+            errors[key] = err
+    placements: dict[str, str] = {}
+    for en in result.existing:
+        for pd in en.pods:
+            placements[pd.key] = en.name
+            if not en.initialized and pd.key not in deleting_keys and pd.key not in pending:
+                info = []
+                if en.state.nodeclaim is not None:
+                    info.append(f"nodeclaim/{en.state.nodeclaim.name}")
+                if en.state.node is not None:
+                    info.append(f"node/{en.state.node.metadata.name}")
+                errors[pd.key] = f"would schedule against uninitialized {', '.join(info)}"
+    new: list[Replacement] = []
+    for claim in result.new_claims:
+        idx = claim.template.types
+        ordered = idx.order_by_price(claim.options, claim.requirements)[:MAX_INSTANCE_TYPES]
+        types = [idx.types[i] for i in ordered]
+        if claim.requirements.has_min_values() and ctx.options.min_values_policy != BEST_EFFORT:
+            _, _, mv_err = satisfies_min_values(claim.requirements, types)
+            if mv_err is not None:
+                for pd in claim.pods:
+                    if pd.key not in pending:
+                        errors[pd.key] = (
+                            "pod didn’t schedule because NodePool couldn’t meet minValues requirements, "
+                            f"{mv_err} (NodePool={claim.template.name})"
+                        )
+                continue
+        ref = claim.template.nodepool.spec.template.spec.node_class_ref
+        for pd in claim.pods:
+            placements[pd.key] = f"new:{len(new)}"
+        reqs = claim.requirements.copy()
+        # the placeholder hostname is the scheduler's, not a label the node will carry
+        reqs = Requirements([r for r in reqs.values() if r.key != labels.HOSTNAME])
+        new.append(
+            Replacement(
+                pool=claim.template.name,
+                requirements=reqs,
+                types=types,
+                pods=[pd.pod for pd in claim.pods],
+                node_class=ref.name,
+                taints=list(claim.template.taints),
+            )
+        )
+    return Simulation(new=new, errors=errors, placements=placements)

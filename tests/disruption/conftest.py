@@ -1,0 +1,1 @@
+"""Fixtures for tests/disruption (helpers live in disrupt_support.py)."""
