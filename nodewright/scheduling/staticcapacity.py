@@ -13,7 +13,7 @@ Translated from kubernetes-sigs/karpenter v1.14.1:
   excess: NodeClaims without a providerID first (list order), then empty nodes (no pods, or only
   DaemonSet pods and none with an active ``karpenter.sh/do-not-disrupt``), then the others, those
   without do-not-disrupt pods first, cheapest ``ReschedulingCost x LifetimeRemaining`` first
-  (``pkg/utils/disruption``);
+  (``pkg/utils/disruption``; eviction cost and do-not-disrupt are :mod:`~nodewright.scheduling.podutil`'s);
 * ``pkg/controllers/disruption/staticdrift.go``: :func:`static_drift_allowance`.
 
 Offline, "pending disruption" is a NodeClaim whose Node carries the ``karpenter.sh/disrupted`` taint
@@ -24,7 +24,6 @@ Boundary: pure counting and ordering over raw mappings (any shape) and pods; no 
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,10 +31,11 @@ from datetime import datetime
 from typing import Any, Final
 
 from nodewright import labels
+from nodewright.api.core import Pod
 from nodewright.goduration import DurationError, parse_duration, parse_rfc3339
+from nodewright.scheduling import podutil
 
 MAX_INT64: Final = 2**63 - 1
-_DELETION_COST: Final = "controller.kubernetes.io/pod-deletion-cost"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,41 +149,6 @@ def static_drift_allowance(
 # -- scale down --------------------------------------------------------------------------------
 
 
-def do_not_disrupt_active(pod: Mapping[str, Any], now: datetime | None) -> bool:
-    """``pod.IsDoNotDisruptActive``: ``"true"``, or a duration the pod has not yet run for (no start
-    time or no clock: active, failing safe); an invalid value counts as absent."""
-    meta = _map(pod.get("metadata"))
-    value = _map(meta.get("annotations")).get(labels.DO_NOT_DISRUPT)
-    if value is None:
-        return False
-    if value == "true":
-        return True
-    try:
-        span = parse_duration(str(value))
-    except DurationError:
-        return False
-    started = _map(pod.get("status")).get("startTime")
-    if not started or now is None:
-        return True
-    start = parse_rfc3339(str(started))
-    if start is None:
-        return True
-    return (now - start).total_seconds() * 1e9 < span
-
-
-def eviction_cost(pod: Mapping[str, Any]) -> float:
-    """``disruption.EvictionCost``: 1 + deletion cost / 2^27 + priority / 2^25, clamped to [-10, 10]."""
-    cost = 1.0
-    raw = _map(_map(pod.get("metadata")).get("annotations")).get(_DELETION_COST)
-    if raw is not None:
-        with contextlib.suppress(ValueError):
-            cost += float(raw) / 2**27
-    priority = _map(pod.get("spec")).get("priority")
-    if isinstance(priority, int) and not isinstance(priority, bool):
-        cost += priority / 2**25
-    return min(max(cost, -10.0), 10.0)
-
-
 def lifetime_remaining(claim: Mapping[str, Any], now: datetime | None) -> float:
     """``disruption.LifetimeRemaining``: the unexpired fraction of ``spec.expireAfter`` (1 without one)."""
     expire = _map(claim.get("spec")).get("expireAfter")
@@ -200,17 +165,12 @@ def lifetime_remaining(claim: Mapping[str, Any], now: datetime | None) -> float:
     return min(max((total - (now - start).total_seconds()) / total, 0.0), 1.0)
 
 
-def _owned_by_daemonset(pod: Mapping[str, Any]) -> bool:
-    owners = _map(pod.get("metadata")).get("ownerReferences") or []
-    return any(isinstance(o, Mapping) and o.get("kind") == "DaemonSet" for o in owners)
-
-
 def scale_down_candidates(
     claims: Sequence[Mapping[str, Any]],
     *,
     count: int,
     nodes_by_name: Mapping[str, Mapping[str, Any]],
-    pods_by_node: Mapping[str, Sequence[Mapping[str, Any]]],
+    pods_by_node: Mapping[str, Sequence[Pod]],
     now: datetime | None = None,
 ) -> list[str]:
     """The names of the ``count`` NodeClaims the static deprovisioner deletes, in its order."""
@@ -233,11 +193,11 @@ def scale_down_candidates(
     rest: list[tuple[bool, float, int, Mapping[str, Any]]] = []
     for i, c in enumerate(live):
         pods = pods_by_node.get(str(_map(c.get("status")).get("nodeName", "")), ())
-        dnd = any(do_not_disrupt_active(p, now) for p in pods)
-        if not pods or (all(_owned_by_daemonset(p) for p in pods) and not dnd):
+        dnd = any(podutil.do_not_disrupt_active(p, now) for p in pods)
+        if not pods or (all(podutil.is_owned_by_daemonset(p) for p in pods) and not dnd):
             empty.append(c)
         else:
-            cost = sum(eviction_cost(p) for p in pods) * lifetime_remaining(c, now)
+            cost = sum(podutil.eviction_cost(p) for p in pods) * lifetime_remaining(c, now)
             rest.append((dnd, cost, i, c))
     for c in empty:
         if len(out) >= count:

@@ -13,11 +13,12 @@ Boundary: counting is :mod:`nodewright.scheduling.staticcapacity`'s; this module
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from nodewright import labels
+from nodewright.api.core import Pod
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
 from nodewright.catalog.prices import HOURS_PER_MONTH
@@ -62,10 +63,10 @@ def static_round(nodepools: Sequence[NodePool], cluster: ClusterState) -> Static
     """One reconcile of the static provisioning and deprovisioning controllers for every static pool."""
     out = StaticRound()
     nodes_by_name = {n.metadata.name: n.to_k8s() for n in cluster.nodes}
-    pods_by_node: dict[str, list[Mapping[str, Any]]] = {}
+    pods_by_node: dict[str, list[Pod]] = {}
     for p in cluster.pods:
         if p.spec.node_name:
-            pods_by_node.setdefault(p.spec.node_name, []).append(p.to_k8s())
+            pods_by_node.setdefault(p.spec.node_name, []).append(p)
     for np in static_pools(nodepools):
         claims = [c.to_k8s() for c in cluster.nodeclaims if c.metadata.labels.get(labels.NODEPOOL) == np.name]
         counts = pool_counts(claims, nodes_by_name)

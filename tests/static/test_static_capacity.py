@@ -18,6 +18,7 @@ import builders
 import pytest
 import yaml
 
+from nodewright.api.core import Pod
 from nodewright.scheduling.staticcapacity import (
     PoolCounts,
     reserve_node_count,
@@ -175,6 +176,10 @@ def test_static_claims_go_to_the_claims_file(tmp_path: Path) -> None:
 # -- deprovisioning ----------------------------------------------------------------------------
 
 
+def _pods(by_node: dict[str, list[dict[str, Any]]]) -> dict[str, list[Pod]]:
+    return {n: [Pod.model_validate(p) for p in pods] for n, pods in by_node.items()}
+
+
 def test_terminates_excess(tmp_path: Path) -> None:
     """It "should terminate excess nodeclaims when current count exceeds desired replicas": 4 of 2."""
     items = [i for n in ("a", "b", "c", "d") for i in _running(n)]
@@ -219,11 +224,21 @@ def test_empty_nodes_go_first() -> None:
     nodes = {n: {"metadata": {"name": n}} for n in ("busy", "ds")}
     pods = {
         "busy": [{"metadata": {"name": "app"}}],
-        "ds": [{"metadata": {"name": "d", "ownerReferences": [{"kind": "DaemonSet", "name": "x"}]}}],
+        "ds": [
+            {
+                "metadata": {
+                    "name": "d",
+                    "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "x"}],
+                }
+            }
+        ],
     }
-    assert scale_down_candidates(claims, count=1, nodes_by_name=nodes, pods_by_node=pods) == ["ds"]
+    assert scale_down_candidates(claims, count=1, nodes_by_name=nodes, pods_by_node=_pods(pods)) == ["ds"]
     # It "should terminate non-empty nodes when empty nodes are insufficient"
-    assert scale_down_candidates(claims, count=2, nodes_by_name=nodes, pods_by_node=pods) == ["ds", "busy"]
+    assert scale_down_candidates(claims, count=2, nodes_by_name=nodes, pods_by_node=_pods(pods)) == [
+        "ds",
+        "busy",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -254,9 +269,14 @@ def test_disruption_cost_order(replicas: int, remaining: list[int]) -> None:
             ]
         else:
             pods[n] = [
-                {"metadata": {"name": f"ds-{i}", "ownerReferences": [{"kind": "DaemonSet", "name": "x"}]}}
+                {
+                    "metadata": {
+                        "name": f"ds-{i}",
+                        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "x"}],
+                    }
+                }
             ]
-    gone = scale_down_candidates(claims, count=8 - replicas, nodes_by_name=nodes, pods_by_node=pods)
+    gone = scale_down_candidates(claims, count=8 - replicas, nodes_by_name=nodes, pods_by_node=_pods(pods))
     assert sorted(set(range(8)) - {int(g[1:]) for g in gone}) == sorted(remaining)
 
 
