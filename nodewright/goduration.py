@@ -5,6 +5,7 @@ Boundary: pure string <-> nanoseconds. Callers attach the file/field to a :class
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Final
 
 _UNITS: Final[dict[bytes, int]] = {
@@ -157,3 +158,14 @@ def format_duration(ns: int) -> str:
             if u > 0:
                 out = f"{u}h" + out
     return ("-" if neg else "") + out
+
+
+def parse_rfc3339(value: object) -> datetime | None:
+    """An RFC 3339 timestamp (``metav1.Time``) as an aware datetime; None when absent or unreadable."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        t = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)

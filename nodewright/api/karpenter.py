@@ -8,6 +8,7 @@ Karpenter's v1 CRD (``expireAfter: 720h``, ``consolidationPolicy: WhenEmptyOrUnd
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final, Literal
 
 from pydantic import Field
@@ -16,6 +17,51 @@ from nodewright.api.base import KubeModel, StrictModel, TopLevel
 from nodewright.api.core import Condition, ObjectMeta, QuantityValue, Taint
 
 API_VERSION: Final = "karpenter.sh/v1"
+
+# The node classes a Karpenter serves (``CloudProvider.GetSupportedNodeClasses``): the AWS provider's
+# EC2NodeClass (aws/karpenter-provider-aws v1.14.1 pkg/cloudprovider/cloudprovider.go) and the fake
+# provider's TestNodeClass (kubernetes-sigs/karpenter v1.14.1 pkg/cloudprovider/fake), on which the
+# ported upstream suites run. A NodePool referencing any other group/kind is not Karpenter's
+# (``pkg/utils/nodepool.IsManaged``): provisioning, drift and disruption leave it alone.
+SUPPORTED_NODE_CLASSES: Final = frozenset(
+    {("karpenter.k8s.aws", "EC2NodeClass"), ("karpenter.test.sh", "TestNodeClass")}
+)
+# Node classes of another controller, named in the reason a pool is left out.
+FOREIGN_NODE_CLASSES: Final[dict[tuple[str, str], str]] = {
+    ("eks.amazonaws.com", "NodeClass"): "EKS Auto Mode's own Karpenter",
+}
+
+
+def unmanaged_reason(group: str, kind: str) -> str | None:
+    """Why a NodePool whose ``nodeClassRef`` is ``group``/``kind`` is not this Karpenter's (None: it is).
+
+    Mirrors ``nodepool.IsManaged``: the ref's GroupKind must be one of the provider's node classes.
+    """
+    if (group, kind) in SUPPORTED_NODE_CLASSES:
+        return None
+    owner = FOREIGN_NODE_CLASSES.get((group, kind), "another controller")
+    return (
+        f"nodeClassRef {group}/{kind} is not a node class of Karpenter's AWS provider "
+        f"(karpenter.k8s.aws/EC2NodeClass): {owner} manages this NodePool, a self-managed Karpenter ignores it"
+    )
+
+
+def unmanaged_reason_of(body: object) -> str | None:
+    """:func:`unmanaged_reason` of a NodePool or NodeClaim as a raw mapping (any shape: a missing or
+    malformed ``nodeClassRef`` is left to validation and counts as managed)."""
+
+    def get(v: object, key: str) -> object:
+        return v.get(key) if isinstance(v, Mapping) else None
+
+    spec = get(body, "spec")
+    ref = (
+        get(spec, "nodeClassRef")
+        if get(spec, "template") is None
+        else get(get(get(spec, "template"), "spec"), "nodeClassRef")
+    )
+    if not isinstance(ref, Mapping):
+        return None
+    return unmanaged_reason(str(ref.get("group", "")), str(ref.get("kind", "")))
 
 
 class NodeClassReference(StrictModel):
@@ -111,6 +157,15 @@ class NodePool(TopLevel):
 
     def is_deleting(self) -> bool:
         return self.metadata.deletion_timestamp is not None
+
+    def is_static(self) -> bool:
+        """``nodepool.IsStatic``: ``spec.replicas`` is set."""
+        return self.spec.replicas is not None
+
+    def unmanaged_reason(self) -> str | None:
+        """Why this Karpenter leaves the pool alone (:func:`unmanaged_reason`); None when it is its own."""
+        ref = self.spec.template.spec.node_class_ref
+        return unmanaged_reason(ref.group, ref.kind)
 
 
 class ResourceRequests(KubeModel):

@@ -40,6 +40,7 @@ from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.api.nodeoverlay import NodeOverlay
+from nodewright.api.workloads import CapacityBuffer
 from nodewright.crd import Release
 from nodewright.errors import Collector, InputError, InputErrors, Problem, clip, typo_hint
 
@@ -62,6 +63,7 @@ KINDS: dict[str, tuple[tuple[str, ...], type[TopLevel], _Validator | None]] = {
     "StorageClass": (("storage.k8s.io/v1",), StorageClass, None),
     "CSINode": (("storage.k8s.io/v1",), CSINode, None),
     "Secret": (("v1",), Secret, None),
+    "CapacityBuffer": (("autoscaling.x-k8s.io/v1beta1",), CapacityBuffer, None),
     "PodDisruptionBudget": (("policy/v1",), PodDisruptionBudget, None),
 }
 # Read by other modules from the raw documents; not an error, not a warning.
@@ -71,10 +73,31 @@ QUIET_KINDS = frozenset(
      "Deployment", "ReplicaSet", "StatefulSet", "Job", "PodTemplate", "PodDisruptionBudget", "NodeOverlay",
      "CapacityBuffer", "ClusterSnapshot"}
 )  # fmt: skip
+# What a served retired version means (the live loader's wording; files get :func:`_version_hint`).
 MIGRATION_HINT = {
-    "karpenter.sh/v1beta1": "nodewright reads karpenter.sh/v1; migrate with Karpenter's v1 upgrade guide",
-    "karpenter.k8s.aws/v1beta1": "nodewright reads karpenter.k8s.aws/v1; migrate with Karpenter's v1 upgrade guide",
+    "karpenter.sh/v1beta1": "Karpenter v1.1+ serves only karpenter.sh/v1; migrate with Karpenter's v1 upgrade guide",
+    "karpenter.k8s.aws/v1beta1": "Karpenter v1.1+ serves only karpenter.k8s.aws/v1; migrate with Karpenter's v1 upgrade guide",
 }
+# Kinds of other controllers a cluster state or a repository holds next to Karpenter's, by API
+# group: skipped without a typo hint (EKS Auto Mode's NodeClass is not a misspelt EC2NodeClass).
+FOREIGN_KINDS: dict[str, frozenset[str]] = {"eks.amazonaws.com": frozenset({"NodeClass", "NodeDiagnostic"})}
+# Karpenter API groups whose older versions the release's CRDs no longer serve.
+_KARPENTER_GROUPS = ("karpenter.sh/", "karpenter.k8s.aws/")
+
+
+def checked_kind(kind: str) -> bool:
+    """Whether loading validates objects of ``kind`` (a known model or one of the shipped CRDs)."""
+    return kind in KINDS or kind in crd.API_VERSIONS
+
+
+def _version_hint(kind: str, api_version: str, accepted: Sequence[str], release: Release | None) -> str:
+    if api_version.startswith(_KARPENTER_GROUPS) and kind in crd.API_VERSIONS:
+        rel = release or crd.release()
+        return (
+            f"the cluster (Karpenter v{rel.version}'s CRDs) serves only {crd.API_VERSIONS[kind]}; "
+            "migrate with Karpenter's v1 upgrade guide"
+        )
+    return f"use apiVersion {accepted[0]}"
 
 
 @dataclass
@@ -92,6 +115,7 @@ class Objects:
     storageclasses: list[StorageClass] = field(default_factory=list)
     csinodes: list[CSINode] = field(default_factory=list)
     secrets: list[Secret] = field(default_factory=list)
+    capacitybuffers: list[CapacityBuffer] = field(default_factory=list)
     nodeoverlays: list[NodeOverlay] = field(default_factory=list)
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
@@ -118,6 +142,7 @@ _BUCKET = {
     "StorageClass": "storageclasses",
     "CSINode": "csinodes",
     "Secret": "secrets",
+    "CapacityBuffer": "capacitybuffers",
     "NodeOverlay": "nodeoverlays",
     "PodDisruptionBudget": "pdbs",
 }
@@ -317,7 +342,7 @@ def objects_from_documents(
         if pods_where is not None and kind == "Pod" and not pods_where(doc.body):
             continue
         if kind not in KINDS:
-            if kind not in QUIET_KINDS:
+            if kind not in QUIET_KINDS and kind not in FOREIGN_KINDS.get(doc.api_version.split("/")[0], ()):
                 log.warning(
                     "%s:%s: ignoring unknown kind %s %r%s",
                     doc.file,
@@ -328,8 +353,19 @@ def objects_from_documents(
                 )
             continue
         versions, model, validator = KINDS[kind]
+        if kind in crd.API_VERSIONS and not (release or crd.release()).ships(kind):
+            rel = release or crd.release()
+            problems.append(
+                Problem(
+                    file=doc.file,
+                    path=doc.at("kind"),
+                    message=f"Karpenter v{rel.version} does not serve {kind} (its CRDs have no such kind); "
+                    "select a release that does with --karpenter-version",
+                )
+            )
+            continue
         if doc.api_version not in versions:
-            hint = MIGRATION_HINT.get(doc.api_version, f"use apiVersion {versions[0]}")
+            hint = _version_hint(kind, doc.api_version, versions, release)
             problems.append(
                 Problem(
                     file=doc.file,

@@ -94,6 +94,7 @@ def _markdown(report: DriftReport) -> str:
             ),
         ]
     lines += [f"\n> note: {n}" for n in report.notes]
+    lines += [f"\n> note: {p.name}: {n}" for p in report.pools if p.rollout for n in p.rollout.notes]
     windows = [f"{p.name}: {w.describe()}" for p in report.pools if p.rollout for w in p.rollout.windows]
     lines += [f"\n> window: {w}" for w in windows]
     if report.at is not None:

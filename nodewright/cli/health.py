@@ -80,16 +80,49 @@ def command(
     """Show per NodePool the NodeRegistrationHealthy condition, its buffer, verified NodeClasses and pending pods."""
     when = resolve_at(at)
     nodeclasses = read_kind(files, "EC2NodeClass", release=release) if files else []
-    report = nodepool_health(cluster, now=when, nodeclasses=nodeclasses, release=release)
+    report = nodepool_health(
+        cluster, now=when, nodeclasses=nodeclasses, release=release, feature_gates=settings.feature_gates
+    )
     if output == "prometheus":
         click.echo(render_prometheus(report), nl=False)
         return
     emit(
         report.as_dict(),
         output,
-        table=lambda: format_table(_HEADERS, _rows(report)) + f"\nat: {format_at(report.now)}",
+        table=lambda: (
+            "\n".join([format_table(_HEADERS, _rows(report)), *_repair_lines(report, markdown=False)])
+            + f"\nat: {format_at(report.now)}"
+        ),
         markdown=lambda: (
-            format_markdown_table([h.title() for h in _HEADERS], _rows(report))
+            "\n".join(
+                [
+                    format_markdown_table([h.title() for h in _HEADERS], _rows(report)),
+                    *_repair_lines(report, markdown=True),
+                ]
+            )
             + f"\n\nEvaluated at {format_at(report.now)}."
         ),
     )
+
+
+_REPAIR_HEADERS = ["NODE", "NODECLAIM", "NODEPOOL", "CONDITION", "SINCE", "ELIGIBLE AT", "STATE", "REASON"]
+
+
+def _repair_lines(report: HealthReport, *, markdown: bool) -> list[str]:
+    if not report.repairs:
+        return []
+    rows = [
+        [
+            r.node,
+            r.node_claim,
+            r.node_pool or "-",
+            r.condition,
+            *(d.get(k) or "-" for k in ("since", "eligibleAt")),
+            r.state,
+            r.reason,
+        ]
+        for r, d in ((r, r.as_dict()) for r in report.repairs)
+    ]
+    if markdown:
+        return ["", format_markdown_table([h.title() for h in _REPAIR_HEADERS], rows)]
+    return ["", format_table(_REPAIR_HEADERS, rows)]

@@ -34,6 +34,7 @@ from nodewright.crd import Release
 from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import STRATEGIES, claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
+from nodewright.scheduling.workloads import branch_inputs, parse_scale
 from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import nodeclass_catalog
@@ -46,7 +47,7 @@ def _claim_rows(doc: dict[str, Any]) -> list[list[Any]]:
         rows.append(
             [
                 c["name"],
-                c["nodePool"],
+                c["nodePool"] + (" (static)" if c.get("static") else ""),
                 launch.get("instanceType", "-"),
                 launch.get("zone", "-"),
                 launch.get("capacityType", "-"),
@@ -96,6 +97,7 @@ def _render_table(doc: dict[str, Any]) -> str:
         ]
     if doc["podErrors"]:
         out += ["", format_table(["UNSCHEDULABLE POD", "REASON"], list(doc["podErrors"].items()))]
+    out += _extra_lines(doc)
     out += [
         "",
         f"pending pods: {s['pendingPods']}, scheduled: {s['scheduled']}, new NodeClaims: {s['newNodeClaims']}, "
@@ -104,6 +106,23 @@ def _render_table(doc: dict[str, Any]) -> str:
     if s.get("byNodePool"):
         out += [_monthly(s), "", format_table(_POOL_HEADERS, _pool_rows(s))]
     return "\n".join(out)
+
+
+def _extra_lines(doc: dict[str, Any]) -> list[str]:
+    """Static scale-down, NodePools left out and notes, one line each."""
+    out: list[str] = []
+    summary = doc["summary"]
+    if summary.get("workloadPods") or summary.get("bufferPods"):
+        out.append(
+            f"pods added to the round: {summary.get('workloadPods', 0)} from workloads (their controllers "
+            f"would create them), {summary.get('bufferPods', 0)} CapacityBuffer virtual pods"
+        )
+    for d in doc.get("staticScaleDown", []):
+        out.append(f"static NodePool {d['nodePool']} deletes: {', '.join(d['nodeClaims'])}")
+    for s in doc.get("skippedNodePools", []):
+        out.append(f"NodePool {s['name']} left out: {s['why']}")
+    out += [f"note: {n}" for n in doc.get("notes", [])]
+    return ["", *out] if out else []
 
 
 def _render_markdown(doc: dict[str, Any]) -> str:
@@ -126,6 +145,7 @@ def _render_markdown(doc: dict[str, Any]) -> str:
         ]
     if doc["podErrors"]:
         out += ["", format_markdown_table(["Unschedulable pod", "Reason"], list(doc["podErrors"].items()))]
+    out += [f"> {line}" if line else "" for line in _extra_lines(doc)]
     return "\n".join(out)
 
 
@@ -173,6 +193,14 @@ def _render_markdown(doc: dict[str, Any]) -> str:
     show_default=True,
     help="Seconds the cost strategy may spend optimising (it stays deterministic).",
 )
+@click.option(
+    "--scale",
+    "scales",
+    multiple=True,
+    metavar="[NS/]KIND/NAME=N",
+    help="What-if `kubectl scale`: set a Deployment/ReplicaSet/StatefulSet's replicas (a Job's parallelism) "
+    "of the cluster state or the files before planning (repeatable), e.g. deployment/inflate=5.",
+)
 @output_option(("table", "json", "yaml", "markdown"))
 @karpenter_options()
 @handle_errors
@@ -185,6 +213,7 @@ def command(
     reserved_fallback: bool,
     strategy: str,
     time_budget: float,
+    scales: tuple[str, ...],
     output: str,
     release: Release,
     settings: KarpenterSettings,
@@ -203,6 +232,7 @@ def command(
             cache[key] = list(nodeclass_catalog(catalog_spec, nodeclass, settings))
         return cache[key]
 
+    what_if = [parse_scale(s) for s in scales]
     overlaid = overlay_catalogs(
         merge_overlays(objs.nodeoverlays, cluster.nodeoverlays),
         objs.nodepools,
@@ -230,9 +260,18 @@ def command(
             catalog_for=catalog_for,
             options=options,
             cost=CostOptions(time_budget=time_budget),
+            workloads=branch_inputs(objs),
+            scales=what_if,
         )
     else:
-        doc = plan(nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
+        doc = plan(
+            nodepools=objs.nodepools,
+            cluster=cluster,
+            catalog_for=catalog_for,
+            options=options,
+            workloads=branch_inputs(objs),
+            scales=what_if,
+        )
         for line in advise(
             nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options, doc=doc
         ):

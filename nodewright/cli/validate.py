@@ -12,7 +12,7 @@ from collections import Counter
 
 import click
 
-from nodewright.api.loading import load_objects
+from nodewright.api.loading import checked_kind, load_objects
 from nodewright.cli._common import INPUT_PATH, emit, handle_errors, karpenter_options, output_option
 from nodewright.crd import Release
 from nodewright.settings import KarpenterSettings
@@ -54,12 +54,16 @@ def command(
     if not files:
         raise click.UsageError("give the files to validate: -f FILE (repeatable) or FILE...")
     objs = load_objects(files, only_karpenter=skip_foreign, base=base or None, release=release)
-    counts = Counter(doc.kind for doc in objs.documents)
-    data = {"valid": True, "files": list(files), "objects": dict(sorted(counts.items()))}
+    counts = Counter(doc.kind for doc in objs.documents if checked_kind(doc.kind))
+    skipped = Counter(doc.kind for doc in objs.documents if not checked_kind(doc.kind))
+    data: dict[str, object] = {"valid": True, "files": list(files), "objects": dict(sorted(counts.items()))}
+    if skipped:
+        data["notValidated"] = dict(sorted(skipped.items()))
     if base:
         data["base"] = list(base)
         data["changes"] = {op: objs.changes.get(op, []) for op in ("create", "update", "delete")}
-    rows = sorted(counts.items())
+    rows: list[tuple[str, int, str]] = [(k, n, "validated") for k, n in sorted(counts.items())]
+    rows += [(k, n, "not validated") for k, n in sorted(skipped.items())]
     if base:
-        rows += [(f"({op})", len(names)) for op, names in sorted(objs.changes.items())]
-    emit(data, output, table=lambda: format_table(["KIND", "COUNT"], rows))
+        rows += [(f"({op})", len(names), "") for op, names in sorted(objs.changes.items())]
+    emit(data, output, table=lambda: format_table(["KIND", "COUNT", "CHECK"], rows))

@@ -157,6 +157,10 @@ def cluster_from_objects(objs: Objects, *, source: str = "<cluster>") -> Cluster
     )
 
 
+# a state listing none of these is almost certainly the wrong file (workloads alone are a what-if)
+_STATE_KINDS = frozenset({"Node", "Pod", "Deployment", "ReplicaSet", "StatefulSet", "Job", "CapacityBuffer"})
+
+
 def load_cluster(
     path: str | Path | Iterable[str | Path],
     *,
@@ -186,7 +190,7 @@ def load_cluster(
         release=release,
     )
     state = cluster_from_objects(objs, source=source or ", ".join(str(p) for p in paths))
-    if not any(d.kind in ("Node", "Pod") for d in objs.documents):
+    if not any(d.kind in _STATE_KINDS for d in objs.documents):
         log.warning("%s", state.empty_note())
     return state
 

@@ -38,6 +38,7 @@ from nodewright.scheduling.nodeclaim import Template
 from nodewright.scheduling.plan import CatalogFor, PlanOptions, Round, prepare_round
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.scheduler import NODES, SolveResult
+from nodewright.scheduling.workloads import Input, Scale
 
 DEFAULT_TIME_BUDGET: Final = 20.0
 DEFAULT_PLAN_OPTIONS: Final = PlanOptions()
@@ -199,9 +200,19 @@ def plan_cost(
     catalog_for: CatalogFor,
     options: PlanOptions = DEFAULT_PLAN_OPTIONS,
     cost: CostOptions = CostOptions(),
+    workloads: Sequence[Input] = (),
+    scales: Sequence[Scale] = (),
 ) -> dict[str, Any]:
-    """The ``plan -o json`` document of the cost strategy (see the module docstring)."""
-    rnd = prepare_round(nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
+    """The ``plan -o json`` document of the cost strategy (see the module docstring); ``workloads``
+    and ``scales`` as for :func:`~nodewright.scheduling.plan.plan`."""
+    rnd = prepare_round(
+        nodepools=nodepools,
+        cluster=cluster,
+        catalog_for=catalog_for,
+        options=options,
+        workloads=workloads,
+        scales=scales,
+    )
     recorder = rnd.scheduler(RecordingScheduler)
     assert isinstance(recorder, RecordingScheduler)
     k_result = recorder.solve(rnd.datas)

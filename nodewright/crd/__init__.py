@@ -41,6 +41,7 @@ API_VERSIONS: Final[dict[str, str]] = {
     "EC2NodeClass": "karpenter.k8s.aws/v1",
     "NodeOverlay": "karpenter.sh/v1alpha1",
     "OperatingSystemConfig": "extensions.gardener.cloud/v1alpha1",
+    "CapacityBuffer": "autoscaling.x-k8s.io/v1beta1",
 }
 
 

@@ -35,8 +35,15 @@ class Release:
     # The feature gates the release's controller has (FeatureGates in core options.go at its tag).
     feature_gates: tuple[str, ...] = tuple(GATE_NAMES)
 
+    # CRD kinds of :data:`CRD_FILES` this release does not ship (the kind did not exist yet)
+    absent_kinds: frozenset[str] = frozenset()
+
     def crd_file(self, kind: str) -> str:
         return CRD_FILES[kind]
+
+    def ships(self, kind: str) -> bool:
+        """Whether the release's CRD folder has ``kind`` (a CRD kind of :data:`CRD_FILES`)."""
+        return kind in CRD_FILES and kind not in self.absent_kinds
 
 
 # kind -> CRD file name inside a release folder.
@@ -46,6 +53,7 @@ CRD_FILES: Final[dict[str, str]] = {
     "EC2NodeClass": "karpenter.k8s.aws_ec2nodeclasses.yaml",
     "NodeOverlay": "karpenter.sh_nodeoverlays.yaml",
     "OperatingSystemConfig": "extensions.gardener.cloud_operatingsystemconfigs.yaml",
+    "CapacityBuffer": "autoscaling.x-k8s.io_capacitybuffers.yaml",
 }
 
 # NodePoolHashVersion: kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go; EC2NodeClassHashVersion:
@@ -66,6 +74,8 @@ RELEASES: Final[dict[str, Release]] = {
             "NodeOverlay",
             "StaticCapacity",
         ),
+        # v1.11.3 has neither the CapacityBuffer API nor its gate (pkg/apis/crds at the tag)
+        absent_kinds=frozenset({"CapacityBuffer"}),
     ),
     "1.14.1": Release(
         version="1.14.1",

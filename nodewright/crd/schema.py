@@ -21,6 +21,7 @@ import yaml
 from nodewright.crd import regex
 from nodewright.crd.celrules import Rule, compile_rule
 from nodewright.crd.releases import CRD_FILES, Release, default_release
+from nodewright.errors import InputError
 
 MISSING: Final = object()
 
@@ -146,8 +147,16 @@ def _load(rel: Release, kind: str) -> CRD:
 
 
 def crd(kind: str, rel: Release | None = None) -> CRD:
-    """The compiled CRD of ``kind`` in ``rel`` (None: the default release); cached per release."""
-    return _load(rel or default_release(), kind)
+    """The compiled CRD of ``kind`` in ``rel`` (None: the default release); cached per release.
+    A kind the release does not ship is an :class:`~nodewright.errors.InputError`."""
+    rel = rel or default_release()
+    if not rel.ships(kind):
+        raise InputError(
+            f"Karpenter v{rel.version} does not ship the {kind} CRD; select a release that has it "
+            "(--karpenter-version)",
+            file="--karpenter-version",
+        )
+    return _load(rel, kind)
 
 
 def kinds() -> tuple[str, ...]:

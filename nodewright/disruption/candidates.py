@@ -23,12 +23,13 @@ from nodewright import labels
 from nodewright.api.core import Pod
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
-from nodewright.disruption.pods import PdbLimits, eviction_cost, pods_block_reason
+from nodewright.disruption.pods import PdbLimits, pods_block_reason
 from nodewright.drift.detect import parse_time
 from nodewright.drift.rollout import allowed_disruptions
 from nodewright.goduration import DurationError, parse_duration
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode
+from nodewright.scheduling.podutil import eviction_cost
 
 GRACEFUL: Final = "graceful"
 EVENTUAL: Final = "eventual"

@@ -13,7 +13,6 @@ Boundary: pure functions of pods, PDBs and a clock value; no scheduling.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,31 +21,11 @@ from typing import Final
 from nodewright import labels
 from nodewright.algebra.taints import tolerates_pod
 from nodewright.api.core import Pod, PodDisruptionBudget, Taint
-from nodewright.drift.detect import parse_time
-from nodewright.goduration import DurationError, parse_duration
 from nodewright.scheduling import podutil
+from nodewright.scheduling.podutil import do_not_disrupt_active
 from nodewright.scheduling.topologyselector import Expression, RawSelector, Selector, selector_for_matching
 
-DELETION_COST: Final = "controller.kubernetes.io/pod-deletion-cost"
 _DISRUPTED_NO_SCHEDULE: Final = Taint(key=labels.DISRUPTED_TAINT_KEY, effect="NoSchedule")
-
-
-def do_not_disrupt_active(pod: Pod, now: datetime) -> bool:
-    value = pod.metadata.annotations.get(labels.DO_NOT_DISRUPT)
-    if value is None:
-        return False
-    if value == "true":
-        return True
-    try:
-        span_ns = parse_duration(value)
-    except DurationError:
-        return False  # Karpenter emits InvalidDoNotDisruptAnnotation and ignores it
-    if span_ns <= 0:
-        return False
-    started = parse_time(pod.status.start_time)
-    if started is None:
-        return True
-    return (now - started).total_seconds() * 1e9 < span_ns
 
 
 def is_disruptable(pod: Pod, now: datetime) -> bool:
@@ -60,18 +39,6 @@ def is_evictable(pod: Pod, now: datetime) -> bool:
         and not podutil.is_owned_by_node(pod)
         and not do_not_disrupt_active(pod, now)
     )
-
-
-def eviction_cost(pod: Pod) -> float:
-    """``EvictionCost``: 1, plus deletion cost / 2^27, plus priority / 2^25, clamped to [-10, 10]."""
-    cost = 1.0
-    raw = pod.metadata.annotations.get(DELETION_COST)
-    if raw is not None:
-        with contextlib.suppress(ValueError):
-            cost += float(raw) / 2.0**27
-    if pod.spec.priority is not None:
-        cost += pod.spec.priority / 2.0**25
-    return min(max(cost, -10.0), 10.0)
 
 
 def _fully_blocking(pdb: PodDisruptionBudget) -> bool:

@@ -50,8 +50,15 @@ from nodewright.drift.nodepoolhash import (
     nodepool_template,
     template_hash,
 )
-from nodewright.drift.rollout import Rollout, budget_base, pool_budgets, rollout
+from nodewright.drift.rollout import (
+    Rollout,
+    budget_base,
+    pool_budgets,
+    rollout,
+    static_rollout,
+)
 from nodewright.errors import InputError
+from nodewright.scheduling.staticcapacity import node_limit, pool_counts
 
 log = logging.getLogger("nodewright")
 
@@ -275,7 +282,27 @@ class _Pool:
     claims: list[_Claim] = field(default_factory=list)
     budgets: list[Mapping[str, Any]] = field(default_factory=list)
     claim_bodies: list[Mapping[str, Any]] = field(default_factory=list)
+    replicas: int | None = None  # a static NodePool (``spec.replicas``)
+    node_limit: int | None = None  # ``spec.limits.nodes``
     restamped: int = 0
+
+
+def _static_fields(spec: Any) -> dict[str, Any]:
+    """``replicas`` and ``limits.nodes`` of a NodePool spec (static pools roll differently)."""
+    if not isinstance(spec, Mapping):
+        return {}
+    replicas = spec.get("replicas")
+    return {
+        "replicas": replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else None,
+        "node_limit": node_limit(spec),
+    }
+
+
+def _unmanaged(obj: Any) -> str | None:
+    """Why a NodePool (any shape) is not this Karpenter's (``nodepool.IsManaged``); None if it is."""
+    from nodewright.api.karpenter import unmanaged_reason_of
+
+    return unmanaged_reason_of(as_mapping(obj)[0])
 
 
 def _template_has_expire(template: Any) -> bool:
@@ -284,8 +311,13 @@ def _template_has_expire(template: Any) -> bool:
 
 
 def _pools(
-    nodepools: Iterable[Any], live: Iterable[Any], defaults: DefaultsMode, release: Release
+    nodepools: Iterable[Any],
+    live: Iterable[Any],
+    defaults: DefaultsMode,
+    release: Release,
+    unmanaged: dict[str, str],
 ) -> dict[str, _Pool]:
+    """The pools drift evaluates; those this Karpenter does not own go to ``unmanaged`` (name -> why)."""
     live_by_name: dict[str, tuple[Mapping[str, Any], Any, Origin]] = {}
     for obj in live:
         body, origin = as_mapping(obj)
@@ -294,6 +326,10 @@ def _pools(
     for obj in nodepools:
         body, _ = as_mapping(obj)
         name = str(_meta(body).get("name", ""))
+        why = _unmanaged(obj)
+        if why is not None:
+            unmanaged[name] = why
+            continue
         template, origin = nodepool_template(obj)
         live_entry = live_by_name.get(name)
         live_ann = _str_map(_meta(live_entry[0]).get("annotations")) if live_entry else {}
@@ -313,9 +349,14 @@ def _pools(
             hash_before=live_ann.get(labels.NODEPOOL_HASH),
             live_version=live_ann.get(labels.NODEPOOL_HASH_VERSION),
             budgets=pool_budgets(body.get("spec")),
+            **_static_fields(body.get("spec")),
         )
     for name, (body, obj, _) in live_by_name.items():
-        if name in pools:
+        if name in pools or name in unmanaged:
+            continue
+        why = _unmanaged(obj)
+        if why is not None:
+            unmanaged[name] = why
             continue
         template, origin = nodepool_template(obj)
         ann = _str_map(_meta(body).get("annotations"))
@@ -335,6 +376,7 @@ def _pools(
             hash_before=current,
             live_version=version,
             budgets=pool_budgets(body.get("spec")),
+            **_static_fields(body.get("spec")),
         )
     return pools
 
@@ -458,8 +500,10 @@ def drift_impact(
     if isinstance(catalog, str):
         catalog = load_catalog(catalog)
     claims_raw, live_pools, live_classes, node_objs = _load_cluster(cluster, release)
-    pools = _pools(list(nodepools), live_pools, defaults, release)
+    unmanaged: dict[str, str] = {}
+    pools = _pools(list(nodepools), live_pools, defaults, release, unmanaged)
     class_hashes, notes = nodeclass_hashes(list(nodeclasses), live_classes, ca_bundle, release=release)
+    notes = [*notes, *(f"NodePool {n} left out: {why}" for n, why in sorted(unmanaged.items()))]
     class_restamped: dict[str, int] = {}
     drifted: list[DriftedNodeClaim] = []
     skipped: list[tuple[str, str]] = []
@@ -467,7 +511,15 @@ def drift_impact(
         claim = _claim(obj)
         pool = pools.get(claim.pool)
         if pool is None:
-            skipped.append((claim.name, f"NodePool {claim.pool or '<none>'} not found"))
+            why = unmanaged.get(claim.pool)
+            skipped.append(
+                (
+                    claim.name,
+                    f"NodePool {claim.pool} is not this Karpenter's"
+                    if why
+                    else f"NodePool {claim.pool or '<none>'} not found",
+                )
+            )
             continue
         pool.claims.append(claim)
         pool.claim_bodies.append(as_mapping(obj)[0])
@@ -524,6 +576,19 @@ def drift_impact(
         for d in mine:
             reasons[d.reason] = reasons.get(d.reason, 0) + 1
         base, disrupting = budget_base(p.claim_bodies, nodes_by_name)
+        if p.replicas is not None:
+            plan = static_rollout(
+                p.budgets,
+                drifted=len(mine),
+                nodes=base,
+                disrupting=disrupting,
+                counts=pool_counts(p.claim_bodies, nodes_by_name),
+                replicas=p.replicas,
+                node_limit=p.node_limit,
+                at=now,
+            )
+        else:
+            plan = rollout(p.budgets, drifted=len(mine), nodes=base, disrupting=disrupting, at=now)
         impacts.append(
             PoolImpact(
                 name=name,
@@ -536,7 +601,7 @@ def drift_impact(
                 version=release.nodepool_hash_version,
                 version_before=p.live_version,
                 restamped=p.restamped,
-                rollout=rollout(p.budgets, drifted=len(mine), nodes=base, disrupting=disrupting, at=now),
+                rollout=plan,
             )
         )
     notes += _upgrade_notes(pools, class_hashes, class_restamped, release)

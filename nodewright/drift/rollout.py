@@ -28,13 +28,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from nodewright.drift.cron import CronError
 from nodewright.drift.cron import parse as parse_cron
 from nodewright.goduration import DurationError, parse_duration
+from nodewright.scheduling.staticcapacity import PoolCounts, static_drift_allowance
 
 MAX_INT32: Final = 2**31 - 1
 DRIFTED: Final = "Drifted"
@@ -200,6 +201,9 @@ class Rollout:
     disrupting: int  # NotReady or already being disrupted: they consume the budget
     allowed: int  # MustGetAllowedDisruptions (MAX_INT32 = unbounded)
     notes: tuple[str, ...] = ()
+    # static NodePools only: replacements the node limit lets launch at once (None: no cap)
+    headroom: int | None = None
+    static: bool = False
     at: datetime | None = None
     windows: tuple[Window, ...] = ()
 
@@ -211,9 +215,10 @@ class Rollout:
     @property
     def allowed_per_wave(self) -> int | None:
         """Nodes disrupted at once (None = unbounded)."""
-        if self.allowed >= MAX_INT32:
-            return None
-        return max(self.allowed - self.disrupting, 0)
+        per = None if self.allowed >= MAX_INT32 else max(self.allowed - self.disrupting, 0)
+        if self.headroom is not None:
+            per = self.headroom if per is None else min(per, self.headroom)
+        return per
 
     @property
     def blocked(self) -> bool:
@@ -240,6 +245,7 @@ class Rollout:
             "waves": self.waves,
             "blocked": self.blocked,
             "notes": list(self.notes),
+            **({"static": True, "headroom": self.headroom} if self.static else {}),
             "windows": [w.as_dict() for w in self.windows],
             "nextChange": _iso(self.next_change),
         }
@@ -327,3 +333,31 @@ def budget_base(
         if marked or not ready:
             disrupting += 1
     return total, disrupting
+
+
+def static_rollout(
+    budgets: Sequence[Mapping[str, Any]],
+    *,
+    drifted: int,
+    nodes: int,
+    disrupting: int,
+    counts: PoolCounts,
+    replicas: int,
+    node_limit: int | None,
+    at: datetime | None = None,
+) -> Rollout:
+    """The rollout of a static NodePool's drifted nodes: the budget's waves, each capped by what
+    :func:`static_drift_allowance` grants per disruption loop (the next wave starts once the
+    previous replacements are done and the pool is back at ``replicas``)."""
+    base = rollout(budgets, drifted=drifted, nodes=nodes, disrupting=disrupting, at=at)
+    budget = MAX_INT32 if base.allowed_per_wave is None else base.allowed_per_wave
+    granted, why = static_drift_allowance(
+        replicas=replicas, node_limit=node_limit, counts=counts, budget=budget, drifted=MAX_INT32
+    )
+    notes = base.notes + ((why,) if why and drifted else ())
+    return replace(
+        base,
+        notes=notes,
+        headroom=None if granted >= MAX_INT32 or (node_limit is None and why is None) else granted,
+        static=True,
+    )

@@ -32,13 +32,16 @@ from pathlib import Path
 from typing import Any, Final, cast
 
 from nodewright import labels
+from nodewright.api.karpenter import unmanaged_reason_of
 from nodewright.api.raw import RawNodeClaim
 from nodewright.cluster import load_cluster
 from nodewright.crd import Release
 from nodewright.drift.detect import parse_time
 from nodewright.drift.nodepoolhash import as_mapping
 from nodewright.health.pending import assign_pending
+from nodewright.health.repair import NodeRepair, node_repairs
 from nodewright.health.tracker import HEALTHY, UNHEALTHY, UNKNOWN, Status, Tracker
+from nodewright.settings import FeatureGates
 
 CONDITION_TYPE: Final = "NodeRegistrationHealthy"
 LAUNCH_TIMEOUT: Final = timedelta(minutes=5)
@@ -134,6 +137,8 @@ class HealthReport:
     pools: tuple[PoolHealth, ...]
     unmatched_pods: tuple[str, ...] = ()
     pending_since: Mapping[str, datetime] = field(default_factory=dict)
+    repairs: tuple[NodeRepair, ...] = ()  # nodes the node health controller repairs (NodeRepair)
+    skipped: tuple[tuple[str, str], ...] = ()  # NodePools this Karpenter does not own, and why
 
     def pool(self, name: str) -> PoolHealth | None:
         return next((p for p in self.pools if p.name == name), None)
@@ -144,6 +149,10 @@ class HealthReport:
             "now": self.now.astimezone(UTC).isoformat().replace("+00:00", "Z"),  # the former name of "at"
             "nodePools": [p.as_dict() for p in self.pools],
             "unmatchedPendingPods": list(self.unmatched_pods),
+            "nodeRepairs": [r.as_dict() for r in self.repairs],
+            **(
+                {"skippedNodePools": [{"name": n, "why": w} for n, w in self.skipped]} if self.skipped else {}
+            ),
         }
 
 
@@ -414,24 +423,34 @@ def degraded_reading(
     )
 
 
-def _load(cluster: Any, release: Release | None) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+def _load(
+    cluster: Any, release: Release | None
+) -> tuple[list[Any], list[Any], list[Any], list[Any], list[Any]]:
     if isinstance(cluster, str | Path):
         from nodewright.api.loading import unbound_pods
 
-        # claims stay raw mappings; pods matter only while pending: bound ones are never built
+        # claims and nodes stay raw mappings; pods matter only while pending: bound ones are never built
         objs = load_cluster(
             cluster,
             kinds=("NodePool", "EC2NodeClass", "Pod"),
             pods_where=unbound_pods,
             raw_nodeclaims=True,
+            raw_nodes=True,
             release=release,
         )
-        return list(objs.nodepools), list(objs.raw_nodeclaims), list(objs.nodeclasses), list(objs.pods)
+        return (
+            list(objs.nodepools),
+            list(objs.raw_nodeclaims),
+            list(objs.nodeclasses),
+            list(objs.pods),
+            list(objs.raw_nodes),
+        )
     return (
         list(getattr(cluster, "nodepools", ()) or ()),
         list(getattr(cluster, "nodeclaims", ()) or ()),
         list(getattr(cluster, "nodeclasses", ()) or ()),
         list(getattr(cluster, "pods", ()) or ()),
+        [*(getattr(cluster, "nodes", ()) or ()), *(getattr(cluster, "raw_nodes", ()) or ())],
     )
 
 
@@ -442,22 +461,29 @@ def nodepool_health(
     nodeclasses: Iterable[Any] = (),
     tracker: Tracker | None = None,
     release: Release | None = None,
+    feature_gates: FeatureGates | None = None,
 ) -> HealthReport:
     """Health of every NodePool of ``cluster`` (a ClusterState-like object or a kubectl List path).
 
     ``nodeclasses`` adds EC2NodeClasses the cluster state does not list (their ``generation`` and
     ``uid`` drive resets and the verified map). Pass the same ``tracker`` across a series of
     states (oldest first) to carry buffers from one to the next. ``release``: the Karpenter release
-    whose CRDs read a cluster file (None: the default release).
+    whose CRDs read a cluster file (None: the default release). ``feature_gates`` (NodeRepair)
+    decides whether the nodes :func:`~nodewright.health.repair.node_repairs` finds are repaired.
     """
     now = now or datetime.now(UTC)
-    pools_raw, claims_raw, classes_raw, pods = _load(cluster, release)
+    pools_raw, claims_raw, classes_raw, pods, nodes_raw = _load(cluster, release)
     classes: dict[str, Mapping[str, Any]] = {}
     for obj in [*classes_raw, *nodeclasses]:
         body, _ = as_mapping(obj)
         classes[str(_meta(body).get("name", ""))] = body
     claims = [cast("RawNodeClaim", as_mapping(c)[0]) for c in claims_raw]  # raw on purpose: no models
     pools = [(obj, as_mapping(obj)[0]) for obj in pools_raw]
+    # registrationhealth watches managed NodePools only (nodepool.IsManagedPredicateFuncs)
+    skipped = tuple(
+        (str(_meta(b).get("name", "")), why) for _, b in pools if (why := unmanaged_reason_of(b)) is not None
+    )
+    pools = [(o, b) for o, b in pools if unmanaged_reason_of(b) is None]
     index = _ClaimIndex(claims)
     verified_by_pool: dict[str, bool] = {}
     out: list[PoolHealth] = []
@@ -501,7 +527,20 @@ def nodepool_health(
             )
         )
     out.sort(key=lambda p: p.name)
-    return HealthReport(now=now, pools=tuple(out), unmatched_pods=tuple(unmatched), pending_since=since)
+    repairs = node_repairs(
+        (as_mapping(n)[0] for n in nodes_raw),
+        claims,
+        now=now,
+        enabled=(feature_gates or FeatureGates()).node_repair,
+    )
+    return HealthReport(
+        now=now,
+        pools=tuple(out),
+        unmatched_pods=tuple(unmatched),
+        pending_since=since,
+        repairs=tuple(repairs),
+        skipped=skipped,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -162,7 +162,7 @@ def _pool_rows(
         else:
             ro = d.get("rollout") or {}
             per = ro.get("allowedPerWave")
-            waves = "blocked by budget" if ro.get("blocked") else f"{ro.get('waves', '-')} wave(s)"
+            waves = _blocked_by(ro) if ro.get("blocked") else f"{ro.get('waves', '-')} wave(s)"
             roll = f"{d.get('replaced', 0)} of {d.get('nodeClaims', 0)}" + (
                 f", {'all' if per is None else per} at a time, {waves}" if d.get("replaced") else ""
             )
@@ -252,7 +252,7 @@ def _drift(doc: Mapping[str, Any]) -> list[str]:
                 p.get("nodeClaims", 0),
                 p.get("replaced", 0),
                 ("all" if per is None else per) if r else "-",
-                "blocked by budget" if r.get("blocked") else r.get("waves", "-"),
+                _blocked_by(r) if r.get("blocked") else r.get("waves", "-"),
                 ", ".join(f"{k}: {n}" for k, n in sorted(p.get("reasons", {}).items())) or "-",
             )
         )
@@ -392,3 +392,10 @@ def render_markdown(
     if len(text) >= limit:  # the kept sections alone are over the limit: hard cut, still valid text
         text = text[: limit - 300] + note_tpl.format(n="some")
     return text + "\n"
+
+
+def _blocked_by(rollout: Mapping[str, Any]) -> str:
+    """What holds a blocked rollout: the budget, or (static NodePools) the node limit or replicas."""
+    if rollout.get("static") and rollout.get("headroom") == 0:
+        return "blocked (static NodePool: no node-limit headroom for a replacement)"
+    return "blocked by budget"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from nodewright import labels
@@ -25,6 +25,7 @@ from nodewright.api.core import (
     Container,
     NodeAffinity,
     ObjectMeta,
+    PersistentVolumeClaim,
     Pod,
     PodSpec,
     ResourceRequirements,
@@ -44,12 +45,14 @@ from nodewright.scheduling.topology import Topology
 from nodewright.scheduling.topologydomains import DomainSource, DomainUniverse
 from nodewright.scheduling.validation import managed_label_does_not_exist, validate_pod
 from nodewright.scheduling.volumes import VolumeIndex, VolumeTopologyError
-from nodewright.settings import KarpenterSettings
+from nodewright.scheduling.workloads import Generated, Input, Scale, round_pods
+from nodewright.settings import FeatureGates, KarpenterSettings
 
 log = logging.getLogger("nodewright")
 
 MAX_INSTANCE_TYPES: Final = 600
 FAILED: Final = "Failed to schedule pod, "
+NO_DYNAMIC_NODEPOOLS: Final = "no dynamic nodepools found"
 _NAME_ALPHABET: Final = "bcdfghjklmnpqrstvwxz2456789"
 _OUTPUT_LABEL_SKIP: Final = frozenset({labels.NODE_REGISTERED, labels.NODE_INITIALIZED, labels.HOSTNAME})
 
@@ -64,19 +67,29 @@ class PlanOptions:
     # Karpenter's provisioner always runs the strict reserved-offering mode
     # (provisioner.go: DisableReservedCapacityFallback); fallback is an explicit opt-in
     reserved_fallback: bool = False
+    # the Karpenter feature gates in force (StaticCapacity, CapacityBuffer change the round)
+    feature_gates: FeatureGates = field(default_factory=FeatureGates)
 
     @classmethod
     def of(cls, settings: KarpenterSettings, **rest: Any) -> PlanOptions:
-        """The options Karpenter's ``settings`` decide (PREFERENCE_POLICY, MIN_VALUES_POLICY), plus
+        """The options Karpenter's ``settings`` decide (PREFERENCE_POLICY, MIN_VALUES_POLICY, FEATURE_GATES), plus
         nodewright's own (``max_instance_types``, ``reserved_fallback``)."""
         return cls(
-            preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy, **rest
+            preference_policy=settings.preference_policy,
+            min_values_policy=settings.min_values_policy,
+            feature_gates=settings.feature_gates,
+            **rest,
         )
 
 
 def order_nodepools(nodepools: Sequence[NodePool]) -> list[NodePool]:
-    """Managed, dynamic, Ready, not deleting; weight descending, then name descending."""
-    usable = [np for np in nodepools if np.spec.replicas is None and np.is_ready() and not np.is_deleting()]
+    """Managed (``nodepool.ListManaged``), dynamic, Ready, not deleting; weight descending, then name
+    descending."""
+    usable = [
+        np
+        for np in nodepools
+        if not np.is_static() and np.unmanaged_reason() is None and np.is_ready() and not np.is_deleting()
+    ]
     by_name = sorted(usable, key=lambda np: np.name, reverse=True)
     return sorted(by_name, key=lambda np: -(np.spec.weight or 0))
 
@@ -224,9 +237,12 @@ def _requests(pod: Pod, memo: dict[tuple[object, ...], ResourceList]) -> Resourc
     return dict(got)
 
 
-def _volume_index(cluster: ClusterState, pending: Sequence[Pod]) -> VolumeIndex | None:
+def _volume_index(
+    cluster: ClusterState, pending: Sequence[Pod], created: Sequence[PersistentVolumeClaim] = ()
+) -> VolumeIndex | None:
     """The cluster's volume objects, when they matter: some are listed, or a pending pod has a
-    claim (which then fails validation as missing, as in a cluster without it)."""
+    claim (which then fails validation as missing, as in a cluster without it). ``created``: the
+    claims a StatefulSet creates for its new pods."""
     claims = any(
         v.persistent_volume_claim is not None or v.ephemeral is not None
         for p in pending
@@ -234,12 +250,12 @@ def _volume_index(cluster: ClusterState, pending: Sequence[Pod]) -> VolumeIndex 
     )
     if not (claims or cluster.pvcs or cluster.csinodes):
         return None
-    if claims and not cluster.pvcs:
+    if claims and not cluster.pvcs and not created:
         log.warning(
             "cluster state lists no PersistentVolumeClaims: pending pods with claims fail as in a cluster "
             "without them; include pvc, pv and storageclass objects in the cluster state"
         )
-    return VolumeIndex.build(cluster.pvcs, cluster.pvs, cluster.storageclasses, cluster.csinodes)
+    return VolumeIndex.build([*cluster.pvcs, *created], cluster.pvs, cluster.storageclasses, cluster.csinodes)
 
 
 @dataclass(kw_only=True)
@@ -258,6 +274,8 @@ class Round:
     errors: dict[str, str]
     pending: int
     options: PlanOptions
+    generated: Generated = field(default_factory=Generated)
+    buffers: Generated = field(default_factory=Generated)
     # kept between rounds over the same NodePools and instance types (disruption simulations)
     universe: DomainUniverse | None = None
     type_cache: dict[tuple[object, ...], TypeIndex | None] | None = None
@@ -301,7 +319,21 @@ class Round:
         )
 
     def render(self, result: SolveResult) -> dict[str, Any]:
-        return _render_document(result, errors=self.errors, pending=self.pending, options=self.options)
+        return self.annotate(
+            _render_document(result, errors=self.errors, pending=self.pending, options=self.options)
+        )
+
+    def annotate(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """Mark the pods this round added (workloads' and buffers') and their notes."""
+        sources = {**self.generated.sources, **self.buffers.sources}
+        if sources:
+            doc["generatedPods"] = dict(sorted(sources.items()))
+            doc["summary"]["workloadPods"] = len(self.generated.sources)
+            doc["summary"]["bufferPods"] = len(self.buffers.sources)
+        notes = [*self.generated.notes, *self.buffers.notes]
+        if notes:
+            doc.setdefault("notes", []).extend(notes)
+        return doc
 
 
 def prepare_round(
@@ -310,17 +342,27 @@ def prepare_round(
     cluster: ClusterState,
     catalog_for: CatalogFor,
     options: PlanOptions = PlanOptions(),
+    workloads: Sequence[Input] = (),
+    scales: Sequence[Scale] = (),
 ) -> Round:
-    """Everything :func:`plan` computes before the Solve (pod selection, validation, pools, types)."""
+    """Everything :func:`plan` computes before the Solve (pod selection, validation, pools, types).
+
+    The pending pods are the cluster's, plus those its workloads (and ``workloads``, the branch's)
+    would create, plus, with the CapacityBuffer gate, the buffers' virtual pods (added after
+    validation, as the provisioner does)."""
     state_nodes = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
     deleting = [s for s in state_nodes if s.marked_for_deletion()]
     active = [s for s in state_nodes if not s.marked_for_deletion()]
 
+    generated, buffers = round_pods(
+        cluster, workloads, capacity_buffer=options.feature_gates.capacity_buffer, scales=scales
+    )
     pending = [p for p in cluster.pods if podutil.is_provisionable(p)]
+    pending.extend(generated.pods)
     rescheduled = [p for s in deleting for p in s.pods if podutil.is_reschedulable(p)]
     errors: dict[str, str] = {}
     batch: list[Pod] = []
-    volumes = _volume_index(cluster, pending)
+    volumes = _volume_index(cluster, pending, generated.pvcs)
     for p in pending:
         ignored = managed_label_does_not_exist(p)
         if ignored is not None:
@@ -334,6 +376,7 @@ def prepare_round(
             errors[p.key] = FAILED + "; ".join(problems)
             continue
         batch.append(p)
+    batch.extend(buffers.pods)
     batch.extend(rescheduled)
 
     pools = order_nodepools(nodepools)
@@ -388,8 +431,10 @@ def prepare_round(
         volumes=volumes,
         datas=datas,
         errors=errors,
-        pending=len(pending) + len(rescheduled),
+        pending=len(pending) + len(buffers.pods) + len(rescheduled),
         options=options,
+        generated=generated,
+        buffers=buffers,
     )
 
 
@@ -399,10 +444,77 @@ def plan(
     cluster: ClusterState,
     catalog_for: CatalogFor,
     options: PlanOptions = PlanOptions(),
+    workloads: Sequence[Input] = (),
+    scales: Sequence[Scale] = (),
 ) -> dict[str, Any]:
-    """Simulate one provisioning round; returns the ``plan -o json`` document."""
-    rnd = prepare_round(nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
-    return rnd.render(rnd.scheduler().solve(rnd.datas))
+    """Simulate one provisioning round; returns the ``plan -o json`` document.
+
+    ``workloads``: Deployments, ReplicaSets, StatefulSets, Jobs, PodTemplates and CapacityBuffers of
+    the branch (``-f``); they replace the cluster's of the same name, and the pods they would create
+    (and the buffers hold) join the round; ``scales`` sets workloads' replicas first (a what-if
+    ``kubectl scale``)."""
+    rnd = prepare_round(
+        nodepools=nodepools,
+        cluster=cluster,
+        catalog_for=catalog_for,
+        options=options,
+        workloads=workloads,
+        scales=scales,
+    )
+    if not rnd.pools and rnd.datas:
+        # provisioner.go Schedule: ErrNodePoolsNotFound marks every pod, existing nodes included
+        errors = {**rnd.errors, **{d.pod.key: NO_DYNAMIC_NODEPOOLS for d in rnd.datas}}
+        doc: dict[str, Any] = {
+            "nodeClaims": [],
+            "existingNodes": [],
+            "podErrors": dict(sorted(errors.items())),
+            "summary": {
+                "pendingPods": rnd.pending,
+                "scheduled": 0,
+                "newNodeClaims": 0,
+                "hourlyCost": 0.0,
+                "monthlyCost": 0.0,
+                "byNodePool": {},
+            },
+        }
+        rnd.annotate(doc)
+    else:
+        doc = rnd.render(rnd.scheduler().solve(rnd.datas))
+    from nodewright.scheduling.staticplan import add_round_extras  # renders with this module's helpers
+
+    return add_round_extras(
+        doc, nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options
+    )
+
+
+def _claim_item(view: _ClaimView, name: str) -> dict[str, Any]:
+    """One NodeClaim of the plan document."""
+    claim = view.claim
+    launch: dict[str, Any] | None = None
+    if view.launch is not None:
+        launch = {
+            "instanceType": view.launch_type,
+            "zone": view.launch.zone,
+            "capacityType": view.launch.capacity_type,
+            "price": _round_price(view.launch.price),
+        }
+    ref = claim.template.nodepool.spec.template.spec.node_class_ref
+    item: dict[str, Any] = {
+        "name": name,
+        "nodePool": claim.template.name,
+        "nodeClass": ref.name,
+        "instanceTypes": view.names,
+        "launch": launch,
+        "labels": _labels(view),
+        "requests": format_resource_list(claim.requests),
+        "pods": [p.key for p in claim.pods],
+    }
+    taints = [t.to_k8s() for t in claim.template.taints]
+    if taints:
+        item["taints"] = taints
+    if claim.min_values_relaxed is not None:
+        item["minValuesRelaxed"] = claim.min_values_relaxed
+    return item
 
 
 def _launch_views(result: SolveResult, options: PlanOptions) -> dict[int, _ClaimView | str]:
@@ -447,36 +559,12 @@ def _render_document(
                 )
             continue
         view = got
-        name = _claim_name(claim.template.name, claim.pods[0].key, taken)
-        launch: dict[str, Any] | None = None
         if view.launch is not None:
-            launch = {
-                "instanceType": view.launch_type,
-                "zone": view.launch.zone,
-                "capacityType": view.launch.capacity_type,
-                "price": _round_price(view.launch.price),
-            }
             cost += view.launch.price
         tally = by_pool.setdefault(claim.template.name, [0, 0.0])
         tally[0] += 1
         tally[1] += view.launch.price if view.launch is not None else 0.0
-        ref = claim.template.nodepool.spec.template.spec.node_class_ref
-        item: dict[str, Any] = {
-            "name": name,
-            "nodePool": claim.template.name,
-            "nodeClass": ref.name,
-            "instanceTypes": view.names,
-            "launch": launch,
-            "labels": _labels(view),
-            "requests": format_resource_list(claim.requests),
-            "pods": [p.key for p in claim.pods],
-        }
-        taints = [t.to_k8s() for t in claim.template.taints]
-        if taints:
-            item["taints"] = taints
-        if claim.min_values_relaxed is not None:
-            item["minValuesRelaxed"] = claim.min_values_relaxed
-        claims_out.append(item)
+        claims_out.append(_claim_item(view, _claim_name(claim.template.name, claim.pods[0].key, taken)))
         scheduled += len(claim.pods)
     existing_out = []
     for node in result.existing:

@@ -7,9 +7,13 @@ scheduling decisions here.
 
 from __future__ import annotations
 
+import contextlib
+from datetime import datetime
 from typing import Final
 
+from nodewright import labels
 from nodewright.api.core import Pod
+from nodewright.goduration import DurationError, parse_duration, parse_rfc3339
 
 _APPS_V1: Final = "apps/v1"
 _CORE_V1: Final = "v1"
@@ -75,3 +79,39 @@ def is_reschedulable(pod: Pod) -> bool:
         and not is_owned_by_daemonset(pod)
         and not is_owned_by_node(pod)
     )
+
+
+DELETION_COST: Final = "controller.kubernetes.io/pod-deletion-cost"
+
+
+def do_not_disrupt_active(pod: Pod, now: datetime | None) -> bool:
+    """``pod.IsDoNotDisruptActive``: ``karpenter.sh/do-not-disrupt: "true"``, or a duration the pod
+    has not yet run for (no start time, or no clock: active, failing safe); an invalid or
+    non-positive duration counts as absent (Karpenter emits InvalidDoNotDisruptAnnotation)."""
+    value = pod.metadata.annotations.get(labels.DO_NOT_DISRUPT)
+    if value is None:
+        return False
+    if value == "true":
+        return True
+    try:
+        span_ns = parse_duration(value)
+    except DurationError:
+        return False
+    if span_ns <= 0:
+        return False
+    started = parse_rfc3339(pod.status.start_time)
+    if started is None or now is None:
+        return True
+    return (now - started).total_seconds() * 1e9 < span_ns
+
+
+def eviction_cost(pod: Pod) -> float:
+    """``disruption.EvictionCost``: 1, plus deletion cost / 2^27, plus priority / 2^25, clamped to [-10, 10]."""
+    cost = 1.0
+    raw = pod.metadata.annotations.get(DELETION_COST)
+    if raw is not None:
+        with contextlib.suppress(ValueError):
+            cost += float(raw) / 2.0**27
+    if pod.spec.priority is not None:
+        cost += pod.spec.priority / 2.0**25
+    return min(max(cost, -10.0), 10.0)

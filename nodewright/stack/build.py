@@ -99,8 +99,13 @@ def build_stack_plan(settings: Settings, *, base_dir: Path) -> StackPlan:
     objs = objects_from_documents(docs, release=release)
     c = Collector(f"Pulumi.{settings.stack}.yaml")
     nodeclass_docs = {d.name: d for d in as_documents(objs.nodeclasses, as_written=True)}
-    pool_docs = as_documents(objs.nodepools, as_written=True)
     notes: list[str] = []
+    # NodePools this Karpenter does not own (nodepool.IsManaged): no launch template, no claims
+    for np in objs.nodepools:
+        why = np.unmanaged_reason()
+        if why is not None:
+            notes.append(f"{_shown(np.origin_file, base_dir)}: NodePool {np.name!r} left out: {why}")
+    pool_docs = as_documents([np for np in objs.nodepools if np.unmanaged_reason() is None], as_written=True)
     state = load_state(settings, base_dir=base_dir)
     if state is not None and state.empty:
         notes.append(state.empty_note())

@@ -13,8 +13,9 @@ from disrupt_support import AT, DS_OWNER, cluster, itype, managed, nodepool, pod
 
 from nodewright.api.core import Pod
 from nodewright.disruption.candidates import EVENTUAL, GRACEFUL, budget_mapping, get_candidates
-from nodewright.disruption.pods import PdbLimits, eviction_cost
+from nodewright.disruption.pods import PdbLimits
 from nodewright.scheduling.existingnode import build_state_nodes
+from nodewright.scheduling.podutil import eviction_cost
 
 IT = itype("big", 1.0, cpu="8", memory="16Gi")
 NODE_OWNER = {"apiVersion": "v1", "kind": "Node", "name": "n1", "uid": "n1-uid"}

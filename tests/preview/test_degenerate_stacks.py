@@ -17,6 +17,8 @@ from nodewright.cli import main
 
 CASES = {
     "no-nodepools": "no NodePool in the stack's files",
+    # an EKS Auto Mode NodePool is not this Karpenter's (nodepool.IsManaged): left out with the reason
+    "auto-mode": "NodePool 'auto' left out: nodeClassRef eks.amazonaws.com/NodeClass",
     "nodeclass-only": "EC2NodeClass 'spare' is referenced by no NodePool",
     "orphan-nodeclass": "tests/data/pulumi/degenerate/nodeclass-only.yaml: EC2NodeClass 'spare' is referenced by no NodePool",
     "no-osc": "no OperatingSystemConfig in the stack's files",

@@ -22,7 +22,9 @@ from nodewright.crd.releases import CRD_FILES, RELEASES
 def _patterns() -> list[str]:
     found: set[str] = set()
     for rel in RELEASES.values():
-        for name in CRD_FILES.values():
+        for kind, name in CRD_FILES.items():
+            if not rel.ships(kind):
+                continue
             text = (resources.files("nodewright") / "data" / "crds" / rel.crd_folder / name).read_text()
             stack = [yaml.safe_load(text)]
             while stack:

@@ -33,7 +33,9 @@ POOLS = REPO / "tests/data/pulumi/nodepools.yaml"
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Release:
     folder = tmp_path_factory.mktemp("crds-9.9.0")
-    for name in crd.releases.CRD_FILES.values():
+    for kind, name in crd.releases.CRD_FILES.items():
+        if not crd.release("1.11.3").ships(kind):
+            continue
         shutil.copy(REPO / "nodewright/data/crds/v1.11.3" / name, folder / name)
     release = Release(
         version="9.9.0",
@@ -43,6 +45,7 @@ def fake(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFacto
         ec2nodeclass_hash_ca_bundle=False,
         karpenter_commit="0" * 40,
         provider_commit="0" * 40,
+        absent_kinds=crd.release("1.11.3").absent_kinds,
     )
     monkeypatch.setitem(crd.RELEASES, release.version, release)
     return release
