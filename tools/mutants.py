@@ -425,4 +425,22 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/test_settings.py",
         "flags no longer override the environment and the stack",
     ),
+    _m(
+        "static-drift-limit-ignored",
+        "karpenter",
+        "nodewright/scheduling/staticcapacity.py",
+        "    remaining = limit - (counts.running + counts.deleting + counts.pending_disruption) - reserved",
+        "    remaining = limit",
+        "tests/drift/test_static_drift.py tests/scheduling/test_static_capacity.py",
+        "static drift ignores the room limits.nodes leaves for a replacement",
+    ),
+    _m(
+        "buffer-percentage-floor",
+        "karpenter",
+        "nodewright/scheduling/workloads.py",
+        "    got = math.ceil(scalable_replicas * percentage / 100)",
+        "    got = scalable_replicas * percentage // 100",
+        "tests/scheduling/test_capacity_buffers.py",
+        "a CapacityBuffer's percentage of its scalable rounds down",
+    ),
 )

@@ -79,6 +79,7 @@ def test_limit_replicas(limits: dict[str, object], spec: PodSpec, want: tuple[in
     [
         (10, 20, 2),  # It "should calculate percentage and ceil"
         (3, 10, 1),  # It "should ceil fractional results"
+        (3, 50, 2),  # nodewright's own: ceil(1.5) = 2, where rounding down would give a positive 1
         (1, 1, 1),  # It "should return at least 1 when percentage > 0 and replicas > 0"
         (0, 50, 0),  # It "should return 0 when scalable has 0 replicas"
         (10, 0, 0),  # It "should return 0 when percentage is 0"
