@@ -203,13 +203,20 @@ def preview(
     st = load_stack(stack=stack, stack_file=stack_file, cwd=cwd, project_dir=project_dir)
     if cluster_state:
         st = replace(st, config={**st.config, f"{CONFIG_NAMESPACE}:clusterState": cluster_state})
-    st, release, summary = _karpenter(st, karpenter)
+    stack_st = st
+    st, release, summary = _karpenter(stack_st, karpenter)
+    # the cluster state first: the Karpenter settings a snapshot recorded from the running
+    # controller apply beneath the flags, the environment and the stack (so the program's max-pods
+    # groups, the drift and the cost all see the cluster's own settings)
+    state = _state(st.config, st.project, st.project_dir, release=release)
+    recorded = dict(getattr(state, "karpenter_settings", None) or {})
+    if recorded:
+        st, release, summary = _karpenter(stack_st, karpenter, snapshot=recorded)
     _progress.info("running the Pulumi program of stack %s offline", st.stack)
     run = run_program(st)
     if base is not None:
         policy_config = with_base(policy_config, base)
     violations = analyze(run.registrations, config=policy_config, version=pack_version(st.project_dir))
-    state = _state(st.config, st.project, st.project_dir, release=release)
     _progress.info("forecasting drift and cost against the cluster state" if state else "forecasting cost")
     drift = _drift(st.config, st.project, st.project_dir, state, at=at, release=release, karpenter=summary)
     cost = _cost(st.config, st.project, st.stack, st.project_dir, state, at=at)
@@ -225,7 +232,9 @@ def preview(
     return PreviewResult(report=doc, mandatory=has_mandatory(violations))
 
 
-def _karpenter(st: Any, karpenter: KarpenterChoice | None) -> tuple[Any, Release, dict[str, Any]]:
+def _karpenter(
+    st: Any, karpenter: KarpenterChoice | None, *, snapshot: Mapping[str, Any] | None = None
+) -> tuple[Any, Release, dict[str, Any]]:
     """The stack config with the resolved Karpenter release and settings in it, the release, and
     the ``karpenter`` summary the document states."""
     from nodewright.crd import KarpenterChoice
@@ -254,7 +263,7 @@ def _karpenter(st: Any, karpenter: KarpenterChoice | None) -> tuple[Any, Release
                 path="config.nodewright:karpenter",
             )
     try:
-        settings = choice.settings(stack=stack_settings, release=release)
+        settings = choice.settings(stack=stack_settings, snapshot=snapshot, release=release)
     except InputError as exc:
         if exc.file.startswith("config."):
             raise InputError(exc.message, file=file, path=exc.file) from exc
