@@ -17,10 +17,12 @@ from nodewright.cli._common import (
     karpenter_options,
     output_option,
     resolve_at,
+    settings_with_snapshot,
 )
 from nodewright.crd import Release
 from nodewright.drift.inputs import read_kind
 from nodewright.health import HealthReport, nodepool_health, render_prometheus
+from nodewright.health.derive import read_cluster
 from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 
@@ -80,8 +82,10 @@ def command(
     """Show per NodePool the NodeRegistrationHealthy condition, its buffer, verified NodeClasses and pending pods."""
     when = resolve_at(at)
     nodeclasses = read_kind(files, "EC2NodeClass", release=release) if files else []
+    state = read_cluster(cluster, release)
+    settings = settings_with_snapshot(settings, release, state, where=cluster)
     report = nodepool_health(
-        cluster, now=when, nodeclasses=nodeclasses, release=release, feature_gates=settings.feature_gates
+        state, now=when, nodeclasses=nodeclasses, release=release, feature_gates=settings.feature_gates
     )
     if output == "prometheus":
         click.echo(render_prometheus(report), nl=False)

@@ -423,31 +423,29 @@ def degraded_reading(
     )
 
 
+def read_cluster(cluster: str | Path, release: Release | None = None) -> Any:
+    """The cluster state as health reads it: NodeClaims and Nodes stay raw mappings, and only
+    pending pods are built (bound ones never matter here); the snapshot's record is kept."""
+    from nodewright.api.loading import unbound_pods
+
+    return load_cluster(
+        cluster,
+        kinds=("NodePool", "EC2NodeClass", "Pod"),
+        pods_where=unbound_pods,
+        raw_nodeclaims=True,
+        raw_nodes=True,
+        release=release,
+    )
+
+
 def _load(
     cluster: Any, release: Release | None
 ) -> tuple[list[Any], list[Any], list[Any], list[Any], list[Any]]:
     if isinstance(cluster, str | Path):
-        from nodewright.api.loading import unbound_pods
-
-        # claims and nodes stay raw mappings; pods matter only while pending: bound ones are never built
-        objs = load_cluster(
-            cluster,
-            kinds=("NodePool", "EC2NodeClass", "Pod"),
-            pods_where=unbound_pods,
-            raw_nodeclaims=True,
-            raw_nodes=True,
-            release=release,
-        )
-        return (
-            list(objs.nodepools),
-            list(objs.raw_nodeclaims),
-            list(objs.nodeclasses),
-            list(objs.pods),
-            list(objs.raw_nodes),
-        )
+        cluster = read_cluster(cluster, release)
     return (
         list(getattr(cluster, "nodepools", ()) or ()),
-        list(getattr(cluster, "nodeclaims", ()) or ()),
+        [*(getattr(cluster, "nodeclaims", ()) or ()), *(getattr(cluster, "raw_nodeclaims", ()) or ())],
         list(getattr(cluster, "nodeclasses", ()) or ()),
         list(getattr(cluster, "pods", ()) or ()),
         [*(getattr(cluster, "nodes", ()) or ()), *(getattr(cluster, "raw_nodes", ()) or ())],
