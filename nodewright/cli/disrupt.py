@@ -11,10 +11,8 @@ from typing import Any
 
 import click
 
-from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
 from nodewright.catalog.loader import DEFAULT_SPEC
-from nodewright.catalog.model import InstanceType
 from nodewright.cli._common import (
     INPUT_PATH,
     at_option,
@@ -34,7 +32,7 @@ from nodewright.disruption.loop import MAX_ROUNDS
 from nodewright.drift import drift_impact_files
 from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
-from nodewright.userdata import nodeclass_catalog
+from nodewright.userdata import pool_catalogs
 
 _HEADERS = ["ROUND", "METHOD", "DECISION", "DISRUPTED", "REPLACEMENTS", "PODS", "SAVINGS/H"]
 
@@ -194,16 +192,7 @@ def command(
         classes.update({nc.name: nc for nc in branch.nodeclasses})
         report = drift_impact_files(drift_from, cluster, catalog_spec, at=when, release=release)
         drifted = [d.node_claim for d in report.drifted]
-    cache: dict[str, list[InstanceType]] = {}
-
-    def catalog_for(np: NodePool) -> list[InstanceType]:
-        ref = np.spec.template.spec.node_class_ref
-        key = ref.name if ref.kind == "EC2NodeClass" else ""
-        if key not in cache:
-            cache[key] = list(
-                nodeclass_catalog(catalog_spec, classes.get(ref.name) if key else None, settings)
-            )
-        return cache[key]
+    catalog_for = pool_catalogs(catalog_spec, classes, settings)
 
     result: DisruptionForecast = forecast(
         nodepools=list(pools.values()),

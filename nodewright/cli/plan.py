@@ -11,10 +11,8 @@ from typing import Any
 
 import click
 
-from nodewright.api.karpenter import NodePool
 from nodewright.api.loading import load_nodepools
 from nodewright.catalog.loader import DEFAULT_SPEC
-from nodewright.catalog.model import InstanceType
 from nodewright.catalog.overlay import merge_overlays, overlay_catalogs
 from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cli._common import (
@@ -37,7 +35,7 @@ from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
 from nodewright.scheduling.workloads import branch_inputs, parse_scale
 from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
-from nodewright.userdata import nodeclass_catalog
+from nodewright.userdata import pool_catalogs
 
 
 def _claim_rows(doc: dict[str, Any]) -> list[list[Any]]:
@@ -222,15 +220,9 @@ def command(
     objs = load_nodepools(files, release=release)
     cluster = load_cluster(cluster_path, release=release)
     settings = settings_with_snapshot(settings, release, cluster, where=cluster_path)
-    cache: dict[str, list[InstanceType]] = {}
-
-    def provider_catalog(np: NodePool) -> list[InstanceType]:
-        ref = np.spec.template.spec.node_class_ref
-        key = ref.name if ref.kind == "EC2NodeClass" else ""
-        if key not in cache:
-            nodeclass = objs.nodeclass(ref.name) if key else None
-            cache[key] = list(nodeclass_catalog(catalog_spec, nodeclass, settings))
-        return cache[key]
+    # the first EC2NodeClass of a name counts, as Objects.nodeclass() answers
+    first = {nc.name: nc for nc in reversed(objs.nodeclasses)}
+    provider_catalog = pool_catalogs(catalog_spec, first, settings)
 
     what_if = [parse_scale(s) for s in scales]
     overlaid = overlay_catalogs(

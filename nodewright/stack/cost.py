@@ -41,7 +41,7 @@ from nodewright.scheduling.claimsfile import load_claims
 from nodewright.scheduling.plan import PlanOptions, plan
 from nodewright.settings import KarpenterSettings
 from nodewright.stack.model import Settings
-from nodewright.userdata import nodeclass_catalog
+from nodewright.userdata import pool_catalogs
 
 _DELETED_AT: Final = "1970-01-01T00:00:00Z"
 
@@ -231,15 +231,7 @@ def converged_claims(
     drifted = {d.node_claim for d in report.drifted}
     priced = load_catalog(catalog)
     current = price_nodeclaims(state.nodeclaims, priced)
-    by_class = {nc.name: nc for nc in nodeclasses}
-    cache: dict[str, Catalog] = {}
-
-    def catalog_for(np: NodePool) -> Catalog:
-        ref = np.spec.template.spec.node_class_ref
-        key = ref.name if ref.kind == "EC2NodeClass" else ""
-        if key not in cache:
-            cache[key] = nodeclass_catalog(catalog, by_class.get(ref.name) if key else None, karpenter)
-        return cache[key]
+    catalog_for = pool_catalogs(catalog, {nc.name: nc for nc in nodeclasses}, karpenter)
 
     # NodePools of the cluster that the branch does not declare stay as they are (as in drift)
     branch = {np.name for np in nodepools}

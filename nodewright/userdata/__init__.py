@@ -29,7 +29,12 @@ from nodewright.userdata.custom import render_custom, render_windows
 from nodewright.userdata.dispatch import MAX_BYTES, WARN_BYTES, Rendered, check_size, is_within_size, render
 from nodewright.userdata.facts import KubeletFacts, effective_kubelet
 from nodewright.userdata.launch import cluster_info_from_mapping, launch_options, render_user_data
-from nodewright.userdata.nodeclass import effective_kubelet_options, nodeclass_catalog, nodeclass_options
+from nodewright.userdata.nodeclass import (
+    effective_kubelet_options,
+    nodeclass_catalog,
+    nodeclass_options,
+    pool_catalogs,
+)
 from nodewright.userdata.options import (
     BootstrapTaint,
     ClusterInfo,
@@ -60,6 +65,7 @@ __all__ = [
     "launch_options",
     "nodeclass_catalog",
     "nodeclass_options",
+    "pool_catalogs",
     "render",
     "render_al2",
     "render_al2023",

@@ -11,13 +11,13 @@ Boundary: no I/O besides :func:`nodewright.catalog.load_catalog`; the catalog ne
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from nodewright.algebra.quantity import parse_quantity
 from nodewright.api.amifamily import ami_family
-from nodewright.catalog import Catalog, load_catalog
+from nodewright.catalog import Catalog, InstanceType, load_catalog
 from nodewright.catalog.loader import raw_mapping, str_map
 from nodewright.catalog.overhead import (
     DEFAULT_AMI_FAMILY,
@@ -165,3 +165,21 @@ def nodeclass_catalog(spec: str, nodeclass: Any, settings: KarpenterSettings | N
 
 
 _DEFAULTS: dict[str, Any] = _settings_options(KarpenterSettings())
+
+
+def pool_catalogs(
+    spec: str, nodeclasses: Mapping[str, Any], settings: KarpenterSettings | None = None
+) -> Callable[[Any], list[InstanceType]]:
+    """``catalog_for(nodepool)``: the instance types a NodePool's EC2NodeClass offers (its
+    :func:`nodeclass_catalog`, built once per NodeClass); a NodePool whose ``nodeClassRef`` is not
+    an EC2NodeClass, or names one not in ``nodeclasses``, gets the catalog without NodeClass options."""
+    cache: dict[str, list[InstanceType]] = {}
+
+    def catalog_for(nodepool: Any) -> list[InstanceType]:
+        ref = nodepool.spec.template.spec.node_class_ref
+        key = ref.name if ref.kind == "EC2NodeClass" else ""
+        if key not in cache:
+            cache[key] = list(nodeclass_catalog(spec, nodeclasses.get(ref.name) if key else None, settings))
+        return cache[key]
+
+    return catalog_for
