@@ -214,19 +214,29 @@ def compute_consolidation(cands: Sequence[Candidate], env: Env, method: str) -> 
     all_spot = all(c.capacity_type == labels.CAPACITY_TYPE_SPOT for c in cands)
     if all_spot and rep.capacity_types().has(labels.CAPACITY_TYPE_SPOT):
         return _spot_to_spot(cands, env, sim, rep, price, method)
-    err = rep.remove_by_price_and_min_values(price)
-    if err is not None:
-        if single:
-            env.unconsolidatable(cands[0], f"Filtering by price: {err}")
-        return None
-    if not rep.types:
-        if single:
-            env.unconsolidatable(cands[0], "Can't replace with a cheaper node")
+    if not _cheaper_options(cands, env, rep, price, single):
         return None
     ct = rep.capacity_types()
     if ct.has(labels.CAPACITY_TYPE_SPOT) and ct.has(labels.CAPACITY_TYPE_ON_DEMAND):
         rep.require(labels.CAPACITY_TYPE, labels.CAPACITY_TYPE_SPOT)
     return Command(method, UNDERUTILIZED, list(cands), [rep], sim)
+
+
+def _cheaper_options(
+    cands: Sequence[Candidate], env: Env, rep: Replacement, price: float, single: bool
+) -> bool:
+    """Keep the replacement's types whose worst-case launch price is below the candidates' and
+    still meet minValues; False (with upstream's message for a single node) when none is left."""
+    err = rep.remove_by_price_and_min_values(price)
+    if err is not None:
+        if single:
+            env.unconsolidatable(cands[0], f"Filtering by price: {err}")
+        return False
+    if not rep.types:
+        if single:
+            env.unconsolidatable(cands[0], "Can't replace with a cheaper node")
+        return False
+    return True
 
 
 def _spot_to_spot(
@@ -241,14 +251,7 @@ def _spot_to_spot(
         return None
     rep.require(labels.CAPACITY_TYPE, labels.CAPACITY_TYPE_SPOT)
     rep.compatible()
-    err = rep.remove_by_price_and_min_values(price)
-    if err is not None:
-        if single:
-            env.unconsolidatable(cands[0], f"Filtering by price: {err}")
-        return None
-    if not rep.types:
-        if single:
-            env.unconsolidatable(cands[0], "Can't replace with a cheaper node")
+    if not _cheaper_options(cands, env, rep, price, single):
         return None
     if not single:
         return Command(method, UNDERUTILIZED, list(cands), [rep], sim)
