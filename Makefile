@@ -30,8 +30,8 @@ $(STAMP): $(RUNTIME) pyproject.toml $(LOCK)
 preview: $(RUNTIME)
 	$(BIN)/nodewright preview --stack $(STACK)
 
-## Lint, types, tests, the mutation check. Installs the real validators (cloud-init, ignition) where apt can.
-test: $(STAMP) system-deps lint typecheck pytest mutate
+## Lint, types, the mutation check, tests (pytest last: its summary closes the run). Installs the real validators (cloud-init, ignition) where apt can.
+test: $(STAMP) system-deps lint typecheck mutate pytest
 
 system-deps:
 	@bash .ci/system-deps.sh || echo "warning: system validators could not be installed; the tests that need them say so"
