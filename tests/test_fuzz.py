@@ -182,6 +182,8 @@ COMMANDS = {
     "drift": ("cluster", lambda f: ["drift", "-f", f["nodepools"], "--cluster", f["cluster"], "-o", "json"]),
     "drift-pools": ("nodepools", lambda f: ["drift", "-f", f["nodepools"], "--cluster", f["cluster"]]),
     "health": ("cluster", lambda f: ["health", "--cluster", f["cluster"], "-o", "json"]),
+    "disrupt": ("cluster", lambda f: ["disrupt", "-f", f["nodepools"], "--cluster", f["cluster"], "--catalog", f["catalog"], "-o", "json"]),
+    "disrupt-pools": ("nodepools", lambda f: ["disrupt", "-f", f["nodepools"], "--cluster", f["cluster"], "--catalog", f["catalog"], "--until-quiet"]),
     "catalog-nodeclass": ("nodeclasses", lambda f: ["catalog", "list", "--nodeclass", f["nodeclasses"], "--catalog", f["catalog"]]),
     "catalog-file": ("catalog", lambda f: ["catalog", "list", "--catalog", f["catalog"], "-o", "json"]),
     "render-userdata-info": ("info", lambda f: _userdata(f)),
