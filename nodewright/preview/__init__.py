@@ -109,12 +109,15 @@ def _cost(
     project_dir: Path,
     state: Any,
     at: datetime | None = None,
+    drift: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """``cost``: the cluster's NodeClaims before and after convergence (:mod:`nodewright.stack.cost`)."""
+    """``cost``: the cluster's NodeClaims before and after convergence (:mod:`nodewright.stack.cost`),
+    with the NodeClaims the drift section found drifted (detected once, at the same time)."""
     from nodewright.stack.cost import stack_cost
 
     settings = stack_settings(stack_config, project, stack)
-    return stack_cost(settings, base_dir=project_dir, state=state, at=at).as_dict()
+    drifted = [str(d["nodeClaim"]) for d in drift["drifted"]] if drift else None
+    return stack_cost(settings, base_dir=project_dir, state=state, at=at, drifted=drifted).as_dict()
 
 
 def _files(stack_config: Mapping[str, str], project: str) -> list[str]:
@@ -219,7 +222,7 @@ def preview(
     violations = analyze(run.registrations, config=policy_config, version=pack_version(st.project_dir))
     _progress.info("forecasting drift and cost against the cluster state" if state else "forecasting cost")
     drift = _drift(st.config, st.project, st.project_dir, state, at=at, release=release, karpenter=summary)
-    cost = _cost(st.config, st.project, st.stack, st.project_dir, state, at=at)
+    cost = _cost(st.config, st.project, st.stack, st.project_dir, state, at=at, drift=drift)
     doc = build_document(
         run,
         violations,

@@ -24,7 +24,7 @@ A month is 730 hours, as infracost counts it. Boundary: pure over loaded objects
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -206,6 +206,7 @@ def converged_claims(
     ca_bundle: str | None = None,
     release: crd.Release | None = None,
     at: datetime | None = None,
+    drifted: Collection[str] | None = None,
 ) -> tuple[list[PricedClaim], list[str]]:
     """The NodeClaims the cluster ends with once Karpenter converges on ``nodepools``, and notes.
 
@@ -215,20 +216,25 @@ def converged_claims(
     its commands' candidates leave and their replacements come in at their launch price. The
     pending pods' NodeClaims come from one provisioning round over the state. Above
     :data:`FORECAST_MAX_NODES` NodeClaims the disruption forecast is skipped (drift replacement
-    plus the provisioning round, said in a note).
+    plus the provisioning round, said in a note). ``drifted``: the NodeClaims the branch drifts
+    when the caller already knows them (the preview's drift section); else they are detected here.
     """
     from nodewright.disruption import forecast
 
     rel = release or crd.default_release()
     karpenter = settings or KarpenterSettings()
-    report = drift_impact(
-        as_documents(nodepools),
-        state,
-        nodeclasses=as_documents(nodeclasses),
-        ca_bundle=ca_bundle,
-        release=rel,
-    )
-    drifted = {d.node_claim for d in report.drifted}
+    if drifted is None:
+        report = drift_impact(
+            as_documents(nodepools),
+            state,
+            nodeclasses=as_documents(nodeclasses),
+            ca_bundle=ca_bundle,
+            release=rel,
+            at=at,
+        )
+        drifted = {d.node_claim for d in report.drifted}
+    else:
+        drifted = set(drifted)
     priced = load_catalog(catalog)
     current = price_nodeclaims(state.nodeclaims, priced)
     catalog_for = pool_catalogs(catalog, {nc.name: nc for nc in nodeclasses}, karpenter)
@@ -332,6 +338,7 @@ def converged_cost(
     reviewed: Sequence[Mapping[str, Any]] | None = None,
     release: crd.Release | None = None,
     at: datetime | None = None,
+    drifted: Collection[str] | None = None,
 ) -> CostReport:
     """Cost before (the state's NodeClaims) and after convergence (see the module docstring).
 
@@ -359,6 +366,7 @@ def converged_cost(
             ca_bundle=ca_bundle,
             release=release,
             at=at,
+            drifted=drifted,
         )
         notes += more
     if state is None and reviewed is not None:
@@ -385,6 +393,7 @@ def stack_cost(
     state: ClusterState | None,
     karpenter: KarpenterSettings | None = None,
     at: datetime | None = None,
+    drifted: Collection[str] | None = None,
 ) -> CostReport:
     """:func:`converged_cost` for a stack: its files, its catalog, its cluster state (if any), and
     in fleet mode its reviewed claims file."""
@@ -407,5 +416,6 @@ def stack_cost(
         reviewed=reviewed,
         release=release,
         at=at,
+        drifted=drifted,
     )
     return replace(report, catalog=settings.catalog)
