@@ -13,8 +13,11 @@ Translated from kubernetes-sigs/karpenter v1.14.1:
   budget (``allowed - disrupting``, floored at 0).
 
 A *wave* is the set of drifted nodes the budget lets be disrupting at the same time: Karpenter's
-drift method starts one replacement per disruption loop while the budget has room, so ``waves`` =
-ceil(drifted / allowedPerWave). The CRD default budget is ``nodes: 10%``. Every budget, scheduled
+drift method starts one replacement per disruption loop while the budget has room. By arithmetic
+``waves`` = ceil(drifted / allowedPerWave); when the rollout was simulated
+(:mod:`nodewright.disruption.rollout`: Karpenter's emptiness, static drift and drift methods in
+waves, empty nodes first, every replacement scheduled) ``waves``, ``order`` and ``notRolled`` come
+from the simulation (:class:`RollStep`, :class:`NotRolled`). The CRD default budget is ``nodes: 10%``. Every budget, scheduled
 or not, is evaluated at the one time given (the command's ``--at``, default now); each scheduled
 budget that applies to drift also says when it next opens or closes (its *window*): a schedule's
 active spans are ``[hit, hit + duration)`` for each cron hit, and overlapping or touching spans
@@ -193,6 +196,41 @@ def budget_window(budget: Mapping[str, Any], at: datetime, index: int = 0) -> Wi
 
 
 @dataclass(frozen=True, kw_only=True)
+class RollStep:
+    """One drifted node as the simulated rollout disrupts it."""
+
+    node_claim: str
+    wave: int  # the wave it rolls in (numbered over the whole cluster; 1 = at once)
+    method: str  # emptiness, static-drift or drift
+    reason: str  # the budget's reason it counts against: Empty or Drifted
+    decision: str  # delete (its pods fit elsewhere) or replace
+    pods_moved: int
+    replacements: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "nodeClaim": self.node_claim,
+            "wave": self.wave,
+            "method": self.method,
+            "reason": self.reason,
+            "decision": self.decision,
+            "podsMoved": self.pods_moved,
+            "replacements": self.replacements,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class NotRolled:
+    """A drifted node the simulated rollout leaves in place, and why (Karpenter's message)."""
+
+    node_claim: str
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"nodeClaim": self.node_claim, "reason": self.reason}
+
+
+@dataclass(frozen=True, kw_only=True)
 class Rollout:
     """How a NodePool's drifted nodes get replaced under its budgets, at the time ``at``."""
 
@@ -206,6 +244,10 @@ class Rollout:
     static: bool = False
     at: datetime | None = None
     windows: tuple[Window, ...] = ()
+    # set by the simulation (nodewright.disruption.rollout); the arithmetic leaves them empty
+    simulated: bool = False
+    order: tuple[RollStep, ...] = ()
+    not_rolled: tuple[NotRolled, ...] = ()
 
     @property
     def next_change(self) -> datetime | None:
@@ -225,10 +267,20 @@ class Rollout:
         return self.drifted > 0 and self.allowed_per_wave == 0
 
     @property
+    def empty_first(self) -> int:
+        """Simulated: the drifted nodes that roll empty (no pod to move), which Karpenter takes first."""
+        return sum(1 for s in self.order if s.pods_moved == 0)
+
+    @property
     def waves(self) -> int | None:
-        """ceil(drifted / allowedPerWave); 0 when nothing drifts; None when the budget blocks it."""
+        """ceil(drifted / allowedPerWave), or simulated: the last wave a node of the pool rolls in;
+        0 when nothing drifts (or, simulated, nothing rolls); None when the budget blocks it."""
         if self.drifted == 0:
             return 0
+        if self.simulated:
+            if self.blocked and not self.order:
+                return None
+            return max((s.wave for s in self.order), default=0)
         per = self.allowed_per_wave
         if per is None:
             return 1
@@ -248,6 +300,10 @@ class Rollout:
             **({"static": True, "headroom": self.headroom} if self.static else {}),
             "windows": [w.as_dict() for w in self.windows],
             "nextChange": _iso(self.next_change),
+            "simulated": self.simulated,
+            "emptyFirst": self.empty_first,
+            "order": [s.as_dict() for s in self.order],
+            "notRolled": [n.as_dict() for n in self.not_rolled],
         }
 
 

@@ -1,0 +1,261 @@
+"""Drift rollouts from the disruption simulation: one answer to "how does this roll".
+
+``nodewright drift`` and the preview's drift section ask :func:`drift_rollout_files`; the preview's
+cost asks :func:`forecast_inputs` for the same forecast inputs. The drifted NodeClaims of a
+:class:`~nodewright.drift.DriftReport` are marked ``Drifted`` and Karpenter v1.14.1's disruption
+controller (:func:`nodewright.disruption.forecast`) runs the methods that roll them, in production
+order (kubernetes-sigs/karpenter ``pkg/controllers/disruption/controller.go``): emptiness (drifted
+nodes only: reason ``Empty``, its own budgets), static drift, drift (``drift.go``: oldest
+``Drifted`` first, empty candidates before the others, one command per reconcile, every
+replacement must schedule or the node is skipped with upstream's message). A *wave* is what can be
+in flight together: commands run without completing until a reconcile yields nothing (the budgets
+count the nodes already disrupting), then they all complete and the next wave starts.
+
+Per NodePool the rollout then says the order nodes roll in (wave, method, the budget reason they
+count against), how many roll empty, the last wave, and the drifted nodes that do not roll with
+Karpenter's reason; ``allowedPerWave``, ``blocked``, the windows, ``static``/``headroom`` keep
+their budget meaning (:mod:`nodewright.drift.rollout`).
+
+Bound: the simulation runs when the state has at most :data:`SIMULATION_MAX_NODECLAIMS`
+NodeClaims (as the preview's cost forecast); above it the rollout stays budget arithmetic, said in
+a note. Boundary: pure over loaded objects, except :func:`drift_rollout_files`, which reads files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from nodewright.drift import DriftReport, drift_impact_files
+from nodewright.drift.detect import DefaultsMode
+from nodewright.drift.rollout import NotRolled, RollStep
+
+if TYPE_CHECKING:
+    from nodewright.api.karpenter import NodeClaim, NodePool
+    from nodewright.cluster.state import ClusterState
+    from nodewright.crd import Release
+    from nodewright.disruption.result import DisruptionForecast
+    from nodewright.scheduling.plan import CatalogFor
+    from nodewright.settings import KarpenterSettings
+
+SIMULATION_MAX_NODECLAIMS: Final = 500
+"""Above this many NodeClaims in the state, rollouts are budget arithmetic (the simulation runs a
+scheduling round per drifted node and per wave)."""
+NOTES_SHOWN: Final = 5
+"""Drifted nodes that do not roll, named one per note per NodePool; the rest are counted."""
+
+ARITHMETIC_NOTE: Final = (
+    "rollout waves are budget arithmetic (ceil(drifted / allowedPerWave)): the state has more than "
+    f"{SIMULATION_MAX_NODECLAIMS} NodeClaims, the disruption simulation (empty nodes first, replacements "
+    "that must schedule) runs up to that size"
+)
+
+
+def forecast_inputs(
+    *,
+    state: ClusterState,
+    nodepools: Sequence[NodePool],
+    nodeclasses: Sequence[Any],
+    catalog: str,
+    settings: KarpenterSettings,
+    drifted: Collection[str],
+) -> tuple[list[NodePool], ClusterState, CatalogFor]:
+    """What a forecast of the branch over the cluster starts from: the branch's NodePools then the
+    cluster's it does not declare (they stay as they are), the state with ``Drifted`` only on the
+    NodeClaims the branch drifts (Karpenter's drift controller clears it from the others), and the
+    instance types per NodePool's EC2NodeClass (the branch's over the cluster's)."""
+    from nodewright.userdata import pool_catalogs
+
+    branch = {np.name for np in nodepools}
+    pools = [*nodepools, *(np for np in state.nodepools if np.name not in branch)]
+    classes = {nc.name: nc for nc in state.nodeclasses}
+    classes.update({nc.name: nc for nc in nodeclasses})
+    wanted = set(drifted)
+    claims = tuple(c if c.metadata.name in wanted else _undrifted(c) for c in state.nodeclaims)
+    cluster = dataclasses.replace(state, nodeclaims=claims, _node_index={})
+    return pools, cluster, pool_catalogs(catalog, classes, settings)
+
+
+def _undrifted(claim: NodeClaim) -> NodeClaim:
+    if claim.condition("Drifted") is None:
+        return claim
+    conds = [c for c in claim.status.conditions if c.type != "Drifted"]
+    return claim.model_copy(update={"status": claim.status.model_copy(update={"conditions": conds})})
+
+
+def simulate_rollouts(
+    report: DriftReport,
+    *,
+    state: ClusterState,
+    nodepools: Sequence[NodePool],
+    nodeclasses: Sequence[Any],
+    catalog: str,
+    settings: KarpenterSettings,
+    at: datetime | None = None,
+) -> DriftReport:
+    """``report`` with each drifted NodePool's rollout from the simulation (see the module
+    docstring); unchanged when nothing drifts, with a note above the size bound."""
+    drifted = [d.node_claim for d in report.drifted]
+    if not drifted:
+        return report
+    if report.node_claims > SIMULATION_MAX_NODECLAIMS:
+        return dataclasses.replace(report, notes=(*report.notes, ARITHMETIC_NOTE))
+    from nodewright.disruption.loop import forecast
+
+    when = at or report.at or datetime.now(UTC)
+    pools, cluster, catalog_for = forecast_inputs(
+        state=state,
+        nodepools=nodepools,
+        nodeclasses=nodeclasses,
+        catalog=catalog,
+        settings=settings,
+        drifted=drifted,
+    )
+    result = forecast(
+        nodepools=pools,
+        cluster=cluster,
+        catalog_for=catalog_for,
+        settings=settings,
+        at=when,
+        drifted=drifted,
+        scope="drift",
+        waves=True,
+        max_rounds=len(drifted) + 1,  # every reconcile but a wave's last disrupts a drifted node
+    )
+    return _with_rollouts(report, result)
+
+
+def _steps(result: DisruptionForecast) -> dict[str, RollStep]:
+    steps: dict[str, RollStep] = {}
+    for cmd in result.commands:
+        single = len(cmd.candidates) == 1
+        for c in cmd.candidates:
+            name = str(c["nodeClaim"])
+            steps[name] = RollStep(
+                node_claim=name,
+                wave=cmd.wave or 1,
+                method=cmd.method,
+                reason=cmd.reason,
+                decision=cmd.decision,
+                pods_moved=cmd.pods_moved if single else 0,
+                replacements=len(cmd.replacements) if single else 0,
+            )
+    return steps
+
+
+def _with_rollouts(report: DriftReport, result: DisruptionForecast) -> DriftReport:
+    steps = _steps(result)
+    held = {b.node_claim: b.reason for b in result.blocked}
+    by_pool: dict[str, list[str]] = {}
+    for d in report.drifted:
+        by_pool.setdefault(d.node_pool, []).append(d.node_claim)
+    pools = []
+    for p in report.pools:
+        mine = by_pool.get(p.name)
+        if p.rollout is None or not mine:
+            pools.append(p)
+            continue
+        r = p.rollout
+        order = tuple(sorted((steps[n] for n in mine if n in steps), key=_position(steps)))
+        missing = [n for n in mine if n not in steps]
+        not_rolled = tuple(
+            NotRolled(node_claim=n, reason=_why(n, held, r.allowed_per_wave == 0, result.stopped))
+            for n in missing
+        )
+        notes = [f"{n.node_claim} does not roll: {n.reason}" for n in not_rolled[:NOTES_SHOWN]]
+        if len(not_rolled) > NOTES_SHOWN:
+            notes.append(
+                f"and {len(not_rolled) - NOTES_SHOWN} more drifted node(s) do not roll (see notRolled)"
+            )
+        rollout = dataclasses.replace(
+            r, simulated=True, order=order, not_rolled=not_rolled, notes=(*r.notes, *notes)
+        )
+        pools.append(dataclasses.replace(p, rollout=rollout))
+    notes = list(report.notes)
+    if result.stopped != "quiet":
+        notes.append(f"the rollout simulation stopped at its limit of {result.rounds} reconciles")
+    return dataclasses.replace(report, pools=tuple(pools), notes=tuple(notes))
+
+
+def _position(steps: Mapping[str, RollStep]) -> Any:
+    index = {name: i for i, name in enumerate(steps)}
+    return lambda s: (s.wave, index[s.node_claim])
+
+
+def _why(claim: str, held: Mapping[str, str], budget_zero: bool, stopped: str) -> str:
+    if claim in held:
+        return held[claim]
+    if budget_zero:
+        return "the disruption budgets allow no drift disruption now"
+    if stopped != "quiet":
+        return "the simulation stopped before it"
+    return "not a disruption candidate in the simulation"
+
+
+def drift_rollout_files(
+    files: Iterable[str | Path],
+    cluster: Any,
+    catalog: Any = None,
+    *,
+    sim_catalog: str | None = None,
+    settings: KarpenterSettings | None = None,
+    defaults: DefaultsMode = "auto",
+    ca_bundle: str | None = None,
+    at: datetime | None = None,
+    release: Release,
+    karpenter: Mapping[str, Any] | None = None,
+) -> DriftReport:
+    """:func:`nodewright.drift.drift_impact_files` with the rollouts simulated (what ``nodewright
+    drift`` and the preview's drift section print).
+
+    ``catalog``: as for drift (the InstanceTypeNotFound check; None skips it). ``sim_catalog``: the
+    instance types the replacements are simulated with (default ``catalog`` when it is a spec,
+    else the default catalog). ``cluster``: a state file path (read once: the drift reads it raw;
+    the simulation builds its objects only under the size bound) or a ClusterState.
+    """
+    files = list(files)
+    report = drift_impact_files(
+        files,
+        cluster,
+        catalog,
+        defaults=defaults,
+        ca_bundle=ca_bundle,
+        at=at,
+        release=release,
+        karpenter=karpenter,
+    )
+    if not report.drifted or report.node_claims > SIMULATION_MAX_NODECLAIMS:
+        return simulate_rollouts(
+            report, state=_no_state(), nodepools=(), nodeclasses=(), catalog="", settings=_settings(settings)
+        )
+    from nodewright.catalog.loader import DEFAULT_SPEC
+    from nodewright.cluster import load_cluster
+    from nodewright.drift.inputs import read_objects
+
+    state = load_cluster(cluster, release=release) if isinstance(cluster, str | Path) else cluster
+    objs = read_objects(files, release=release)
+    spec = sim_catalog or (catalog if isinstance(catalog, str) else None) or DEFAULT_SPEC
+    return simulate_rollouts(
+        report,
+        state=state,
+        nodepools=objs.nodepools,
+        nodeclasses=objs.nodeclasses,
+        catalog=spec,
+        settings=_settings(settings),
+        at=report.at,
+    )
+
+
+def _settings(settings: KarpenterSettings | None) -> KarpenterSettings:
+    from nodewright.settings import KarpenterSettings
+
+    return settings or KarpenterSettings()
+
+
+def _no_state() -> ClusterState:
+    from nodewright.cluster.state import ClusterState
+
+    return ClusterState()
