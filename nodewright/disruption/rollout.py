@@ -17,8 +17,9 @@ Karpenter's reason; ``allowedPerWave``, ``blocked``, the windows, ``static``/``h
 their budget meaning (:mod:`nodewright.drift.rollout`).
 
 Bound: the simulation runs when the state has at most :data:`SIMULATION_MAX_NODECLAIMS`
-NodeClaims (as the preview's cost forecast); above it the rollout stays budget arithmetic, said in
-a note. Boundary: pure over loaded objects, except :func:`drift_rollout_files`, which reads files.
+NodeClaims (as the preview's cost forecast) and lists Nodes (a NodeClaim without its Node is no
+disruption candidate; a state of NodeClaims only says nothing about them); otherwise the rollout
+stays budget arithmetic, said in a note. Pods are optional: a node without pods is empty. Boundary: pure over loaded objects, except :func:`drift_rollout_files`, which reads files.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ ARITHMETIC_NOTE: Final = (
     "rollout waves are budget arithmetic (ceil(drifted / allowedPerWave)): the state has more than "
     f"{SIMULATION_MAX_NODECLAIMS} NodeClaims, the disruption simulation (empty nodes first, replacements "
     "that must schedule) runs up to that size"
+)
+NO_NODES_NOTE: Final = (
+    "rollout waves are budget arithmetic (ceil(drifted / allowedPerWave)): the state lists no Node, and "
+    "the disruption simulation disrupts nodes (capture Nodes and Pods too, e.g. `nodewright cluster snapshot`)"
 )
 
 
@@ -103,6 +108,8 @@ def simulate_rollouts(
         return report
     if report.node_claims > SIMULATION_MAX_NODECLAIMS:
         return dataclasses.replace(report, notes=(*report.notes, ARITHMETIC_NOTE))
+    if not state.nodes:
+        return dataclasses.replace(report, notes=(*report.notes, NO_NODES_NOTE))
     from nodewright.disruption.loop import forecast
 
     when = at or report.at or datetime.now(UTC)
