@@ -119,6 +119,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "the PR comment may exceed GitHub's 65,536 characters",
     ),
     _m(
+        "json-duplicate-keys-unchecked",
+        "nodewright",
+        "nodewright/reader.py",
+        'return bool(encoded.count(b":") != text.count(":"))',
+        "return False",
+        "tests/property/test_json_duplicate_keys_prop.py",
+        "a JSON object repeating a key is read (the last value winning) instead of refused",
+    ),
+    _m(
         "budget-percent-rounds-down",
         "karpenter",
         "nodewright/drift/rollout.py",
