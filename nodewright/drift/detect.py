@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Final, Literal, cast
 
 from nodewright import labels
@@ -48,6 +49,7 @@ from nodewright.drift.nodepoolhash import (
     Origin,
     as_mapping,
     nodepool_template,
+    raw_body,
     template_hash,
 )
 from nodewright.drift.rollout import (
@@ -176,15 +178,20 @@ class DriftReport:
 # -- inputs ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class _Claim:
     name: str
     pool: str
-    labels: Mapping[str, str]
-    annotations: dict[str, str]
+    labels: Mapping[str, str]  # read only (may be the body's own mapping)
+    annotations: Mapping[str, str]  # replaced, never changed in place (may be the body's own)
     conditions: Mapping[str, Mapping[str, Any]]
-    created: datetime | None
+    created_at: Any  # metadata.creationTimestamp as written
     nodeclass: str | None
+    body: Mapping[str, Any]
+
+    @property
+    def created(self) -> datetime | None:
+        return parse_time(self.created_at)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -197,13 +204,31 @@ class _Req:
     min_values: int | None = None
 
 
+_EMPTY: Final[Mapping[str, Any]] = MappingProxyType({})
+
+
+def _map(v: Any) -> Mapping[str, Any]:
+    """``v`` if it is a mapping, else an empty one (a plain dict, as decoded, is checked first:
+    the ``Mapping`` check is an ABC check, slow over 10,000s of NodeClaims)."""
+    return v if type(v) is dict or isinstance(v, Mapping) else _EMPTY
+
+
 def _meta(body: Mapping[str, Any]) -> Mapping[str, Any]:
-    m = body.get("metadata")
-    return m if isinstance(m, Mapping) else {}
+    return _map(body.get("metadata"))
 
 
-def _str_map(v: Any) -> dict[str, str]:
-    return {str(k): str(x) for k, x in v.items()} if isinstance(v, Mapping) else {}
+def _str_map(v: Any) -> Mapping[str, str]:
+    """``v`` with keys and values as strings: ``v`` itself when they already are (read only)."""
+    if type(v) is dict:
+        if all(map(_is_str, v)) and all(map(_is_str, v.values())):
+            return v
+    elif not isinstance(v, Mapping):
+        return _EMPTY
+    return {str(k): str(x) for k, x in v.items()}
+
+
+def _is_str(x: Any) -> bool:
+    return type(x) is str
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -218,18 +243,16 @@ def parse_time(value: Any) -> datetime | None:
 
 
 def _claim(obj: Any) -> _Claim:
-    body = cast("RawNodeClaim", as_mapping(obj)[0])  # read raw on purpose: no model built per claim
+    body = cast("RawNodeClaim", raw_body(obj))  # read raw on purpose: no model built per claim
     meta = _meta(body)
     lbls = _str_map(meta.get("labels"))
-    status = body.get("status") if isinstance(body.get("status"), Mapping) else {}
     conds: dict[str, Mapping[str, Any]] = {}
-    for c in (status or {}).get("conditions") or []:
-        if isinstance(c, Mapping) and isinstance(c.get("type"), str):
-            conds[c["type"]] = c
-    spec = body.get("spec") if isinstance(body.get("spec"), Mapping) else {}
-    ref = (spec or {}).get("nodeClassRef")
+    for c in _map(body.get("status")).get("conditions") or []:
+        if (type(c) is dict or isinstance(c, Mapping)) and type(t := c.get("type")) is str:
+            conds[t] = c
+    ref = _map(body.get("spec")).get("nodeClassRef")
     nodeclass = None
-    if isinstance(ref, Mapping) and (
+    if (type(ref) is dict or isinstance(ref, Mapping)) and (
         ref.get("group") == labels.AWS_GROUP or ref.get("kind") == "EC2NodeClass"
     ):
         nodeclass = str(ref.get("name", ""))
@@ -239,8 +262,9 @@ def _claim(obj: Any) -> _Claim:
         labels=lbls,
         annotations=_str_map(meta.get("annotations")),
         conditions=conds,
-        created=parse_time(meta.get("creationTimestamp")),
+        created_at=meta.get("creationTimestamp"),
         nodeclass=nodeclass,
+        body=body,
     )
 
 
@@ -399,9 +423,10 @@ def _restamp(
         return False
     if claim.annotations.get(version_key) == current_version:
         return False
-    claim.annotations[version_key] = current_version
+    stamped = {**claim.annotations, version_key: current_version}
     if CONDITION_DRIFTED not in claim.conditions:
-        claim.annotations[hash_key] = new_hash
+        stamped[hash_key] = new_hash
+    claim.annotations = stamped
     return True
 
 
@@ -522,7 +547,7 @@ def drift_impact(
             )
             continue
         pool.claims.append(claim)
-        pool.claim_bodies.append(as_mapping(obj)[0])
+        pool.claim_bodies.append(claim.body)
         if _restamp(
             claim,
             hash_key=labels.NODEPOOL_HASH,
@@ -561,9 +586,7 @@ def drift_impact(
             )
     drifted.sort(key=lambda d: (d.node_pool, d.node_claim, d.reason))
     nodes_by_name = {
-        str(_meta(b).get("name", "")): b
-        for b in (as_mapping(n)[0] for n in node_objs)
-        if isinstance(b, Mapping)
+        str(_meta(b).get("name", "")): b for b in map(raw_body, node_objs) if isinstance(b, Mapping)
     }
     impacts = []
     drifted_by_pool: dict[str, list[DriftedNodeClaim]] = {}

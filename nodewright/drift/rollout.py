@@ -350,14 +350,21 @@ def rollout(
     )
 
 
-def _conditions(body: Mapping[str, Any]) -> dict[str, str]:
-    status = body.get("status")
-    conds = status.get("conditions") if isinstance(status, Mapping) else None
-    return {
-        str(c.get("type")): str(c.get("status"))
-        for c in (conds if isinstance(conds, list) else [])
-        if isinstance(c, Mapping)
-    }
+def _is_map(v: Any) -> bool:
+    """A mapping (a plain dict, as decoded, is checked first: the ``Mapping`` ABC check is slow)."""
+    return type(v) is dict or isinstance(v, Mapping)
+
+
+def _condition(body: Mapping[str, Any], type_: str) -> str | None:
+    """The ``status`` of the last condition of ``type_`` in ``status.conditions`` (as text)."""
+    status: Any = body.get("status")
+    conds = status.get("conditions") if _is_map(status) else None
+    found = None
+    if type(conds) is list:
+        for c in conds:
+            if _is_map(c) and str(c.get("type")) == type_:
+                found = str(c.get("status"))
+    return found
 
 
 def budget_base(
@@ -373,19 +380,18 @@ def budget_base(
 
     total = disrupting = 0
     for claim in claims:
-        conds = _conditions(claim)
-        if conds.get("Initialized") != "True" or conds.get("InstanceTerminating") == "True":
+        if _condition(claim, "Initialized") != "True" or _condition(claim, "InstanceTerminating") == "True":
             continue
         total += 1
-        meta = claim.get("metadata") if isinstance(claim.get("metadata"), Mapping) else {}
-        status = claim.get("status") if isinstance(claim.get("status"), Mapping) else {}
+        meta = claim.get("metadata") if _is_map(claim.get("metadata")) else {}
+        status = claim.get("status") if _is_map(claim.get("status")) else {}
         node = nodes_by_name.get(str((status or {}).get("nodeName", "")))
         node_meta = (node or {}).get("metadata") or {}
         taints = ((node or {}).get("spec") or {}).get("taints") or []
         marked = bool((meta or {}).get("deletionTimestamp") or node_meta.get("deletionTimestamp")) or any(
-            isinstance(t, Mapping) and t.get("key") == DISRUPTED_TAINT_KEY for t in taints
+            _is_map(t) and t.get("key") == DISRUPTED_TAINT_KEY for t in taints
         )
-        ready = node is not None and _conditions(node).get("Ready") == "True"
+        ready = node is not None and _condition(node, "Ready") == "True"
         if marked or not ready:
             disrupting += 1
     return total, disrupting
