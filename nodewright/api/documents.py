@@ -107,7 +107,10 @@ def _unpack(raw: Any, *, file: str, path: str) -> Iterator[Document]:
             sub = f"{path}.items[{i}]" if path else f"items[{i}]"
             if item_kind and isinstance(item, Mapping) and not item.get("kind"):
                 item = {"kind": item_kind, "apiVersion": raw.get("apiVersion", ""), **item}
-            yield from _unpack(item, file=file, path=sub)
+            if type(item) is dict and type(kind := item.get("kind")) is str and not kind.endswith("List"):
+                yield Document(file=file, path=sub, body=item)  # an object (the common case): at once
+            else:
+                yield from _unpack(item, file=file, path=sub)
         return
     yield Document(file=file, path=path, body=raw)
 

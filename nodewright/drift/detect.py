@@ -29,6 +29,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from itertools import repeat
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, Literal, cast
@@ -41,7 +42,6 @@ from nodewright.algebra.requirements import (
     Requirements,
 )
 from nodewright.api.raw import RawNodeClaim
-from nodewright.catalog import load_catalog
 from nodewright.crd import Release
 from nodewright.drift.inputs import as_documents, read_objects
 from nodewright.drift.nodeclassdrift import ClassHash, nodeclass_hashes
@@ -220,15 +220,11 @@ def _meta(body: Mapping[str, Any]) -> Mapping[str, Any]:
 def _str_map(v: Any) -> Mapping[str, str]:
     """``v`` with keys and values as strings: ``v`` itself when they already are (read only)."""
     if type(v) is dict:
-        if all(map(_is_str, v)) and all(map(_is_str, v.values())):
+        if all(map(isinstance, v, repeat(str))) and all(map(isinstance, v.values(), repeat(str))):
             return v
     elif not isinstance(v, Mapping):
         return _EMPTY
     return {str(k): str(x) for k, x in v.items()}
-
-
-def _is_str(x: Any) -> bool:
-    return type(x) is str
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -523,6 +519,8 @@ def drift_impact(
     """
     now = at or now or datetime.now(UTC)
     if isinstance(catalog, str):
+        from nodewright.catalog import load_catalog  # only with --catalog: not imported otherwise
+
         catalog = load_catalog(catalog)
     claims_raw, live_pools, live_classes, node_objs = _load_cluster(cluster, release)
     unmanaged: dict[str, str] = {}
@@ -598,7 +596,9 @@ def drift_impact(
         reasons: dict[str, int] = {}
         for d in mine:
             reasons[d.reason] = reasons.get(d.reason, 0) + 1
-        base, disrupting = budget_base(p.claim_bodies, nodes_by_name)
+        base, disrupting = budget_base(
+            p.claim_bodies, nodes_by_name, conditions=[c.conditions for c in p.claims]
+        )
         if p.replicas is not None:
             plan = static_rollout(
                 p.budgets,

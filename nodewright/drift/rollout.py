@@ -368,19 +368,29 @@ def _condition(body: Mapping[str, Any], type_: str) -> str | None:
 
 
 def budget_base(
-    claims: Sequence[Mapping[str, Any]], nodes_by_name: Mapping[str, Mapping[str, Any]]
+    claims: Sequence[Mapping[str, Any]],
+    nodes_by_name: Mapping[str, Mapping[str, Any]],
+    *,
+    conditions: Sequence[Mapping[str, Mapping[str, Any]]] | None = None,
 ) -> tuple[int, int]:
     """(nodes, disrupting) of one pool, as ``BuildDisruptionBudgetMapping`` counts them.
 
     ``claims``: the pool's NodeClaims. A node counts when its NodeClaim is ``Initialized=True`` and
     not ``InstanceTerminating=True``; it consumes the budget when its Node is not ``Ready=True`` or
     it is marked for deletion (a deletion timestamp, or the ``karpenter.sh/disrupted`` taint).
+    ``conditions``: each claim's conditions by type (the last of a type), when already read.
     """
     from nodewright.labels import DISRUPTED_TAINT_KEY
 
     total = disrupting = 0
-    for claim in claims:
-        if _condition(claim, "Initialized") != "True" or _condition(claim, "InstanceTerminating") == "True":
+    for i, claim in enumerate(claims):
+        if conditions is not None:
+            init, gone = conditions[i].get("Initialized"), conditions[i].get("InstanceTerminating")
+            if init is None or str(init.get("status")) != "True":
+                continue
+            if gone is not None and str(gone.get("status")) == "True":
+                continue
+        elif _condition(claim, "Initialized") != "True" or _condition(claim, "InstanceTerminating") == "True":
             continue
         total += 1
         meta = claim.get("metadata") if _is_map(claim.get("metadata")) else {}
