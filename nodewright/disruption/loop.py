@@ -458,6 +458,7 @@ def forecast(
         if got is None:
             if f.in_flight:
                 f.complete_wave()
+                f.notes.record_blocked = True  # why a node is no candidate now, in the new wave
                 wave += 1
                 continue
             break
