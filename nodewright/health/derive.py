@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, Final, TypeGuard, cast
 
 from nodewright import labels
 from nodewright.api.karpenter import unmanaged_reason_of
@@ -159,7 +159,7 @@ class HealthReport:
 # -- reading -----------------------------------------------------------------------------------
 
 
-def _is_map(v: Any) -> bool:
+def _is_map(v: Any) -> TypeGuard[Mapping[str, Any]]:
     """A mapping (a plain dict, as decoded, is checked first: the ``Mapping`` ABC check is slow
     over 10,000s of NodeClaims)."""
     return type(v) is dict or isinstance(v, Mapping)
