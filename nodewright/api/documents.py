@@ -31,7 +31,8 @@ class Document:
 
     @property
     def kind(self) -> str:
-        return str(self.body.get("kind", ""))
+        kind = self.body.get("kind", "")
+        return kind if type(kind) is str else str(kind)
 
     @property
     def api_version(self) -> str:

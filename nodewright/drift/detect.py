@@ -302,6 +302,8 @@ class _Pool:
     claims: list[_Claim] = field(default_factory=list)
     budgets: list[Mapping[str, Any]] = field(default_factory=list)
     claim_bodies: list[Mapping[str, Any]] = field(default_factory=list)
+    # RequirementsDrifted per distinct label set of the pool's NodeClaims (they repeat: zone, type...)
+    compatible: dict[tuple[tuple[str, str], ...], str | None] = field(default_factory=dict)
     replicas: int | None = None  # a static NodePool (``spec.replicas``)
     node_limit: int | None = None  # ``spec.limits.nodes``
     restamped: int = 0
@@ -690,7 +692,11 @@ def _first_reason(
         )
     if pool.requirements is None:
         pool.requirements = _requirements(pool.template, pool.origin)
-    err = Requirements.from_labels(claim.labels).compatible(pool.requirements)
+    key = tuple(claim.labels.items())
+    if key in pool.compatible:
+        err = pool.compatible[key]
+    else:
+        err = pool.compatible[key] = Requirements.from_labels(claim.labels).compatible(pool.requirements)
     if err is not None:
         return REQUIREMENTS_DRIFTED, err
     if catalog is not None:
