@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from nodewright import labels
 from nodewright.algebra.resources import format_resource_list
@@ -407,7 +407,7 @@ def forecast(
     until_quiet: bool = False,
     drifted: Collection[str] = (),
     max_rounds: int = MAX_ROUNDS,
-    scope: str = "all",
+    scope: Literal["all", "drift"] = "all",
     waves: bool = False,
 ) -> DisruptionForecast:
     """Forecast Karpenter v1.14.1's disruption decisions for ``cluster`` under ``nodepools``.
