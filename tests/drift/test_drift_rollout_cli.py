@@ -263,3 +263,19 @@ def test_preview_shows_the_same_waves_as_drift(
     assert _rollouts(doc["drift"]) == _rollouts(drift)
     md = _run(["preview", "--stack-file", sf, "--at", AT, "-o", "markdown"], cwd=project)
     assert "| web | " in md and "4 of 4, 1 at a time, 3 wave(s)" in md
+
+
+def test_a_state_without_pods_is_simulated_with_empty_nodes(tmp_path: Path) -> None:
+    """A state of Nodes and NodeClaims only (no Pod listed): every node is empty, so emptiness takes
+    ``web``'s drifted nodes under its Empty budget and drift the others, empty first."""
+    branch, cluster = _scenario(tmp_path)
+    doc = json.loads(cluster.read_text())
+    doc["items"] = [i for i in doc["items"] if i["kind"] != "Pod"]
+    cluster.write_text(json.dumps(doc))
+    out = _run(["drift", "-f", str(ROOT / "stacks" / "nodeclasses.yaml"), "-f", str(branch), "--cluster",
+                str(cluster), "--catalog", str(CATALOG), "--at", AT, "-o", "json"])  # fmt: skip
+    r = _rollouts(json.loads(out))
+    assert all(x["simulated"] and x["notRolled"] == [] for x in r.values())
+    assert r["web"]["emptyFirst"] == 4 and r["web"]["waves"] == 1
+    assert {s["method"] for s in r["web"]["order"]} == {"emptiness"}
+    assert r["batch"]["waves"] == 1 and r["batch"]["emptyFirst"] == 2
