@@ -128,6 +128,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "a JSON object repeating a key is read (the last value winning) instead of refused",
     ),
     _m(
+        "drift-rollout-one-wave",
+        "karpenter",
+        "nodewright/disruption/rollout.py",
+        "        waves=True,",
+        "        waves=False,",
+        "tests/drift/test_drift_rollout_cli.py",
+        "a drift rollout puts every node in one wave, whatever the budgets let be in flight at once",
+    ),
+    _m(
         "budget-percent-rounds-down",
         "karpenter",
         "nodewright/drift/rollout.py",
