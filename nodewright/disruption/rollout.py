@@ -16,10 +16,14 @@ count against), how many roll empty, the last wave, and the drifted nodes that d
 Karpenter's reason; ``allowedPerWave``, ``blocked``, the windows, ``static``/``headroom`` keep
 their budget meaning (:mod:`nodewright.drift.rollout`).
 
-Bound: the simulation runs when the state has at most :data:`SIMULATION_MAX_NODECLAIMS`
-NodeClaims (as the preview's cost forecast) and lists Nodes (a NodeClaim without its Node is no
-disruption candidate; a state of NodeClaims only says nothing about them); otherwise the rollout
-stays budget arithmetic, said in a note. Pods are optional: a node without pods is empty. Boundary: pure over loaded objects, except :func:`drift_rollout_files`, which reads files.
+Scope and bound: the simulation covers the NodePools with a drifted NodeClaim: their NodeClaims,
+Nodes and pods, and the pending pods (every NodePool stays a template for replacements; the
+other pools' nodes are left out, so a pod that only fits there reads as not scheduling). It runs
+when those pools hold at most :data:`SIMULATION_MAX_NODECLAIMS` NodeClaims and the state lists
+their Nodes (a NodeClaim without its Node is no disruption candidate; a state of NodeClaims only
+says nothing about them); otherwise the rollout stays budget arithmetic, said in a note. Pods are
+optional: a node without pods is empty. Boundary: pure over loaded objects, except
+:func:`drift_rollout_files`, which reads files.
 """
 
 from __future__ import annotations
@@ -42,20 +46,22 @@ if TYPE_CHECKING:
     from nodewright.scheduling.plan import CatalogFor
     from nodewright.settings import KarpenterSettings
 
-SIMULATION_MAX_NODECLAIMS: Final = 500
-"""Above this many NodeClaims in the state, rollouts are budget arithmetic (the simulation runs a
-scheduling round per drifted node and per wave)."""
+SIMULATION_MAX_NODECLAIMS: Final = 100
+"""Above this many NodeClaims in the drifted NodePools, rollouts are budget arithmetic. The
+simulation runs a scheduling round over those pools per drifted node it tries: 100 drifted
+NodeClaims with 2 pods each cost about 2 CPU s, 200 about 7 s (it grows with the square)."""
 NOTES_SHOWN: Final = 5
 """Drifted nodes that do not roll, named one per note per NodePool; the rest are counted."""
 
 ARITHMETIC_NOTE: Final = (
-    "rollout waves are budget arithmetic (ceil(drifted / allowedPerWave)): the state has more than "
-    f"{SIMULATION_MAX_NODECLAIMS} NodeClaims, the disruption simulation (empty nodes first, replacements "
-    "that must schedule) runs up to that size"
+    "rollout waves are budget arithmetic (ceil(drifted / allowedPerWave)): the drifted NodePools have "
+    f"more than {SIMULATION_MAX_NODECLAIMS} NodeClaims, the disruption simulation (empty nodes first, "
+    "replacements that must schedule) runs up to that size"
 )
 NO_NODES_NOTE: Final = (
-    "rollout waves are budget arithmetic (ceil(drifted / allowedPerWave)): the state lists no Node, and "
-    "the disruption simulation disrupts nodes (capture Nodes and Pods too, e.g. `nodewright cluster snapshot`)"
+    "rollout waves are budget arithmetic (ceil(drifted / allowedPerWave)): the state lists no Node of the "
+    "drifted NodePools, and the disruption simulation disrupts nodes (capture Nodes and Pods too, e.g. "
+    "`nodewright cluster snapshot`)"
 )
 
 
@@ -106,15 +112,16 @@ def simulate_rollouts(
     drifted = [d.node_claim for d in report.drifted]
     if not drifted:
         return report
-    if report.node_claims > SIMULATION_MAX_NODECLAIMS:
+    if simulated_size(report) > SIMULATION_MAX_NODECLAIMS:
         return dataclasses.replace(report, notes=(*report.notes, ARITHMETIC_NOTE))
-    if not state.nodes:
+    view = _drifted_pools_only(state, {p.name for p in report.pools if p.replaced})
+    if not view.nodes:
         return dataclasses.replace(report, notes=(*report.notes, NO_NODES_NOTE))
     from nodewright.disruption.loop import forecast
 
     when = at or report.at or datetime.now(UTC)
     pools, cluster, catalog_for = forecast_inputs(
-        state=state,
+        state=view,
         nodepools=nodepools,
         nodeclasses=nodeclasses,
         catalog=catalog,
@@ -133,6 +140,26 @@ def simulate_rollouts(
         max_rounds=len(drifted) + 1,  # every reconcile but a wave's last disrupts a drifted node
     )
     return _with_rollouts(report, result)
+
+
+def simulated_size(report: DriftReport) -> int:
+    """The NodeClaims of the NodePools with a drifted NodeClaim: what the simulation covers."""
+    return sum(p.node_claims for p in report.pools if p.replaced)
+
+
+def _drifted_pools_only(state: ClusterState, pools: Collection[str]) -> ClusterState:
+    """``state`` with the NodeClaims and Nodes of ``pools`` only, the pods bound to those Nodes and
+    the pods bound to none (pending): every simulation places the pending pods, as upstream's."""
+    from nodewright import labels
+
+    claims = tuple(c for c in state.nodeclaims if c.metadata.labels.get(labels.NODEPOOL) in pools)
+    names = {c.status.node_name for c in claims if c.status.node_name}
+    nodes = tuple(
+        n for n in state.nodes if n.metadata.name in names or n.metadata.labels.get(labels.NODEPOOL) in pools
+    )
+    kept = {n.metadata.name for n in nodes}
+    pods = tuple(p for p in state.pods if not p.spec.node_name or p.spec.node_name in kept)
+    return dataclasses.replace(state, nodeclaims=claims, nodes=nodes, pods=pods, _node_index={})
 
 
 def _steps(result: DisruptionForecast) -> dict[str, RollStep]:
@@ -234,7 +261,7 @@ def drift_rollout_files(
         release=release,
         karpenter=karpenter,
     )
-    if not report.drifted or report.node_claims > SIMULATION_MAX_NODECLAIMS:
+    if not report.drifted or simulated_size(report) > SIMULATION_MAX_NODECLAIMS:
         return simulate_rollouts(
             report, state=_no_state(), nodepools=(), nodeclasses=(), catalog="", settings=_settings(settings)
         )

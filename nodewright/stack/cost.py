@@ -35,7 +35,6 @@ from nodewright.api.karpenter import NodePool
 from nodewright.catalog import Catalog, InstanceType, load_catalog
 from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cluster import ClusterState
-from nodewright.disruption.rollout import SIMULATION_MAX_NODECLAIMS
 from nodewright.drift import drift_impact
 from nodewright.drift.inputs import as_documents, read_objects
 from nodewright.scheduling.claimsfile import load_claims
@@ -189,11 +188,10 @@ def _plan_options(settings: KarpenterSettings | None) -> PlanOptions:
     return PlanOptions.of(settings) if settings is not None else PlanOptions()
 
 
-FORECAST_MAX_NODES: Final = SIMULATION_MAX_NODECLAIMS
+FORECAST_MAX_NODES: Final = 500
 """Above this many NodeClaims the preview's ``after`` skips the disruption forecast (consolidation)
 and keeps drift replacement plus one provisioning round, with a note: ``nodewright disrupt`` is the
-full answer there (a forecast simulates a scheduling round per candidate set). The same bound as
-the drift rollout's simulation (:mod:`nodewright.disruption.rollout`)."""
+full answer there (a forecast simulates a scheduling round per candidate set)."""
 FORECAST_MAX_ROUNDS: Final = 50
 
 
