@@ -184,14 +184,30 @@ def _duplicate_at(text: str, key: str, start: int = 0) -> int:
 
 
 def _json_loads(text: str) -> Any:
-    """``json.loads`` refusing nesting deeper than MAX_DEPTH. On CPython 3.11 the C decoder counts
-    its nesting against the recursion limit, so lowering the limit for the call bounds the depth at
-    no cost; newer interpreters count C recursion separately, so the result is walked instead."""
+    """``json.loads`` refusing nesting deeper than MAX_DEPTH and repeated keys.
+
+    The text is decoded without an ``object_pairs_hook`` (a Python call per object is a third of
+    the decoding of a big cluster state), then :func:`_may_repeat_keys` proves, in C, that no
+    object lost a key; only when it cannot (or the text does not decode) is it decoded again with
+    the hook, which finds the repeated key or raises the same error as always."""
+    try:
+        data = _json_decode(text, None)
+    except Exception:  # the hooked decoder raises the error it always raised (duplicates first)
+        return _json_decode(text, _pairs)
+    if _may_repeat_keys(text, data):
+        return _json_decode(text, _pairs)
+    return data
+
+
+def _json_decode(text: str, hook: Any) -> Any:
+    """On CPython 3.11 the C decoder counts its nesting against the recursion limit, so lowering
+    the limit for the call bounds the depth at no cost; newer interpreters count C recursion
+    separately, so the result is walked instead."""
     kwargs: dict[str, Any] = {
         "parse_int": _json_int,
         "parse_float": _json_float,
         "parse_constant": _json_constant,
-        "object_pairs_hook": _pairs,
+        "object_pairs_hook": hook,
     }
     if sys.version_info < (3, 12):
         old = sys.getrecursionlimit()
@@ -209,6 +225,24 @@ def _json_loads(text: str) -> Any:
     if _deeper_than(data, MAX_DEPTH):
         raise _Refused(f"nesting deeper than {MAX_DEPTH} levels")
     return data
+
+
+_ESCAPED_COLON: Final = re.compile(r"\\u003[aA]")
+
+
+def _may_repeat_keys(text: str, data: Any) -> bool:
+    """False when ``data`` (``text`` decoded, the last of repeated keys winning) provably kept
+    every key of ``text``. Outside strings a JSON text has one ``:`` per key; inside, its strings'
+    colons, which decode one for one unless written ``\\u003a``. The decoded data, encoded again
+    (orjson, C), has one ``:`` per kept key plus its strings' colons. So without escaped colons
+    the two counts are equal exactly when no key was dropped; True (not proven) otherwise."""
+    if _orjson is None or _ESCAPED_COLON.search(text):
+        return True
+    try:
+        encoded = _orjson.dumps(data)
+    except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError; big ints, surrogates
+        return True
+    return bool(encoded.count(b":") != text.count(":"))
 
 
 def _line_col(text: str, offset: int) -> str:

@@ -11,7 +11,6 @@ can name the exact place: ``error: <file>:<path>: <what is wrong>``.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -32,7 +31,8 @@ class Document:
 
     @property
     def kind(self) -> str:
-        return str(self.body.get("kind", ""))
+        kind = self.body.get("kind", "")
+        return kind if type(kind) is str else str(kind)
 
     @property
     def api_version(self) -> str:
@@ -108,7 +108,10 @@ def _unpack(raw: Any, *, file: str, path: str) -> Iterator[Document]:
             sub = f"{path}.items[{i}]" if path else f"items[{i}]"
             if item_kind and isinstance(item, Mapping) and not item.get("kind"):
                 item = {"kind": item_kind, "apiVersion": raw.get("apiVersion", ""), **item}
-            yield from _unpack(item, file=file, path=sub)
+            if type(item) is dict and type(kind := item.get("kind")) is str and not kind.endswith("List"):
+                yield Document(file=file, path=sub, body=item)  # an object (the common case): at once
+            else:
+                yield from _unpack(item, file=file, path=sub)
         return
     yield Document(file=file, path=path, body=raw)
 
@@ -127,24 +130,26 @@ def documents_from_text(text: str, *, file: str) -> list[Document]:
     return docs
 
 
-_PARSED: dict[tuple[str, bytes], list[Document]] = {}
+_PARSED: dict[str, tuple[str, list[Document]]] = {}
 _PARSED_MAX = 4
 
 
 def _documents_of_file(path: str | Path) -> list[Document]:
-    """The documents of one file, parsed once per process for the same bytes (a preview reads the
-    cluster state for health, drift and the program: a big file is decoded once). Bodies are shared:
-    readers never mutate them (copies are made where a body is changed)."""
+    """The documents of one file, parsed once per process for the same text (a preview reads the
+    cluster state for health, drift and the program: a big file is decoded once). The text is kept
+    with its documents and compared whole (a memory compare: cheaper than hashing it). Bodies are
+    shared: readers never mutate them (copies are made where a body is changed)."""
     text = read_input(path)
-    key = (str(path), hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
-    cached = _PARSED.get(key)
-    if cached is None:
-        cached = documents_from_text(text, file=str(path))
-        if len(text) > 1 << 20:  # only big files are worth keeping
-            while len(_PARSED) >= _PARSED_MAX:
-                _PARSED.pop(next(iter(_PARSED)))
-            _PARSED[key] = cached
-    return list(cached)
+    entry = _PARSED.get(str(path))
+    if entry is not None and entry[0] == text:
+        return list(entry[1])
+    docs = documents_from_text(text, file=str(path))
+    if len(text) > 1 << 20:  # only big files are worth keeping
+        _PARSED.pop(str(path), None)
+        while len(_PARSED) >= _PARSED_MAX:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[str(path)] = (text, docs)
+    return list(docs)
 
 
 def load_documents(paths: Iterable[str | Path]) -> list[Document]:

@@ -1,6 +1,7 @@
 """`nodewright drift` (see docs/cli.md): NodeClaims Karpenter would mark Drifted.
 
-Thin: read the files and the cluster state, call :func:`nodewright.drift.drift_impact_files`, print.
+Thin: read the files and the cluster state, call
+:func:`nodewright.disruption.rollout.drift_rollout_files` (drift, with the rollouts simulated), print.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from nodewright.cli._common import (
     resolve_at,
 )
 from nodewright.crd import Release
-from nodewright.drift import DriftReport, PoolImpact, drift_impact_files
+from nodewright.disruption.rollout import drift_rollout_files
+from nodewright.drift import DriftReport, PoolImpact
 from nodewright.drift.detect import DefaultsMode
 from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
@@ -108,7 +110,8 @@ def _markdown(report: DriftReport) -> str:
 @click.option(
     "--catalog",
     default=None,
-    help="Instance-type catalog (file or aws:<region>) to check InstanceTypeNotFound; skipped when absent.",
+    help="Instance-type catalog (file or aws:<region>) to check InstanceTypeNotFound (skipped when absent) and "
+    "to simulate the rollout's replacements (default aws:us-east-1).",
 )
 @at_option("the 1h InstanceTypeNotFound age gate and every disruption budget (scheduled ones too)")
 @click.option(
@@ -152,10 +155,11 @@ def command(
         "always" if crd_defaults == "always" else "never" if crd_defaults == "never" else "auto"
     )
     ca_bundle = load_cluster_info(info_file).ca_bundle if info_file else None
-    report = drift_impact_files(
+    report = drift_rollout_files(
         files,
         cluster,
         catalog,
+        settings=settings,
         defaults=mode,
         ca_bundle=ca_bundle,
         at=when,

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from nodewright import labels
 from nodewright.algebra.resources import format_resource_list
@@ -55,6 +55,8 @@ METHODS: Final = (
     "multi-node-consolidation",
     "single-node-consolidation",
 )
+DRIFT_METHODS: Final = ("emptiness", "static-drift", "drift")
+"""``scope="drift"``: the methods that roll drifted nodes (emptiness only for drifted nodes)."""
 EPOCH: Final = "1970-01-01T00:00:00Z"
 MAX_ROUNDS: Final = 10_000
 
@@ -126,6 +128,11 @@ class _Forecast:
         self.options = PlanOptions(
             preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy
         )
+        # waves (see forecast's ``waves``): the commands in flight, completed together
+        self.methods: Sequence[str] = METHODS
+        self.drift_only = False
+        self.waves = False
+        self.in_flight: list[tuple[m.Command, list[str]]] = []
 
     # -- prices -------------------------------------------------------------------------------------
     def price_of(self, sn: StateNode) -> float:
@@ -200,7 +207,7 @@ class _Forecast:
         cluster = self.world.cluster()
         state = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
         by_class: dict[str, tuple[list[Candidate], m.Env]] = {}
-        for method in METHODS:
+        for method in self.methods:
             cls = m.CLASS[method]
             if cls not in by_class:
                 found = self.candidates(state, method)
@@ -223,6 +230,8 @@ class _Forecast:
         return None
 
     def _should(self, method: str, c: Candidate, env: m.Env) -> bool:
+        if self.drift_only and method == "emptiness" and not c.condition_true(m.DRIFTED):
+            return False
         if method == "emptiness":
             return m.emptiness_should(c, env, consolidatable(c.state, c.pool, self.at))
         if method == "static-drift":
@@ -269,13 +278,29 @@ class _Forecast:
     # -- applying a command -------------------------------------------------------------------------
     def apply(self, cmd: m.Command) -> None:
         names = {c.name for c in cmd.candidates}
-        claims = {c.claim_name for c in cmd.candidates}
         new_nodes: list[str] = []
         for rep in cmd.replacements:
             new_nodes.append(self._launch(rep))
         if not self.until_quiet:
             self.world.nodes = [mark_deleting(n) if n.metadata.name in names else n for n in self.world.nodes]
+            if self.waves:
+                self.in_flight.append((cmd, new_nodes))
             return
+        self._complete(cmd, new_nodes)
+
+    def complete_wave(self) -> None:
+        """Every command in flight completes: its replacements come up, its candidates leave."""
+        reps = {n: r for cmd, names in self.in_flight for n, r in zip(names, cmd.replacements, strict=True)}
+        self.world.claims = [c for c in self.world.claims if c.metadata.name not in reps]
+        for name, rep in reps.items():
+            self._make(name, rep, up=True)
+        for cmd, names in self.in_flight:
+            self._complete(cmd, names)
+        self.in_flight = []
+
+    def _complete(self, cmd: m.Command, new_nodes: list[str]) -> None:
+        names = {c.name for c in cmd.candidates}
+        claims = {c.claim_name for c in cmd.candidates}
         placements = cmd.sim.placements if cmd.sim is not None else {}
         target_of = {
             key: (new_nodes[int(t[4:])] if t.startswith("new:") else t) for key, t in placements.items()
@@ -298,6 +323,11 @@ class _Forecast:
     def _launch(self, rep: Replacement) -> str:
         self.world.made += 1
         name = f"{rep.pool}-forecast-{self.world.made:04d}"
+        self._make(name, rep, up=self.until_quiet)
+        return name
+
+    def _make(self, name: str, rep: Replacement, *, up: bool) -> None:
+        """The NodeClaim ``name`` launched for ``rep``; ``up``: initialized, with its Ready Node."""
         got = rep.launch()
         node_labels: dict[str, str] = {
             k: v for k, v in rep.requirements.labels(include_restricted=True).items() if k != labels.HOSTNAME
@@ -313,7 +343,7 @@ class _Forecast:
                 node_labels[labels.CAPACITY_RESERVATION_ID] = o.reservation_id
             cap, alloc = format_resource_list(it.capacity), format_resource_list(it.allocatable())
         node_labels[labels.NODEPOOL] = rep.pool
-        quiet = self.until_quiet
+        quiet = up
         conds: list[dict[str, Any]] = [
             {"type": "Launched", "status": "True", "lastTransitionTime": self.at_text}
         ]
@@ -350,7 +380,6 @@ class _Forecast:
                     }
                 )
             )
-        return name
 
 
 def _bind(p: Pod, node: str) -> Pod:
@@ -378,12 +407,20 @@ def forecast(
     until_quiet: bool = False,
     drifted: Collection[str] = (),
     max_rounds: int = MAX_ROUNDS,
+    scope: Literal["all", "drift"] = "all",
+    waves: bool = False,
 ) -> DisruptionForecast:
     """Forecast Karpenter v1.14.1's disruption decisions for ``cluster`` under ``nodepools``.
 
     ``drifted``: NodeClaim names to mark ``Drifted=True`` first (e.g. from
     :func:`nodewright.drift.drift_impact`). ``at`` is the controller's clock: budgets' schedules,
     ``consolidateAfter`` and do-not-disrupt durations are evaluated at it.
+
+    ``scope="drift"``: only the methods that roll drifted nodes (:data:`DRIFT_METHODS`; emptiness
+    takes drifted nodes only). ``waves`` (without ``until_quiet``): commands run without completing
+    until a reconcile yields nothing (the budgets or the scheduling block), then all of them
+    complete together (replacements up, candidates gone) and the next wave starts; each command
+    says its wave.
     """
     if drifted:
         stamp = at.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -403,6 +440,10 @@ def forecast(
         at=at,
         until_quiet=until_quiet,
     )
+    if scope == "drift":
+        f.methods, f.drift_only = DRIFT_METHODS, True
+    f.waves = waves and not until_quiet
+    wave = 1
     start_state = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
     cost = before = f.cluster_cost(start_state)
     commands: list[CommandResult] = []
@@ -415,6 +456,11 @@ def forecast(
         got = f.reconcile()
         f.notes.record_blocked = False
         if got is None:
+            if f.in_flight:
+                f.complete_wave()
+                f.notes.record_blocked = True  # why a node is no candidate now, in the new wave
+                wave += 1
+                continue
             break
         rounds += 1
         cmds, _ = got
@@ -438,6 +484,7 @@ def forecast(
                     score=score.score if score is not None else None,
                     savings_fraction=score.savings_fraction if score is not None else None,
                     disruption_fraction=score.disruption_fraction if score is not None else None,
+                    wave=wave if f.waves else None,
                 )
             )
             cost = after

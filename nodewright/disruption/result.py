@@ -25,6 +25,7 @@ class CommandResult:
     score: float | None = None
     savings_fraction: float | None = None
     disruption_fraction: float | None = None
+    wave: int | None = None  # forecast(waves=True): the wave the command runs in
 
     @property
     def savings(self) -> float:
@@ -46,6 +47,8 @@ class CommandResult:
             out["score"] = self.score if self.score != float("inf") else "+Inf"
             out["savingsFraction"] = _r(self.savings_fraction or 0.0)
             out["disruptionFraction"] = _r(self.disruption_fraction or 0.0)
+        if self.wave is not None:
+            out["wave"] = self.wave
         return out
 
 

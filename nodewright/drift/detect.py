@@ -29,7 +29,9 @@ import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from itertools import repeat
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Final, Literal, cast
 
 from nodewright import labels
@@ -40,7 +42,6 @@ from nodewright.algebra.requirements import (
     Requirements,
 )
 from nodewright.api.raw import RawNodeClaim
-from nodewright.catalog import load_catalog
 from nodewright.crd import Release
 from nodewright.drift.inputs import as_documents, read_objects
 from nodewright.drift.nodeclassdrift import ClassHash, nodeclass_hashes
@@ -48,6 +49,7 @@ from nodewright.drift.nodepoolhash import (
     Origin,
     as_mapping,
     nodepool_template,
+    raw_body,
     template_hash,
 )
 from nodewright.drift.rollout import (
@@ -176,15 +178,20 @@ class DriftReport:
 # -- inputs ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class _Claim:
     name: str
     pool: str
-    labels: Mapping[str, str]
-    annotations: dict[str, str]
+    labels: Mapping[str, str]  # read only (may be the body's own mapping)
+    annotations: Mapping[str, str]  # replaced, never changed in place (may be the body's own)
     conditions: Mapping[str, Mapping[str, Any]]
-    created: datetime | None
+    created_at: Any  # metadata.creationTimestamp as written
     nodeclass: str | None
+    body: Mapping[str, Any]
+
+    @property
+    def created(self) -> datetime | None:
+        return parse_time(self.created_at)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -197,13 +204,27 @@ class _Req:
     min_values: int | None = None
 
 
+_EMPTY: Final[Mapping[str, Any]] = MappingProxyType({})
+
+
+def _map(v: Any) -> Mapping[str, Any]:
+    """``v`` if it is a mapping, else an empty one (a plain dict, as decoded, is checked first:
+    the ``Mapping`` check is an ABC check, slow over 10,000s of NodeClaims)."""
+    return v if type(v) is dict or isinstance(v, Mapping) else _EMPTY
+
+
 def _meta(body: Mapping[str, Any]) -> Mapping[str, Any]:
-    m = body.get("metadata")
-    return m if isinstance(m, Mapping) else {}
+    return _map(body.get("metadata"))
 
 
-def _str_map(v: Any) -> dict[str, str]:
-    return {str(k): str(x) for k, x in v.items()} if isinstance(v, Mapping) else {}
+def _str_map(v: Any) -> Mapping[str, str]:
+    """``v`` with keys and values as strings: ``v`` itself when they already are (read only)."""
+    if type(v) is dict:
+        if all(map(isinstance, v, repeat(str))) and all(map(isinstance, v.values(), repeat(str))):
+            return v
+    elif not isinstance(v, Mapping):
+        return _EMPTY
+    return {str(k): str(x) for k, x in v.items()}
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -218,18 +239,16 @@ def parse_time(value: Any) -> datetime | None:
 
 
 def _claim(obj: Any) -> _Claim:
-    body = cast("RawNodeClaim", as_mapping(obj)[0])  # read raw on purpose: no model built per claim
+    body = cast("RawNodeClaim", raw_body(obj))  # read raw on purpose: no model built per claim
     meta = _meta(body)
     lbls = _str_map(meta.get("labels"))
-    status = body.get("status") if isinstance(body.get("status"), Mapping) else {}
     conds: dict[str, Mapping[str, Any]] = {}
-    for c in (status or {}).get("conditions") or []:
-        if isinstance(c, Mapping) and isinstance(c.get("type"), str):
-            conds[c["type"]] = c
-    spec = body.get("spec") if isinstance(body.get("spec"), Mapping) else {}
-    ref = (spec or {}).get("nodeClassRef")
+    for c in _map(body.get("status")).get("conditions") or []:
+        if (type(c) is dict or isinstance(c, Mapping)) and type(t := c.get("type")) is str:
+            conds[t] = c
+    ref = _map(body.get("spec")).get("nodeClassRef")
     nodeclass = None
-    if isinstance(ref, Mapping) and (
+    if (type(ref) is dict or isinstance(ref, Mapping)) and (
         ref.get("group") == labels.AWS_GROUP or ref.get("kind") == "EC2NodeClass"
     ):
         nodeclass = str(ref.get("name", ""))
@@ -239,8 +258,9 @@ def _claim(obj: Any) -> _Claim:
         labels=lbls,
         annotations=_str_map(meta.get("annotations")),
         conditions=conds,
-        created=parse_time(meta.get("creationTimestamp")),
+        created_at=meta.get("creationTimestamp"),
         nodeclass=nodeclass,
+        body=body,
     )
 
 
@@ -282,6 +302,8 @@ class _Pool:
     claims: list[_Claim] = field(default_factory=list)
     budgets: list[Mapping[str, Any]] = field(default_factory=list)
     claim_bodies: list[Mapping[str, Any]] = field(default_factory=list)
+    # RequirementsDrifted per distinct label set of the pool's NodeClaims (they repeat: zone, type...)
+    compatible: dict[tuple[tuple[str, str], ...], str | None] = field(default_factory=dict)
     replicas: int | None = None  # a static NodePool (``spec.replicas``)
     node_limit: int | None = None  # ``spec.limits.nodes``
     restamped: int = 0
@@ -399,9 +421,10 @@ def _restamp(
         return False
     if claim.annotations.get(version_key) == current_version:
         return False
-    claim.annotations[version_key] = current_version
+    stamped = {**claim.annotations, version_key: current_version}
     if CONDITION_DRIFTED not in claim.conditions:
-        claim.annotations[hash_key] = new_hash
+        stamped[hash_key] = new_hash
+    claim.annotations = stamped
     return True
 
 
@@ -498,6 +521,8 @@ def drift_impact(
     """
     now = at or now or datetime.now(UTC)
     if isinstance(catalog, str):
+        from nodewright.catalog import load_catalog  # only with --catalog: not imported otherwise
+
         catalog = load_catalog(catalog)
     claims_raw, live_pools, live_classes, node_objs = _load_cluster(cluster, release)
     unmanaged: dict[str, str] = {}
@@ -522,7 +547,7 @@ def drift_impact(
             )
             continue
         pool.claims.append(claim)
-        pool.claim_bodies.append(as_mapping(obj)[0])
+        pool.claim_bodies.append(claim.body)
         if _restamp(
             claim,
             hash_key=labels.NODEPOOL_HASH,
@@ -561,9 +586,7 @@ def drift_impact(
             )
     drifted.sort(key=lambda d: (d.node_pool, d.node_claim, d.reason))
     nodes_by_name = {
-        str(_meta(b).get("name", "")): b
-        for b in (as_mapping(n)[0] for n in node_objs)
-        if isinstance(b, Mapping)
+        str(_meta(b).get("name", "")): b for b in map(raw_body, node_objs) if isinstance(b, Mapping)
     }
     impacts = []
     drifted_by_pool: dict[str, list[DriftedNodeClaim]] = {}
@@ -575,7 +598,9 @@ def drift_impact(
         reasons: dict[str, int] = {}
         for d in mine:
             reasons[d.reason] = reasons.get(d.reason, 0) + 1
-        base, disrupting = budget_base(p.claim_bodies, nodes_by_name)
+        base, disrupting = budget_base(
+            p.claim_bodies, nodes_by_name, conditions=[c.conditions for c in p.claims]
+        )
         if p.replicas is not None:
             plan = static_rollout(
                 p.budgets,
@@ -667,7 +692,11 @@ def _first_reason(
         )
     if pool.requirements is None:
         pool.requirements = _requirements(pool.template, pool.origin)
-    err = Requirements.from_labels(claim.labels).compatible(pool.requirements)
+    key = tuple(claim.labels.items())
+    if key in pool.compatible:
+        err = pool.compatible[key]
+    else:
+        err = pool.compatible[key] = Requirements.from_labels(claim.labels).compatible(pool.requirements)
     if err is not None:
         return REQUIREMENTS_DRIFTED, err
     if catalog is not None:

@@ -13,8 +13,11 @@ Translated from kubernetes-sigs/karpenter v1.14.1:
   budget (``allowed - disrupting``, floored at 0).
 
 A *wave* is the set of drifted nodes the budget lets be disrupting at the same time: Karpenter's
-drift method starts one replacement per disruption loop while the budget has room, so ``waves`` =
-ceil(drifted / allowedPerWave). The CRD default budget is ``nodes: 10%``. Every budget, scheduled
+drift method starts one replacement per disruption loop while the budget has room. By arithmetic
+``waves`` = ceil(drifted / allowedPerWave); when the rollout was simulated
+(:mod:`nodewright.disruption.rollout`: Karpenter's emptiness, static drift and drift methods in
+waves, empty nodes first, every replacement scheduled) ``waves``, ``order`` and ``notRolled`` come
+from the simulation (:class:`RollStep`, :class:`NotRolled`). The CRD default budget is ``nodes: 10%``. Every budget, scheduled
 or not, is evaluated at the one time given (the command's ``--at``, default now); each scheduled
 budget that applies to drift also says when it next opens or closes (its *window*): a schedule's
 active spans are ``[hit, hit + duration)`` for each cron hit, and overlapping or touching spans
@@ -193,6 +196,41 @@ def budget_window(budget: Mapping[str, Any], at: datetime, index: int = 0) -> Wi
 
 
 @dataclass(frozen=True, kw_only=True)
+class RollStep:
+    """One drifted node as the simulated rollout disrupts it."""
+
+    node_claim: str
+    wave: int  # the wave it rolls in (numbered over the whole cluster; 1 = at once)
+    method: str  # emptiness, static-drift or drift
+    reason: str  # the budget's reason it counts against: Empty or Drifted
+    decision: str  # delete (its pods fit elsewhere) or replace
+    pods_moved: int
+    replacements: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "nodeClaim": self.node_claim,
+            "wave": self.wave,
+            "method": self.method,
+            "reason": self.reason,
+            "decision": self.decision,
+            "podsMoved": self.pods_moved,
+            "replacements": self.replacements,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class NotRolled:
+    """A drifted node the simulated rollout leaves in place, and why (Karpenter's message)."""
+
+    node_claim: str
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"nodeClaim": self.node_claim, "reason": self.reason}
+
+
+@dataclass(frozen=True, kw_only=True)
 class Rollout:
     """How a NodePool's drifted nodes get replaced under its budgets, at the time ``at``."""
 
@@ -206,6 +244,10 @@ class Rollout:
     static: bool = False
     at: datetime | None = None
     windows: tuple[Window, ...] = ()
+    # set by the simulation (nodewright.disruption.rollout); the arithmetic leaves them empty
+    simulated: bool = False
+    order: tuple[RollStep, ...] = ()
+    not_rolled: tuple[NotRolled, ...] = ()
 
     @property
     def next_change(self) -> datetime | None:
@@ -225,10 +267,20 @@ class Rollout:
         return self.drifted > 0 and self.allowed_per_wave == 0
 
     @property
+    def empty_first(self) -> int:
+        """Simulated: the drifted nodes that roll empty (no pod to move), which Karpenter takes first."""
+        return sum(1 for s in self.order if s.pods_moved == 0)
+
+    @property
     def waves(self) -> int | None:
-        """ceil(drifted / allowedPerWave); 0 when nothing drifts; None when the budget blocks it."""
+        """ceil(drifted / allowedPerWave), or simulated: the last wave a node of the pool rolls in;
+        0 when nothing drifts (or, simulated, nothing rolls); None when the budget blocks it."""
         if self.drifted == 0:
             return 0
+        if self.simulated:
+            if self.blocked and not self.order:
+                return None
+            return max((s.wave for s in self.order), default=0)
         per = self.allowed_per_wave
         if per is None:
             return 1
@@ -248,6 +300,10 @@ class Rollout:
             **({"static": True, "headroom": self.headroom} if self.static else {}),
             "windows": [w.as_dict() for w in self.windows],
             "nextChange": _iso(self.next_change),
+            "simulated": self.simulated,
+            "emptyFirst": self.empty_first,
+            "order": [s.as_dict() for s in self.order],
+            "notRolled": [n.as_dict() for n in self.not_rolled],
         }
 
 
@@ -294,42 +350,58 @@ def rollout(
     )
 
 
-def _conditions(body: Mapping[str, Any]) -> dict[str, str]:
-    status = body.get("status")
-    conds = status.get("conditions") if isinstance(status, Mapping) else None
-    return {
-        str(c.get("type")): str(c.get("status"))
-        for c in (conds if isinstance(conds, list) else [])
-        if isinstance(c, Mapping)
-    }
+def _is_map(v: Any) -> bool:
+    """A mapping (a plain dict, as decoded, is checked first: the ``Mapping`` ABC check is slow)."""
+    return type(v) is dict or isinstance(v, Mapping)
+
+
+def _condition(body: Mapping[str, Any], type_: str) -> str | None:
+    """The ``status`` of the last condition of ``type_`` in ``status.conditions`` (as text)."""
+    status: Any = body.get("status")
+    conds = status.get("conditions") if _is_map(status) else None
+    found = None
+    if type(conds) is list:
+        for c in conds:
+            if _is_map(c) and str(c.get("type")) == type_:
+                found = str(c.get("status"))
+    return found
 
 
 def budget_base(
-    claims: Sequence[Mapping[str, Any]], nodes_by_name: Mapping[str, Mapping[str, Any]]
+    claims: Sequence[Mapping[str, Any]],
+    nodes_by_name: Mapping[str, Mapping[str, Any]],
+    *,
+    conditions: Sequence[Mapping[str, Mapping[str, Any]]] | None = None,
 ) -> tuple[int, int]:
     """(nodes, disrupting) of one pool, as ``BuildDisruptionBudgetMapping`` counts them.
 
     ``claims``: the pool's NodeClaims. A node counts when its NodeClaim is ``Initialized=True`` and
     not ``InstanceTerminating=True``; it consumes the budget when its Node is not ``Ready=True`` or
     it is marked for deletion (a deletion timestamp, or the ``karpenter.sh/disrupted`` taint).
+    ``conditions``: each claim's conditions by type (the last of a type), when already read.
     """
     from nodewright.labels import DISRUPTED_TAINT_KEY
 
     total = disrupting = 0
-    for claim in claims:
-        conds = _conditions(claim)
-        if conds.get("Initialized") != "True" or conds.get("InstanceTerminating") == "True":
+    for i, claim in enumerate(claims):
+        if conditions is not None:
+            init, gone = conditions[i].get("Initialized"), conditions[i].get("InstanceTerminating")
+            if init is None or str(init.get("status")) != "True":
+                continue
+            if gone is not None and str(gone.get("status")) == "True":
+                continue
+        elif _condition(claim, "Initialized") != "True" or _condition(claim, "InstanceTerminating") == "True":
             continue
         total += 1
-        meta = claim.get("metadata") if isinstance(claim.get("metadata"), Mapping) else {}
-        status = claim.get("status") if isinstance(claim.get("status"), Mapping) else {}
+        meta = claim.get("metadata") if _is_map(claim.get("metadata")) else {}
+        status = claim.get("status") if _is_map(claim.get("status")) else {}
         node = nodes_by_name.get(str((status or {}).get("nodeName", "")))
         node_meta = (node or {}).get("metadata") or {}
         taints = ((node or {}).get("spec") or {}).get("taints") or []
         marked = bool((meta or {}).get("deletionTimestamp") or node_meta.get("deletionTimestamp")) or any(
-            isinstance(t, Mapping) and t.get("key") == DISRUPTED_TAINT_KEY for t in taints
+            _is_map(t) and t.get("key") == DISRUPTED_TAINT_KEY for t in taints
         )
-        ready = node is not None and _conditions(node).get("Ready") == "True"
+        ready = node is not None and _condition(node, "Ready") == "True"
         if marked or not ready:
             disrupting += 1
     return total, disrupting

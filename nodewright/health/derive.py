@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, Final, TypeGuard, cast
 
 from nodewright import labels
 from nodewright.api.karpenter import unmanaged_reason_of
@@ -37,7 +37,7 @@ from nodewright.api.raw import RawNodeClaim
 from nodewright.cluster import load_cluster
 from nodewright.crd import Release
 from nodewright.drift.detect import parse_time
-from nodewright.drift.nodepoolhash import as_mapping
+from nodewright.drift.nodepoolhash import as_mapping, raw_body
 from nodewright.health.pending import assign_pending
 from nodewright.health.repair import NodeRepair, node_repairs
 from nodewright.health.tracker import HEALTHY, UNHEALTHY, UNKNOWN, Status, Tracker
@@ -159,18 +159,24 @@ class HealthReport:
 # -- reading -----------------------------------------------------------------------------------
 
 
+def _is_map(v: Any) -> TypeGuard[Mapping[str, Any]]:
+    """A mapping (a plain dict, as decoded, is checked first: the ``Mapping`` ABC check is slow
+    over 10,000s of NodeClaims)."""
+    return type(v) is dict or isinstance(v, Mapping)
+
+
 def _meta(body: Mapping[str, Any]) -> Mapping[str, Any]:
     m = body.get("metadata")
-    return m if isinstance(m, Mapping) else {}
+    return m if _is_map(m) else {}
 
 
 def _conditions(body: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     status = body.get("status")
     out: dict[str, Mapping[str, Any]] = {}
-    if isinstance(status, Mapping):
+    if _is_map(status):
         for c in status.get("conditions") or []:
-            if isinstance(c, Mapping) and isinstance(c.get("type"), str):
-                out[c["type"]] = c
+            if _is_map(c) and isinstance(t := c.get("type"), str):
+                out[t] = c
     return out
 
 
@@ -475,7 +481,7 @@ def nodepool_health(
     for obj in [*classes_raw, *nodeclasses]:
         body, _ = as_mapping(obj)
         classes[str(_meta(body).get("name", ""))] = body
-    claims = [cast("RawNodeClaim", as_mapping(c)[0]) for c in claims_raw]  # raw on purpose: no models
+    claims = [cast("RawNodeClaim", raw_body(c)) for c in claims_raw]  # raw on purpose: no models
     pools = [(obj, as_mapping(obj)[0]) for obj in pools_raw]
     # registrationhealth watches managed NodePools only (nodepool.IsManagedPredicateFuncs)
     skipped = tuple(
@@ -486,6 +492,7 @@ def nodepool_health(
     verified_by_pool: dict[str, bool] = {}
     out: list[PoolHealth] = []
     staged: list[tuple[Mapping[str, Any], list[RawNodeClaim]]] = []
+    vmaps: list[dict[str, bool]] = []
     for _, body in pools:
         meta = _meta(body)
         name = str(meta.get("name", ""))
@@ -494,18 +501,18 @@ def nodepool_health(
         staged.append((body, mine))
         ref = _nodeclass_ref(body)
         vmap = verified_nodeclasses(body, mine, classes)
+        vmaps.append(vmap)
         ref_uid = str(_meta(classes.get(ref, {})).get("uid") or "")
         verified_by_pool[name] = nodeclass_key(ref, ref_uid) in vmap or (
             not ref_uid and any(k.split("/", 1)[0] == ref for k in vmap)
         )
     pending, unmatched, since = assign_pending(pools, pods)
-    for body, mine in staged:
+    for (body, mine), vmap in zip(staged, vmaps, strict=True):
         meta = _meta(body)
         name = str(meta.get("name", ""))
         status, cond, buffer, results, reset = evaluate_pool(
             body, mine, now=now, nodeclasses=classes, tracker=tracker
         )
-        vmap = verified_nodeclasses(body, mine, classes)
         verified = verified_by_pool[name]
         out.append(
             PoolHealth(
@@ -526,7 +533,7 @@ def nodepool_health(
         )
     out.sort(key=lambda p: p.name)
     repairs = node_repairs(
-        (as_mapping(n)[0] for n in nodes_raw),
+        map(raw_body, nodes_raw),
         claims,
         now=now,
         enabled=(feature_gates or FeatureGates()).node_repair,

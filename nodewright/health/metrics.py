@@ -19,13 +19,14 @@ Which Karpenter metric each one mirrors is in docs/health.md:
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Gauge, generate_latest
-
 from nodewright.health.derive import CONDITION_TYPE, HealthReport
 
 
 def render_prometheus(report: HealthReport) -> str:
     """The report in the Prometheus text format (version 0.0.4)."""
+    # imported here: only ``-o prometheus`` pays for prometheus-client (and its http.server)
+    from prometheus_client import CollectorRegistry, Gauge, generate_latest
+
     reg = CollectorRegistry(auto_describe=True)
     cond = Gauge(
         "nodewright_nodepool_status_condition",

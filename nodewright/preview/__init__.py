@@ -63,6 +63,7 @@ def _state(stack_config: Mapping[str, str], project: str, project_dir: Path, *, 
 def _drift(
     stack_config: Mapping[str, str],
     project: str,
+    stack: str,
     project_dir: Path,
     state: Any,
     *,
@@ -70,16 +71,21 @@ def _drift(
     karpenter: Mapping[str, Any],
     at: datetime | None = None,
 ) -> dict[str, Any] | None:
-    """Drift impact (with rollout waves) of the stack's files against its ``clusterState`` (file or live)."""
+    """Drift impact of the stack's files against its ``clusterState`` (file or live), with the
+    rollout waves of ``nodewright drift``'s simulation over the stack's catalog and settings."""
     spec = stack_config.get(f"{CONFIG_NAMESPACE}:clusterState")
     files = _files(stack_config, project)
     if state is None or not spec:
         return None
-    from nodewright.drift import drift_impact_files
+    from nodewright.disruption.rollout import drift_rollout_files
+    from nodewright.stack.cost import project_catalog
 
-    report = drift_impact_files(
+    settings = stack_settings(stack_config, project, stack)
+    report = drift_rollout_files(
         [project_dir / f for f in files],
         state,
+        sim_catalog=project_catalog(settings, project_dir),
+        settings=settings.karpenter,
         at=at,
         ca_bundle=_ca_bundle(stack_config, project),
         release=release,
@@ -221,7 +227,9 @@ def preview(
         policy_config = with_base(policy_config, base)
     violations = analyze(run.registrations, config=policy_config, version=pack_version(st.project_dir))
     _progress.info("forecasting drift and cost against the cluster state" if state else "forecasting cost")
-    drift = _drift(st.config, st.project, st.project_dir, state, at=at, release=release, karpenter=summary)
+    drift = _drift(
+        st.config, st.project, st.stack, st.project_dir, state, at=at, release=release, karpenter=summary
+    )
     cost = _cost(st.config, st.project, st.stack, st.project_dir, state, at=at, drift=drift)
     doc = build_document(
         run,

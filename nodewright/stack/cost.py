@@ -41,7 +41,6 @@ from nodewright.scheduling.claimsfile import load_claims
 from nodewright.scheduling.plan import PlanOptions, plan
 from nodewright.settings import KarpenterSettings
 from nodewright.stack.model import Settings
-from nodewright.userdata import pool_catalogs
 
 _DELETED_AT: Final = "1970-01-01T00:00:00Z"
 
@@ -220,6 +219,7 @@ def converged_claims(
     when the caller already knows them (the preview's drift section); else they are detected here.
     """
     from nodewright.disruption import forecast
+    from nodewright.disruption.rollout import forecast_inputs
 
     rel = release or crd.default_release()
     karpenter = settings or KarpenterSettings()
@@ -237,11 +237,16 @@ def converged_claims(
         drifted = set(drifted)
     priced = load_catalog(catalog)
     current = price_nodeclaims(state.nodeclaims, priced)
-    catalog_for = pool_catalogs(catalog, {nc.name: nc for nc in nodeclasses}, karpenter)
-
-    # NodePools of the cluster that the branch does not declare stay as they are (as in drift)
-    branch = {np.name for np in nodepools}
-    pools = [*nodepools, *(np for np in state.nodepools if np.name not in branch)]
+    # the drift rollout's inputs: NodePools of the cluster that the branch does not declare stay
+    # as they are, Drifted only where the branch drifts
+    pools, marked, catalog_for = forecast_inputs(
+        state=state,
+        nodepools=nodepools,
+        nodeclasses=nodeclasses,
+        catalog=catalog,
+        settings=karpenter,
+        drifted=drifted,
+    )
     notes: list[str] = []
     if len(state.nodeclaims) > FORECAST_MAX_NODES:
         deleting = tuple(
@@ -269,7 +274,7 @@ def converged_claims(
         return sorted([*kept, *_planned(doc)], key=lambda c: (c.nodepool, c.name)), notes
     result = forecast(
         nodepools=pools,
-        cluster=state,
+        cluster=marked,
         catalog_for=catalog_for,
         settings=karpenter,
         at=at or datetime.now(UTC),
@@ -386,6 +391,14 @@ def converged_cost(
     )
 
 
+def project_catalog(settings: Settings, base_dir: Path) -> str:
+    """The stack's catalog spec; a catalog file is relative to the project, as in the program."""
+    catalog = settings.catalog
+    if not catalog.startswith("aws:") and not Path(catalog).is_absolute():
+        catalog = str(base_dir / catalog)
+    return catalog
+
+
 def stack_cost(
     settings: Settings,
     *,
@@ -403,14 +416,11 @@ def stack_cost(
     if settings.mode == "fleet":
         claims_file = settings.claims or f"stacks/claims-{settings.stack}.yaml"
         reviewed = load_claims(base_dir / claims_file, strategy=settings.plan_strategy)
-    catalog = settings.catalog
-    if not catalog.startswith("aws:") and not Path(catalog).is_absolute():
-        catalog = str(base_dir / catalog)  # a catalog file is relative to the project, as in the program
     report = converged_cost(
         state=state,
         nodepools=objs.nodepools,
         nodeclasses=objs.nodeclasses,
-        catalog=catalog,
+        catalog=project_catalog(settings, base_dir),
         settings=karpenter or settings.karpenter,
         ca_bundle=settings.cluster.ca_bundle or None,
         reviewed=reviewed,

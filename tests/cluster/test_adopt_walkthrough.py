@@ -92,7 +92,10 @@ def test_adopt_on_an_existing_cluster_end_to_end(tmp_path: Path) -> None:
         row = next(line for line in md.splitlines() if line.startswith("| `default` |"))
         # The applied dev stack keeps nodewright's launch templates off (karpenter mode): a CR update.
         assert "CR update" in row and "LT" not in row
-        assert re.search(r"\| `default` \|.*\| 2 of 2, 1 at a time, 2 wave\(s\) \|", md), row
+        # the rollout is the disruption simulation's: the served PodDisruptionBudget default/web (no
+        # status: 0 disruptions allowed) blocks the node its pods land on once the first node rolled
+        assert re.search(r"\| `default` \|.*\| 2 of 2, 1 at a time, 1 wave\(s\) \|", md), row
+        assert "does not roll: Pdb prevents pod evictions (PodDisruptionBudget=[default/web])" in md
 
         # The same PR on the preview-only copy with launch templates on: a label is in the rendered
         # user data, so the template's content-addressed name (karpenter.k8s.aws/<hash>, as

@@ -128,7 +128,9 @@ def _drift(tmp_path: Path, replicas: int, node_limit: int | None) -> dict[str, A
         c = make_claim(f"static-{i}", before)
         c["status"]["conditions"].append({"type": "Initialized", "status": "True"})
         c["status"]["nodeName"] = f"node-{i}"
-        n = builders.node(f"node-{i}", labels={}, capacity={"cpu": "2"})
+        # a Node as Karpenter leaves it (its pool's label, initialized): the rollout is simulated
+        node_labels = {**c["metadata"]["labels"], "karpenter.sh/initialized": "true"}
+        n = builders.node(f"node-{i}", labels=node_labels, capacity={"cpu": "2"})
         n["status"]["conditions"] = [{"type": "Ready", "status": "True"}]
         claims += [c, n]
     cluster = write_cluster(tmp_path / "cluster.json", [live(before), *claims])

@@ -185,10 +185,14 @@ def test_resource_diff_create_update_replace_delete() -> None:
 def test_rollout_waves_in_the_comment() -> None:
     doc = preview(stack_file=DEV, cluster_state="stacks/examples/cluster.json").document
     pool = next(p for p in doc["drift"]["nodePools"] if p["name"] == "default")
-    assert pool["rollout"] == {
+    budget = {
         "drifted": 2, "nodes": 2, "disrupting": 0, "allowedPerWave": 1, "waves": 2, "blocked": False, "notes": [],
         "windows": [], "nextChange": None,
     }  # fmt: skip
+    assert {k: pool["rollout"][k] for k in budget} == budget
+    # the waves come from the disruption simulation, as `nodewright drift` prints them
+    assert pool["rollout"]["simulated"] is True and pool["rollout"]["notRolled"] == []
+    assert [s["wave"] for s in pool["rollout"]["order"]] == [1, 2]
     assert doc["drift"]["at"].endswith("Z")  # one clock: the time the rollout was judged at
     md = render_markdown(doc)
     assert "| `default` | `default` | 17 |" in md and "2 of 2, 1 at a time, 2 wave(s)" in md
