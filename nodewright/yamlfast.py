@@ -17,7 +17,7 @@ import contextlib
 import math
 import re
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 _SIMPLE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/\-]*\Z")
 _MAX_KEY: Final = 128
@@ -152,15 +152,18 @@ def dump_block(data: Any, *, sort_keys: bool, resolves_to_str: Callable[[str], b
         if type(value[0]) in (dict, list):
             return None
         try:
-            texts = [scalars.get(v) for v in value]  # a container is unhashable: TypeError
+            cached = [scalars.get(v) for v in value]  # a container is unhashable: TypeError
         except TypeError:
             return None
-        for i, text in enumerate(texts):
+        if None not in cached:
+            return cast(list[str], cached)
+        texts: list[str] = []
+        for v, text in zip(value, cached, strict=True):
             if text is None:
-                v = value[i]
                 if type(v) in (dict, list):
                     return None
-                texts[i] = scalar(v)
+                text = scalar(v)
+            texts.append(text)
         return texts
 
     def sequence(value: list[Any], indent: str) -> None:
