@@ -30,7 +30,6 @@ from nodewright.cluster import load_cluster
 from nodewright.costplan.oversize import advise
 from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, CostOptions, plan_cost
 from nodewright.crd import Release
-from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import STRATEGIES, claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
 from nodewright.scheduling.plandoc import PlanDocument, PlanSummary
@@ -266,6 +265,8 @@ def command(
             click.echo(f"warning: {line}", err=True)
     doc = replace(doc, karpenter={"version": release.version, **settings.as_dict()})
     if write_path:
+        from nodewright.drift.nodepoolhash import nodepool_hash  # only here: ~0.05 s of imports
+
         # the hash an in-cluster Karpenter stamps (CRD defaults applied), as the stack plan does
         hashes = {np.name: nodepool_hash(np, crd_defaults=True) for np in objs.nodepools}
         write_claims(write_path, claims_document(doc, catalog=catalog_spec, hashes=hashes, strategy=strategy))
