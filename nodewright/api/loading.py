@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from nodewright import crd
 from nodewright.api import validation
-from nodewright.api.base import KubeModel, TopLevel
+from nodewright.api.base import TopLevel
 from nodewright.api.core import (
     CSINode,
     DaemonSet,
@@ -33,8 +33,6 @@ from nodewright.api.core import (
     PersistentVolumeClaim,
     Pod,
     PodDisruptionBudget,
-    PodSpec,
-    PodStatus,
     Secret,
     StorageClass,
 )
@@ -42,6 +40,7 @@ from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.api.nodeoverlay import NodeOverlay
+from nodewright.api.pods import PodParts, build_pod
 from nodewright.api.workloads import CapacityBuffer
 from nodewright.crd import Release
 from nodewright.errors import Collector, InputError, InputErrors, Problem, clip, typo_hint
@@ -270,30 +269,6 @@ def _build_lenient(doc: Document, model: type[T]) -> tuple[T | None, list[Proble
     return obj, []
 
 
-_SHARED_POD_PARTS: tuple[tuple[str, type[KubeModel]], ...] = (("spec", PodSpec), ("status", PodStatus))
-
-
-def _build_pod(doc: Document, parts: dict[tuple[str, str], KubeModel]) -> tuple[Pod | None, list[Problem]]:
-    """``_build_lenient(doc, Pod)`` validating each distinct ``spec``/``status`` once (``parts``,
-    keyed by its text; the frozen model is shared): pods repeat them. An error takes the one-pod path."""
-    body = doc.body
-    shared: dict[str, Any] = {}
-    try:
-        for name, model in _SHARED_POD_PARTS:
-            value = body.get(name)
-            if type(value) is dict:
-                key = (name, repr(value))
-                got = parts.get(key)
-                if got is None:
-                    got = parts[key] = model.model_validate(value)
-                shared[name] = got
-        pod = Pod.model_validate({**body, **shared} if shared else body)
-    except ValidationError:
-        return _build_lenient(doc, Pod)
-    pod.set_origin(doc.file, doc.path)
-    return pod, []
-
-
 def object_key(doc: Document) -> tuple[str, str, str]:
     """How the API server names an object: kind, namespace (namespaced kinds only), name."""
     namespaced = doc.kind not in crd.API_VERSIONS or crd.crd(doc.kind).scope == "Namespaced"
@@ -348,7 +323,7 @@ def objects_from_documents(
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], Document] = {}
     olds = base_index(base) if base is not None else None
-    pod_parts: dict[tuple[str, str], KubeModel] = {}
+    pod_parts: PodParts = {}
     for doc in docs:
         out.documents.append(doc)
         kind = doc.kind
@@ -420,7 +395,7 @@ def objects_from_documents(
             if obj is not None:
                 obj.set_bodies(doc.body, admitted.body)
         elif model is Pod:
-            obj, shape_problems = _build_pod(doc, pod_parts)
+            obj, shape_problems = build_pod(doc, pod_parts, lambda d: _build_lenient(d, Pod))
         else:
             obj, shape_problems = _build_lenient(doc, model)
         problems.extend(shape_problems)

@@ -12,6 +12,7 @@ Boundary: rendering only; the Solve is :mod:`.scheduler`'s, the round's inputs :
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -21,7 +22,7 @@ from nodewright.algebra.requirements import Requirements
 from nodewright.algebra.resources import format_resource_list
 from nodewright.catalog.model import Offering
 from nodewright.catalog.prices import HOURS_PER_MONTH
-from nodewright.scheduling.instancetypes import satisfies_min_values
+from nodewright.scheduling.instancetypes import TypeIndex, satisfies_min_values
 from nodewright.scheduling.nodeclaim import InflightClaim
 from nodewright.scheduling.plandoc import (
     ExistingNodePods,
@@ -88,6 +89,17 @@ def truncate(
     return ordered, None
 
 
+_NAMES: weakref.WeakKeyDictionary[TypeIndex, tuple[str, ...]] = weakref.WeakKeyDictionary()
+
+
+def _names(idx: TypeIndex, ordered: list[int]) -> list[str]:
+    """The names of ``idx``'s types at ``ordered`` (the index's names are listed once)."""
+    names = _NAMES.get(idx)
+    if names is None:
+        names = _NAMES[idx] = tuple(t.name for t in idx.types)
+    return [names[i] for i in ordered]
+
+
 def claim_view(claim: InflightClaim, ordered: list[int], exclude: frozenset[str]) -> ClaimView:
     idx = claim.template.types
     reqs = claim.requirements
@@ -99,7 +111,7 @@ def claim_view(claim: InflightClaim, ordered: list[int], exclude: frozenset[str]
         launch, launch_type = got.offering, idx.types[ordered[0]].name
     return ClaimView(
         claim=claim,
-        names=[idx.types[i].name for i in ordered],
+        names=_names(idx, ordered),
         launch=launch,
         launch_type=launch_type,
         reqs=reqs,
