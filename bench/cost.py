@@ -76,17 +76,17 @@ def row(label: str, raw: list[dict[str, Any]], types: list[InstanceType]) -> dic
     start = time.perf_counter()
     doc = plan_cost(nodepools=[_pool()], cluster=ClusterState(pods=pods), catalog_for=lambda _np: types)
     secs = time.perf_counter() - start
-    s = doc["summary"]
+    s = doc.summary
     lb = bound(types, sched._demand(raw))
     out = {
         "workload": label,
         "pods": len(raw),
         "lpBound": lb,
-        "karpenter": s["karpenterHourlyCost"],
-        "cost": s["hourlyCost"],
-        "claimsCost": len(doc["nodeClaims"]),
+        "karpenter": s.karpenter_hourly_cost,
+        "cost": s.hourly_cost,
+        "claimsCost": len(doc.node_claims),
         "seconds": secs,
-        "scheduled": s["scheduled"],
+        "scheduled": s.scheduled,
     }
     print(
         f"{label:<28} {len(raw):>6} {lb:>10.2f} {out['karpenter']:>10.2f} {out['cost']:>10.2f} "
@@ -106,7 +106,7 @@ def _header() -> None:
 def capped_karpenter(raw: list[dict[str, Any]], types: list[InstanceType]) -> float:
     pods = tuple(Pod.model_validate(p) for p in raw)
     doc = plan(nodepools=[_pool([CAP_64])], cluster=ClusterState(pods=pods), catalog_for=lambda _np: types)
-    return float(doc["summary"]["hourlyCost"])
+    return doc.summary.hourly_cost
 
 
 # -- solver comparison ----------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from nodewright.catalog import dump_catalog, fake_instance_types
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling.plan import plan
+from nodewright.scheduling.plandoc import PlanDocument
 
 ZONE = "topology.kubernetes.io/zone"
 HOSTNAME = "kubernetes.io/hostname"
@@ -147,7 +148,7 @@ def generic_pods(count: int, seed: int = 42) -> list[dict[str, Any]]:
     return _Gen(seed).generic(count)
 
 
-def run_plan(raw_pods: list[dict[str, Any]], types: list[InstanceType]) -> tuple[dict[str, Any], float]:
+def run_plan(raw_pods: list[dict[str, Any]], types: list[InstanceType]) -> tuple[PlanDocument, float]:
     pods = tuple(Pod.model_validate(p) for p in raw_pods)
     nodepool = NodePool.model_validate(NODEPOOL)
     start = time.perf_counter()
@@ -269,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         doc, secs = run_plan(diverse_pods(n), types)
         per_pod[n] = secs / n * 1e6
         print(
-            f"{n:>7} {len(doc['nodeClaims']):>7} {len(doc['podErrors']):>6} {secs:>8.3f} "
+            f"{n:>7} {len(doc.node_claims):>7} {len(doc.pod_errors):>6} {secs:>8.3f} "
             f"{n / secs:>9.0f} {per_pod[n]:>8.1f} {_rss_mib():>8.0f}"
         )
     if 1000 in per_pod and max(per_pod) > 1000:
@@ -280,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         raw = generic_pods(n)
         doc, _ = run_plan(raw, types)
         bound = lp_lower_bound(types, _demand(raw))
-        cost = doc["summary"]["hourlyCost"]
+        cost = doc.summary.hourly_cost
         print(
             f"cost quality (generic group, {n} pods): plan {cost:.4f}/h, LP bound {bound:.4f}/h, ratio {cost / bound:.3f}"
         )

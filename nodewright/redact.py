@@ -26,7 +26,7 @@ import bisect
 import functools
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -84,11 +84,36 @@ def _any_of(*literals: str) -> Callable[[str], bool]:
     return lambda text: any(lit in text for lit in literals)
 
 
+_LOWER_CACHED: Final = 1 << 16
+_last_lower: list[tuple[str, str]] = []
+
+
+def _lower(text: str) -> str:
+    """``text.lower()``, computed once per large text (the prefilters of one scan share it)."""
+    if len(text) < _LOWER_CACHED:
+        return text.lower()
+    last = _last_lower[:1]
+    if last and last[0][0] is text:
+        return last[0][1]
+    low = text.lower()
+    _last_lower[:] = [(text, low)]
+    return low
+
+
 def _folded(lowered: str, fallback: str) -> Callable[[str], bool]:
     """A case-insensitive prefilter as a case-sensitive search of the lower-cased text (much faster
     than ``(?i)`` over megabytes); non-ASCII text, whose case folding is wider, keeps ``fallback``."""
     low, full = re.compile(lowered), re.compile(fallback)
-    return lambda text: (low.search(text.lower()) if text.isascii() else full.search(text)) is not None
+    return lambda text: (low.search(_lower(text)) if text.isascii() else full.search(text)) is not None
+
+
+def _any_folded(*literals: str) -> Callable[[str], bool]:
+    """A prefilter admitting any case of the ``literals`` (a wider gate than their exact case: the
+    full pattern decides) by substring tests of the lower-cased ASCII text; non-ASCII text tests the
+    literals as given."""
+    lowered = tuple(dict.fromkeys(lit.lower() for lit in literals))
+    exact = _any_of(*literals)
+    return lambda text: any(lit in _lower(text) for lit in lowered) if text.isascii() else exact(text)
 
 
 DETECTORS: Final[tuple[Detector, ...]] = (
@@ -146,7 +171,7 @@ DETECTORS: Final[tuple[Detector, ...]] = (
         rf"(?P<s>{B64_WRAPPED})",
         r"certificate|cluster-?ca|ClusterCA",
         credential=False,
-        quick=_any_of("certificate", "clusterca", "cluster-ca", "ClusterCA"),
+        quick=_any_folded("certificate", "clusterca", "cluster-ca", "ClusterCA"),
     ),
     # config keys holding a CA bundle; the value must look like one (not the word in a message)
     _d(
@@ -232,13 +257,14 @@ class _View:
 
 
 def _decode_view(
-    text: str, pattern: re.Pattern[str], decode: Callable[[re.Match[str]], str | None]
+    text: str, matches: Iterable[re.Match[str]], decode: Callable[[re.Match[str]], str | None]
 ) -> _View | None:
-    """``text`` with every match of ``pattern`` replaced by ``decode(match)`` (None: kept)."""
+    """``text`` with every one of ``matches`` (in order, disjoint) replaced by ``decode(match)``
+    (None: kept)."""
     decoded: list[str] = []
     pieces: list[tuple[int, int, int, bool]] = []
     pos = dpos = 0
-    for m in pattern.finditer(text):
+    for m in matches:
         value = decode(m)
         if not value:
             continue
@@ -275,6 +301,33 @@ _BASE64_RUN: Final = re.compile(
     r"(?:(?:\r?\n|\\n)[ \t]*[A-Za-z0-9+/]{4,}={0,2}(?=\r?\n|\\[nr]|$|[\s\"',}\]]))*"
     r"(?![A-Za-z0-9+/])"
 )
+
+
+_B64_BYTES: Final = bytes(
+    ord("a") if chr(i).isascii() and (chr(i).isalnum() or chr(i) in "+/") else ord(" ") for i in range(256)
+)
+_B64_MIN_RUN: Final = b"a" * 16
+
+
+def _base64_runs(text: str) -> Iterator[re.Match[str]]:
+    """``_BASE64_RUN.finditer(text)``, faster on large ASCII text: a match starts a run of 16 or
+    more base64 characters, so the regex is only tried from the start of each such run, found by a
+    substring search in a copy of the text where every base64 character is ``a``."""
+    if not text.isascii() or len(text) < 4096:
+        yield from _BASE64_RUN.finditer(text)
+        return
+    shape = text.encode("ascii").translate(_B64_BYTES)
+    pos = 0
+    while (hit := shape.find(_B64_MIN_RUN, pos)) >= 0:
+        start = hit
+        while start > pos and shape[start - 1] == 97:  # back to the run's first character
+            start -= 1
+        # no match starts between pos and the run (shorter runs only): search finds finditer's next
+        m = _BASE64_RUN.search(text, start)
+        if m is None:
+            return
+        yield m
+        pos = m.end()
 
 
 def _unescape(m: re.Match[str]) -> str | None:
@@ -315,10 +368,10 @@ def _encoded_spans(text: str, values: list[str], depth: int) -> list[tuple[int, 
     out: list[tuple[int, int]] = []
     views = []
     if "\\" in text:
-        views.append(_decode_view(text, _ESCAPE, _unescape))
+        views.append(_decode_view(text, _ESCAPE.finditer(text), _unescape))
     if "%" in text:
-        views.append(_decode_view(text, _PERCENT, _unpercent))
-    views.append(_decode_view(text, _BASE64_RUN, _unbase64))
+        views.append(_decode_view(text, _PERCENT.finditer(text), _unpercent))
+    views.append(_decode_view(text, _base64_runs(text), _unbase64))
     for view in views:
         if view is None:
             continue

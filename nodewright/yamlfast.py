@@ -17,7 +17,7 @@ import contextlib
 import math
 import re
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 _SIMPLE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/\-]*\Z")
 _MAX_KEY: Final = 128
@@ -76,7 +76,15 @@ def dump_block(data: Any, *, sort_keys: bool, resolves_to_str: Callable[[str], b
         return None
     out: list[str] = []
     seen: set[int] = set()
-    scalars: dict[str, str] = {}
+    scalars: dict[str, str] = {}  # str value -> its text (documents repeat their words)
+    keys: dict[str, str] = {}  # str key -> its text
+
+    def key_text(value: Any) -> str:
+        cached = keys.get(value) if type(value) is str else None
+        if cached is None:
+            cached = scalar(value, key=True)
+            keys[value] = cached
+        return cached
 
     def scalar(value: Any, *, key: bool = False) -> str:
         t = type(value)
@@ -119,7 +127,7 @@ def dump_block(data: Any, *, sort_keys: bool, resolves_to_str: Callable[[str], b
         """Lines of a non-empty mapping; the first line starts with ``first_prefix`` (``- `` in a list)."""
         prefix = first_prefix
         for k, v in items(value):
-            ks = scalar(k, key=True)
+            ks = key_text(k)
             tv = type(v)
             if tv is dict:
                 if v:
@@ -139,8 +147,32 @@ def dump_block(data: Any, *, sort_keys: bool, resolves_to_str: Callable[[str], b
                 out.append(f"{prefix}{ks}: {scalar(v)}\n")
             prefix = indent
 
+    def scalars_of(value: list[Any]) -> list[str] | None:
+        """The texts of a list of scalars (None when it holds a container)."""
+        if type(value[0]) in (dict, list):
+            return None
+        try:
+            cached = [scalars.get(v) for v in value]  # a container is unhashable: TypeError
+        except TypeError:
+            return None
+        if None not in cached:
+            return cast(list[str], cached)
+        texts: list[str] = []
+        for v, text in zip(value, cached, strict=True):
+            if text is None:
+                if type(v) in (dict, list):
+                    return None
+                text = scalar(v)
+            texts.append(text)
+        return texts
+
     def sequence(value: list[Any], indent: str) -> None:
         """Lines of a non-empty sequence whose dashes stand at ``indent``."""
+        texts = scalars_of(value)
+        if texts is not None:  # one line per item, joined at once
+            dash = indent + "- "
+            out.append(dash + ("\n" + dash).join(texts) + "\n")
+            return
         for v in value:
             tv = type(v)
             if tv is dict:

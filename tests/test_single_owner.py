@@ -21,6 +21,8 @@ from nodewright.api import amifamily
 from nodewright.api.ec2nodeclass import EC2NodeClass, MetadataOptions
 from nodewright.drift import nodeclass_hash
 from nodewright.scheduling.claimsfile import claims_document, dump_claims, load_claims
+from nodewright.scheduling.plandoc import PlanDocument, PlannedLaunch, PlannedNodeClaim
+from nodewright.scheduling.planrender import empty_summary
 from nodewright.stack import ami as stack_ami
 from nodewright.stack import build as stack_build
 from nodewright.userdata import nodeclass_options
@@ -140,17 +142,25 @@ def test_default_block_devices_agree_with_the_catalog_math() -> None:
 
 
 def test_claims_file_round_trips(tmp_path: Path) -> None:
-    plan_doc = {
-        "nodeClaims": [
-            {
-                "name": "default-abcde",
-                "nodePool": "default",
-                "nodeClass": "default",
-                "instanceTypes": ["m5.large"],
-                "launch": {"instanceType": "m5.large", "zone": "us-east-1a", "capacityType": "on-demand"},
-            }
-        ]
-    }
+    plan_doc = PlanDocument(
+        node_claims=(
+            PlannedNodeClaim(
+                name="default-abcde",
+                node_pool="default",
+                node_class="default",
+                instance_types=("m5.large",),
+                launch=PlannedLaunch(
+                    instance_type="m5.large", zone="us-east-1a", capacity_type="on-demand", price=0.096
+                ),
+                labels={},
+                requests={},
+                pods=(),
+            ),
+        ),
+        existing_nodes=(),
+        pod_errors={},
+        summary=empty_summary(0),
+    )
     doc = claims_document(plan_doc, catalog="aws:us-east-1", hashes={"default": "123"})
     path = tmp_path / "claims.yaml"
     path.write_text(dump_claims(doc))

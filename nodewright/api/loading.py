@@ -40,6 +40,7 @@ from nodewright.api.documents import Document, load_documents
 from nodewright.api.ec2nodeclass import EC2NodeClass
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.api.nodeoverlay import NodeOverlay
+from nodewright.api.pods import PodParts, build_pod
 from nodewright.api.workloads import CapacityBuffer
 from nodewright.crd import Release
 from nodewright.errors import Collector, InputError, InputErrors, Problem, clip, typo_hint
@@ -322,6 +323,7 @@ def objects_from_documents(
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], Document] = {}
     olds = base_index(base) if base is not None else None
+    pod_parts: PodParts = {}
     for doc in docs:
         out.documents.append(doc)
         kind = doc.kind
@@ -392,6 +394,8 @@ def objects_from_documents(
             )
             if obj is not None:
                 obj.set_bodies(doc.body, admitted.body)
+        elif model is Pod:
+            obj, shape_problems = build_pod(doc, pod_parts, lambda d: _build_lenient(d, Pod))
         else:
             obj, shape_problems = _build_lenient(doc, model)
         problems.extend(shape_problems)

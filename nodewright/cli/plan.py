@@ -7,6 +7,7 @@ print it (json/yaml/table/markdown) and optionally write the claims file
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -29,29 +30,29 @@ from nodewright.cluster import load_cluster
 from nodewright.costplan.oversize import advise
 from nodewright.costplan.strategy import DEFAULT_TIME_BUDGET, CostOptions, plan_cost
 from nodewright.crd import Release
-from nodewright.drift.nodepoolhash import nodepool_hash
 from nodewright.scheduling.claimsfile import STRATEGIES, claims_document, write_claims
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, PlanOptions, plan
+from nodewright.scheduling.plandoc import PlanDocument, PlanSummary
 from nodewright.scheduling.workloads import branch_inputs, parse_scale
 from nodewright.settings import KarpenterSettings
 from nodewright.tables import format_markdown_table, format_table
 from nodewright.userdata import pool_catalogs
 
 
-def _claim_rows(doc: dict[str, Any]) -> list[list[Any]]:
+def _claim_rows(doc: PlanDocument) -> list[list[Any]]:
     rows = []
-    for c in doc["nodeClaims"]:
-        launch = c.get("launch") or {}
+    for c in doc.node_claims:
+        launch = c.launch
         rows.append(
             [
-                c["name"],
-                c["nodePool"] + (" (static)" if c.get("static") else ""),
-                launch.get("instanceType", "-"),
-                launch.get("zone", "-"),
-                launch.get("capacityType", "-"),
-                f"{launch['price']:.4f}" if "price" in launch else "-",
-                len(c["instanceTypes"]),
-                len(c["pods"]),
+                c.name,
+                c.node_pool + (" (static)" if c.static else ""),
+                launch.instance_type if launch is not None else "-",
+                launch.zone if launch is not None else "-",
+                launch.capacity_type if launch is not None else "-",
+                f"{launch.price:.4f}" if launch is not None else "-",
+                len(c.instance_types),
+                len(c.pods),
             ]
         )
     return rows
@@ -63,86 +64,80 @@ BIG_PLAN_PODS = 2000
 _CLAIM_HEADERS = ["NODECLAIM", "NODEPOOL", "INSTANCE TYPE", "ZONE", "CAPACITY", "PRICE/H", "OPTIONS", "PODS"]
 
 
-def _versus(s: dict[str, Any]) -> str:
-    if "karpenterHourlyCost" not in s:
+def _versus(s: PlanSummary) -> str:
+    if s.karpenter_hourly_cost is None:
         return ""
-    return f" (strategy {s['strategy']}; karpenter strategy: {s['karpenterHourlyCost']:.4f})"
+    return f" (strategy {s.strategy}; karpenter strategy: {s.karpenter_hourly_cost:.4f})"
 
 
 _POOL_HEADERS = ["NODEPOOL", "NEW NODECLAIMS", "HOURLY", "MONTHLY"]
 
 
-def _pool_rows(s: dict[str, Any]) -> list[list[Any]]:
+def _pool_rows(s: PlanSummary) -> list[list[Any]]:
     return [
-        [name, p["newNodeClaims"], f"{p['hourlyCost']:.4f}", f"{p['monthlyCost']:,.2f}"]
-        for name, p in (s.get("byNodePool") or {}).items()
+        [name, p.new_node_claims, f"{p.hourly_cost:.4f}", f"{p.monthly_cost:,.2f}"]
+        for name, p in s.by_node_pool.items()
     ]
 
 
-def _monthly(s: dict[str, Any]) -> str:
-    return f"monthly cost: {s['monthlyCost']:,.2f} ({HOURS_PER_MONTH} h)" if "monthlyCost" in s else ""
+def _monthly(s: PlanSummary) -> str:
+    return f"monthly cost: {s.monthly_cost:,.2f} ({HOURS_PER_MONTH} h)"
 
 
-def _render_table(doc: dict[str, Any]) -> str:
-    s = doc["summary"]
-    out = [format_table(_CLAIM_HEADERS, _claim_rows(doc)) if doc["nodeClaims"] else "No new NodeClaims."]
-    if doc["existingNodes"]:
-        out += [
-            "",
-            format_table(
-                ["EXISTING NODE", "PODS"], [[n["name"], len(n["pods"])] for n in doc["existingNodes"]]
-            ),
-        ]
-    if doc["podErrors"]:
-        out += ["", format_table(["UNSCHEDULABLE POD", "REASON"], list(doc["podErrors"].items()))]
+def _existing_rows(doc: PlanDocument) -> list[list[Any]]:
+    return [[n.name, len(n.pods)] for n in doc.existing_nodes]
+
+
+def _render_table(doc: PlanDocument) -> str:
+    s = doc.summary
+    out = [format_table(_CLAIM_HEADERS, _claim_rows(doc)) if doc.node_claims else "No new NodeClaims."]
+    if doc.existing_nodes:
+        out += ["", format_table(["EXISTING NODE", "PODS"], _existing_rows(doc))]
+    if doc.pod_errors:
+        out += ["", format_table(["UNSCHEDULABLE POD", "REASON"], list(doc.pod_errors.items()))]
     out += _extra_lines(doc)
     out += [
         "",
-        f"pending pods: {s['pendingPods']}, scheduled: {s['scheduled']}, new NodeClaims: {s['newNodeClaims']}, "
-        f"hourly cost: {s['hourlyCost']:.4f}" + _versus(s),
+        f"pending pods: {s.pending_pods}, scheduled: {s.scheduled}, new NodeClaims: {s.new_node_claims}, "
+        f"hourly cost: {s.hourly_cost:.4f}" + _versus(s),
     ]
-    if s.get("byNodePool"):
+    if s.by_node_pool:
         out += [_monthly(s), "", format_table(_POOL_HEADERS, _pool_rows(s))]
     return "\n".join(out)
 
 
-def _extra_lines(doc: dict[str, Any]) -> list[str]:
+def _extra_lines(doc: PlanDocument) -> list[str]:
     """Static scale-down, NodePools left out and notes, one line each."""
     out: list[str] = []
-    summary = doc["summary"]
-    if summary.get("workloadPods") or summary.get("bufferPods"):
+    summary = doc.summary
+    if summary.workload_pods or summary.buffer_pods:
         out.append(
-            f"pods added to the round: {summary.get('workloadPods', 0)} from workloads (their controllers "
-            f"would create them), {summary.get('bufferPods', 0)} CapacityBuffer virtual pods"
+            f"pods added to the round: {summary.workload_pods or 0} from workloads (their controllers "
+            f"would create them), {summary.buffer_pods or 0} CapacityBuffer virtual pods"
         )
-    for d in doc.get("staticScaleDown", []):
-        out.append(f"static NodePool {d['nodePool']} deletes: {', '.join(d['nodeClaims'])}")
-    for s in doc.get("skippedNodePools", []):
-        out.append(f"NodePool {s['name']} left out: {s['why']}")
-    out += [f"note: {n}" for n in doc.get("notes", [])]
+    for d in doc.static_scale_down:
+        out.append(f"static NodePool {d.node_pool} deletes: {', '.join(d.node_claims)}")
+    for sk in doc.skipped_node_pools:
+        out.append(f"NodePool {sk.name} left out: {sk.why}")
+    out += [f"note: {n}" for n in doc.all_notes]
     return ["", *out] if out else []
 
 
-def _render_markdown(doc: dict[str, Any]) -> str:
-    s = doc["summary"]
+def _render_markdown(doc: PlanDocument) -> str:
+    s = doc.summary
     out = ["### nodewright plan", ""]
     out.append(
-        f"**{s['newNodeClaims']}** new NodeClaim(s), **{s['scheduled']}/{s['pendingPods']}** pending pods "
-        f"scheduled, hourly cost **{s['hourlyCost']:.4f}**" + _versus(s)
+        f"**{s.new_node_claims}** new NodeClaim(s), **{s.scheduled}/{s.pending_pods}** pending pods "
+        f"scheduled, hourly cost **{s.hourly_cost:.4f}**" + _versus(s)
     )
-    if s.get("byNodePool"):
+    if s.by_node_pool:
         out += ["", _monthly(s), "", format_markdown_table(_POOL_HEADERS, _pool_rows(s))]
-    if doc["nodeClaims"]:
+    if doc.node_claims:
         out += ["", format_markdown_table(_CLAIM_HEADERS, _claim_rows(doc))]
-    if doc["existingNodes"]:
-        out += [
-            "",
-            format_markdown_table(
-                ["Existing node", "Pods"], [[n["name"], len(n["pods"])] for n in doc["existingNodes"]]
-            ),
-        ]
-    if doc["podErrors"]:
-        out += ["", format_markdown_table(["Unschedulable pod", "Reason"], list(doc["podErrors"].items()))]
+    if doc.existing_nodes:
+        out += ["", format_markdown_table(["Existing node", "Pods"], _existing_rows(doc))]
+    if doc.pod_errors:
+        out += ["", format_markdown_table(["Unschedulable pod", "Reason"], list(doc.pod_errors.items()))]
     out += [f"> {line}" if line else "" for line in _extra_lines(doc)]
     return "\n".join(out)
 
@@ -268,9 +263,11 @@ def command(
             nodepools=objs.nodepools, cluster=cluster, catalog_for=catalog_for, options=options, doc=doc
         ):
             click.echo(f"warning: {line}", err=True)
-    doc["karpenter"] = {"version": release.version, **settings.as_dict()}
+    doc = replace(doc, karpenter={"version": release.version, **settings.as_dict()})
     if write_path:
+        from nodewright.drift.nodepoolhash import nodepool_hash  # only here: ~0.05 s of imports
+
         # the hash an in-cluster Karpenter stamps (CRD defaults applied), as the stack plan does
         hashes = {np.name: nodepool_hash(np, crd_defaults=True) for np in objs.nodepools}
         write_claims(write_path, claims_document(doc, catalog=catalog_spec, hashes=hashes, strategy=strategy))
-    emit(doc, output, table=lambda: _render_table(doc), markdown=lambda: _render_markdown(doc))
+    emit(doc.as_dict(), output, table=lambda: _render_table(doc), markdown=lambda: _render_markdown(doc))

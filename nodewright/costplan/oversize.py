@@ -15,9 +15,9 @@ Boundary: catalog and NodePool models only; no planning here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirements
 from nodewright.api.karpenter import NodePool
@@ -27,6 +27,7 @@ from nodewright.cluster.state import ClusterState
 from nodewright.labels import INSTANCE_CPU
 from nodewright.scheduling.nodeclaim import template_requirements
 from nodewright.scheduling.plan import CatalogFor, PlanOptions, plan
+from nodewright.scheduling.plandoc import PlanDocument, PlannedNodeClaim
 
 DEFAULT_RATIO: Final = 2.0
 BEST_PERCENTILE: Final = 0.1
@@ -154,16 +155,13 @@ def capped(nodepool: NodePool, cap: int) -> NodePool:
     return NodePool.model_validate(body)
 
 
-def launched(doc_claims: Sequence[Mapping[str, Any]], advice: Oversized) -> list[str]:
+def launched(doc_claims: Sequence[PlannedNodeClaim], advice: Oversized) -> list[str]:
     """The oversized types ``plan``'s NodeClaims of the advice's pool actually launch."""
     names = {t.name for t in advice.types}
     out: set[str] = set()
     for c in doc_claims:
-        launch = c.get("launch")
-        if c.get("nodePool") == advice.nodepool and isinstance(launch, dict):
-            it = launch.get("instanceType")
-            if isinstance(it, str) and it in names:
-                out.add(it)
+        if c.node_pool == advice.nodepool and c.launch is not None and c.launch.instance_type in names:
+            out.add(c.launch.instance_type)
     return sorted(out)
 
 
@@ -176,28 +174,28 @@ def advise(
     cluster: ClusterState,
     catalog_for: CatalogFor,
     options: PlanOptions,
-    doc: Mapping[str, Any],
+    doc: PlanDocument,
     ratio: float = DEFAULT_RATIO,
 ) -> list[str]:
     """``plan`` warnings: per NodePool whose NodeClaims launch an oversized type, the suggested
     cap and the saving measured by planning this cluster again with it (the cheaper of the
     largest efficient size and 64 vCPU); nothing when no cap saves money."""
     out: list[str] = []
-    cost = float(doc["summary"]["hourlyCost"])
+    cost = doc.summary.hourly_cost
     for np in nodepools:
         advice = oversized(np, catalog_for(np), ratio=ratio)
         if advice is None:
             continue
-        hit = launched(doc["nodeClaims"], advice)
+        hit = launched(doc.node_claims, advice)
         if not hit:
             continue
         best: tuple[float, int] | None = None
         for cap in sorted({advice.cap, *([_COMMON_CAP] if advice.cap > _COMMON_CAP else [])}):
             pools = [capped(p, cap) if p.name == np.name else p for p in nodepools]
             again = plan(nodepools=pools, cluster=cluster, catalog_for=catalog_for, options=options)
-            if again["summary"]["scheduled"] < doc["summary"]["scheduled"]:
+            if again.summary.scheduled < doc.summary.scheduled:
                 continue
-            got = float(again["summary"]["hourlyCost"])
+            got = again.summary.hourly_cost
             if best is None or got < best[0] - 1e-9:
                 best = (got, cap)
         if best is None or best[0] >= cost - 1e-9:

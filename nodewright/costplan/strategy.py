@@ -15,8 +15,8 @@ One round, two solves over the same prepared inputs (:func:`~nodewright.scheduli
 A class whose bins cost no less than its share of Karpenter's NodeClaims (each pod's share of its
 claim's price, by its share of the claim's requests) keeps Karpenter's NodeClaims. The cost plan
 is the guided result when it schedules every pod the karpenter result schedules and costs less;
-otherwise the karpenter result is returned unchanged. Either way ``summary`` gains
-``strategy`` and ``karpenterHourlyCost``. ``time_budget`` bounds the optimisation (past it,
+otherwise the karpenter result is returned unchanged. Either way the summary gains
+``strategy`` and ``karpenter_hourly_cost``. ``time_budget`` bounds the optimisation (past it,
 column generation stops or is skipped and the greedy's bins stand); the result is deterministic
 for a given input as long as the budget is not reached (typical inputs need a few seconds).
 """
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Final
+from dataclasses import dataclass, replace
+from typing import Final
 
 from nodewright.api.karpenter import NodePool
 from nodewright.cluster.state import ClusterState
@@ -36,6 +36,7 @@ from nodewright.costplan.packing import Bin, BinType, PoolLimits, Shape, lower_b
 from nodewright.scheduling.instancetypes import iter_bits
 from nodewright.scheduling.nodeclaim import Template
 from nodewright.scheduling.plan import CatalogFor, PlanOptions, Round, prepare_round
+from nodewright.scheduling.plandoc import PlanDocument
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.scheduler import NODES, SolveResult
 from nodewright.scheduling.workloads import Input, Scale
@@ -107,10 +108,10 @@ def _mask_for(bt: BinType, types: Sequence[BinType], limited: bool) -> int:
     return mask
 
 
-def attributed_costs(result: SolveResult, doc: dict[str, Any]) -> dict[int, float]:
+def attributed_costs(result: SolveResult, doc: PlanDocument) -> dict[int, float]:
     """Per pod (``id`` of its PodData): its share of the launch price of Karpenter's NodeClaim,
     the mean of its shares of the claim's requested resources."""
-    price = {c["pods"][0]: c["launch"]["price"] for c in doc["nodeClaims"] if c.get("launch")}
+    price = {c.pods[0]: c.launch.price for c in doc.node_claims if c.launch is not None}
     out: dict[int, float] = {}
     for claim in result.new_claims:
         p = price.get(claim.pods[0].key) if claim.pods else None
@@ -202,8 +203,8 @@ def plan_cost(
     cost: CostOptions = CostOptions(),
     workloads: Sequence[Input] = (),
     scales: Sequence[Scale] = (),
-) -> dict[str, Any]:
-    """The ``plan -o json`` document of the cost strategy (see the module docstring); ``workloads``
+) -> PlanDocument:
+    """The plan document of the cost strategy (see the module docstring); ``workloads``
     and ``scales`` as for :func:`~nodewright.scheduling.plan.plan`."""
     rnd = prepare_round(
         nodepools=nodepools,
@@ -217,7 +218,7 @@ def plan_cost(
     assert isinstance(recorder, RecordingScheduler)
     k_result = recorder.solve(rnd.datas)
     k_doc = rnd.render(k_result)
-    k_cost = k_doc["summary"]["hourlyCost"]
+    k_cost = k_doc.summary.hourly_cost
     where = {id(p): claim for claim in k_result.new_claims for p in claim.pods}
     placed = {id(p) for p, _ in recorder.log}
     unplaced = [d for d in rnd.datas if id(d) not in placed]
@@ -232,9 +233,7 @@ def plan_cost(
     doc = k_doc
     if planned:
         g_doc = rnd.render(guided.solve_guided(recorder.log, where, planned, unplaced))
-        k_failed = set(k_doc["podErrors"])
-        if set(g_doc["podErrors"]) <= k_failed and g_doc["summary"]["hourlyCost"] < k_cost:
+        k_failed = set(k_doc.pod_errors)
+        if set(g_doc.pod_errors) <= k_failed and g_doc.summary.hourly_cost < k_cost:
             doc = g_doc
-    doc["summary"]["strategy"] = "cost"
-    doc["summary"]["karpenterHourlyCost"] = k_cost
-    return doc
+    return replace(doc, summary=replace(doc.summary, strategy="cost", karpenter_hourly_cost=k_cost))

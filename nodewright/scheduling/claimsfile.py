@@ -18,6 +18,7 @@ from typing import Any, Final
 from nodewright import atomicfile, reader
 from nodewright.api.documents import load_documents
 from nodewright.errors import Collector, InputError
+from nodewright.scheduling.plandoc import NodeClaimDict, PlanDocument
 
 CLAIMS_API_VERSION: Final = "nodewright.dev/v1alpha1"
 CLAIMS_KIND: Final = "NodeClaimPlan"
@@ -29,15 +30,15 @@ STRATEGIES: Final = ("karpenter", "cost")  # ``plan --strategy``; absent from a 
 
 
 def claims_document(
-    plan_doc: Mapping[str, Any], *, catalog: str, hashes: Mapping[str, str], strategy: str = "karpenter"
+    plan_doc: PlanDocument, *, catalog: str, hashes: Mapping[str, str], strategy: str = "karpenter"
 ) -> dict[str, Any]:
     """The claims file of a ``plan`` document: its NodeClaims, each with its pool's hash if known,
     and the strategy that planned them (``metadata.strategy``)."""
-    claims = []
-    for c in plan_doc["nodeClaims"]:
-        item = dict(c)
-        if c["nodePool"] in hashes:
-            item["nodePoolHash"] = hashes[c["nodePool"]]
+    claims: list[NodeClaimDict] = []
+    for c in plan_doc.node_claims:
+        item = c.as_dict()
+        if c.node_pool in hashes:
+            item["nodePoolHash"] = hashes[c.node_pool]
         claims.append(item)
     return {
         "apiVersion": CLAIMS_API_VERSION,

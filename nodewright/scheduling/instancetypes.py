@@ -274,7 +274,9 @@ class TypeIndex:
                 key=lambda i: (self.launch(i, reqs, table, exclude).price, self.types[i].name),
             )
             self._price_order[memo_key] = order
-        return [i for i in order if (mask >> i) & 1]
+        bits = bin(mask)[:1:-1]  # bits[i] is bit i: a string test beats shifting a wide mask
+        n = len(bits)
+        return [i for i in order if i < n and bits[i] == "1"]
 
 
 # -- minValues -------------------------------------------------------------------------------------

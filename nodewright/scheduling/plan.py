@@ -3,23 +3,23 @@
 Selects the pending pods (``IsProvisionable``) and the reschedulable pods of deleting nodes,
 validates them (Karpenter's texts), orders and filters the NodePools (managed, not static, Ready,
 not deleting; weight descending then name descending), builds topology and runs the
-:class:`~.scheduler.Scheduler`. The result is the ``nodewright plan -o json`` document
-(``docs/cli.md``): NodeClaims with instance types cheapest first (truncated to
-``max_instance_types``), launch choice, labels, requests and pods; existing nodes that receive
-pods; per-pod errors; a summary. Deterministic byte for byte.
+:class:`~.scheduler.Scheduler`. The result is a typed :class:`~.plandoc.PlanDocument` (rendered by
+:mod:`.planrender`; its ``as_dict()`` is the ``nodewright plan -o json`` document, ``docs/cli.md``):
+NodeClaims with instance types cheapest first (truncated to ``max_instance_types``), launch choice,
+labels, requests and pods; existing nodes that receive pods; per-pod errors; a summary.
+Deterministic byte for byte.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from nodewright import labels
-from nodewright.algebra.requirements import RequirementError, Requirements
-from nodewright.algebra.resources import ResourceList, format_resource_list, requests_for_pod
+from nodewright.algebra.requirements import RequirementError
+from nodewright.algebra.resources import ResourceList, requests_for_pod
 from nodewright.api.core import (
     Affinity,
     Container,
@@ -31,16 +31,16 @@ from nodewright.api.core import (
     ResourceRequirements,
 )
 from nodewright.api.karpenter import NodePool
-from nodewright.catalog.model import InstanceType, Offering
-from nodewright.catalog.prices import HOURS_PER_MONTH
+from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
-from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, satisfies_min_values
-from nodewright.scheduling.nodeclaim import InflightClaim
+from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex
+from nodewright.scheduling.plandoc import PlanDocument
+from nodewright.scheduling.planrender import FAILED, empty_summary, render_document
 from nodewright.scheduling.poddata import PodData
-from nodewright.scheduling.reservations import LaunchLedger, consume_reservations
-from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler, SchedulerOptions, SolveResult
+from nodewright.scheduling.reservations import consume_reservations
+from nodewright.scheduling.scheduler import Scheduler, SchedulerOptions, SolveResult
 from nodewright.scheduling.topology import Topology
 from nodewright.scheduling.topologydomains import DomainSource, DomainUniverse
 from nodewright.scheduling.validation import managed_label_does_not_exist, validate_pod
@@ -51,10 +51,7 @@ from nodewright.settings import FeatureGates, KarpenterSettings
 log = logging.getLogger("nodewright")
 
 MAX_INSTANCE_TYPES: Final = 600
-FAILED: Final = "Failed to schedule pod, "
 NO_DYNAMIC_NODEPOOLS: Final = "no dynamic nodepools found"
-_NAME_ALPHABET: Final = "bcdfghjklmnpqrstvwxz2456789"
-_OUTPUT_LABEL_SKIP: Final = frozenset({labels.NODE_REGISTERED, labels.NODE_INITIALIZED, labels.HOSTNAME})
 
 CatalogFor = Callable[[NodePool], Sequence[InstanceType]]
 
@@ -135,83 +132,6 @@ def daemonset_pods(cluster: ClusterState) -> list[Pod]:
         )
         out.append(pod)
     return out
-
-
-def _claim_name(pool: str, seed: str, taken: set[str]) -> str:
-    n = 0
-    while True:
-        digest = hashlib.sha256(f"{pool}\x00{seed}\x00{n}".encode()).digest()
-        suffix = "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:5])
-        name = f"{pool}-{suffix}"
-        if name not in taken:
-            taken.add(name)
-            return name
-        n += 1
-
-
-def _round_price(p: float) -> float:
-    return round(p, 4)
-
-
-@dataclass(kw_only=True)
-class _ClaimView:
-    claim: InflightClaim
-    names: list[str]
-    launch: Offering | None
-    launch_type: str
-    reqs: Requirements
-
-
-def _truncate(
-    claim: InflightClaim, max_types: int, policy: str, exclude: frozenset[str]
-) -> tuple[list[int], str | None]:
-    idx = claim.template.types
-    ordered = idx.order_by_price(claim.options, claim.requirements, exclude)[:max_types]
-    if claim.requirements.has_min_values() and policy != BEST_EFFORT:
-        _, _, err = satisfies_min_values(claim.requirements, [idx.types[i] for i in ordered])
-        if err is not None:
-            return ordered, err
-    return ordered, None
-
-
-def _view(claim: InflightClaim, ordered: list[int], exclude: frozenset[str]) -> _ClaimView:
-    idx = claim.template.types
-    reqs = claim.requirements
-    launch: Offering | None = None
-    launch_type = ""
-    if ordered:
-        # ordered is cheapest-offering first, so the first type holds the launch (ties: list order)
-        got = idx.launch(ordered[0], reqs, idx.launches(reqs, exclude), exclude)
-        launch, launch_type = got.offering, idx.types[ordered[0]].name
-    return _ClaimView(
-        claim=claim,
-        names=[idx.types[i].name for i in ordered],
-        launch=launch,
-        launch_type=launch_type,
-        reqs=reqs,
-    )
-
-
-def _labels(view: _ClaimView) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for key, value in view.reqs.labels(include_restricted=True).items():
-        if key not in _OUTPUT_LABEL_SKIP:
-            out[key] = value
-    if view.launch is not None:
-        # a requirement the launch type narrows to one value is a label the node will carry
-        it = next(t for t in view.claim.template.types.types if t.name == view.launch_type)
-        for r in view.reqs.values():
-            if r.key in out or r.key in _OUTPUT_LABEL_SKIP or not it.requirements.has(r.key):
-                continue
-            narrowed = r.intersection(it.requirements.get(r.key))
-            if not narrowed.complement and len(narrowed.values) == 1:
-                out[r.key] = next(iter(narrowed.values))
-        out[labels.INSTANCE_TYPE] = view.launch_type
-        out[labels.ZONE] = view.launch.zone
-        out[labels.CAPACITY_TYPE] = view.launch.capacity_type
-        if view.launch.reservation_id:
-            out[labels.CAPACITY_RESERVATION_ID] = view.launch.reservation_id
-    return dict(sorted(out.items()))
 
 
 def _requests(pod: Pod, memo: dict[tuple[object, ...], ResourceList]) -> ResourceList:
@@ -318,21 +238,27 @@ class Round:
             type_cache=self.type_cache,
         )
 
-    def render(self, result: SolveResult) -> dict[str, Any]:
+    def render(self, result: SolveResult) -> PlanDocument:
         return self.annotate(
-            _render_document(result, errors=self.errors, pending=self.pending, options=self.options)
+            render_document(result, errors=self.errors, pending=self.pending, options=self.options)
         )
 
-    def annotate(self, doc: dict[str, Any]) -> dict[str, Any]:
+    def annotate(self, doc: PlanDocument) -> PlanDocument:
         """Mark the pods this round added (workloads' and buffers') and their notes."""
         sources = {**self.generated.sources, **self.buffers.sources}
         if sources:
-            doc["generatedPods"] = dict(sorted(sources.items()))
-            doc["summary"]["workloadPods"] = len(self.generated.sources)
-            doc["summary"]["bufferPods"] = len(self.buffers.sources)
-        notes = [*self.generated.notes, *self.buffers.notes]
+            doc = replace(
+                doc,
+                generated_pods=dict(sorted(sources.items())),
+                summary=replace(
+                    doc.summary,
+                    workload_pods=len(self.generated.sources),
+                    buffer_pods=len(self.buffers.sources),
+                ),
+            )
+        notes = (*self.generated.notes, *self.buffers.notes)
         if notes:
-            doc.setdefault("notes", []).extend(notes)
+            doc = replace(doc, round_notes=(*doc.round_notes, *notes))
         return doc
 
 
@@ -446,8 +372,8 @@ def plan(
     options: PlanOptions = PlanOptions(),
     workloads: Sequence[Input] = (),
     scales: Sequence[Scale] = (),
-) -> dict[str, Any]:
-    """Simulate one provisioning round; returns the ``plan -o json`` document.
+) -> PlanDocument:
+    """Simulate one provisioning round; returns the plan document (``as_dict()``: ``plan -o json``).
 
     ``workloads``: Deployments, ReplicaSets, StatefulSets, Jobs, PodTemplates and CapacityBuffers of
     the branch (``-f``); they replace the cluster's of the same name, and the pods they would create
@@ -464,20 +390,14 @@ def plan(
     if not rnd.pools and rnd.datas:
         # provisioner.go Schedule: ErrNodePoolsNotFound marks every pod, existing nodes included
         errors = {**rnd.errors, **{d.pod.key: NO_DYNAMIC_NODEPOOLS for d in rnd.datas}}
-        doc: dict[str, Any] = {
-            "nodeClaims": [],
-            "existingNodes": [],
-            "podErrors": dict(sorted(errors.items())),
-            "summary": {
-                "pendingPods": rnd.pending,
-                "scheduled": 0,
-                "newNodeClaims": 0,
-                "hourlyCost": 0.0,
-                "monthlyCost": 0.0,
-                "byNodePool": {},
-            },
-        }
-        rnd.annotate(doc)
+        doc = rnd.annotate(
+            PlanDocument(
+                node_claims=(),
+                existing_nodes=(),
+                pod_errors=dict(sorted(errors.items())),
+                summary=empty_summary(rnd.pending),
+            )
+        )
     else:
         doc = rnd.render(rnd.scheduler().solve(rnd.datas))
     from nodewright.scheduling.staticplan import add_round_extras  # renders with this module's helpers
@@ -485,109 +405,3 @@ def plan(
     return add_round_extras(
         doc, nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options
     )
-
-
-def _claim_item(view: _ClaimView, name: str) -> dict[str, Any]:
-    """One NodeClaim of the plan document."""
-    claim = view.claim
-    launch: dict[str, Any] | None = None
-    if view.launch is not None:
-        launch = {
-            "instanceType": view.launch_type,
-            "zone": view.launch.zone,
-            "capacityType": view.launch.capacity_type,
-            "price": _round_price(view.launch.price),
-        }
-    ref = claim.template.nodepool.spec.template.spec.node_class_ref
-    item: dict[str, Any] = {
-        "name": name,
-        "nodePool": claim.template.name,
-        "nodeClass": ref.name,
-        "instanceTypes": view.names,
-        "launch": launch,
-        "labels": _labels(view),
-        "requests": format_resource_list(claim.requests),
-        "pods": [p.key for p in claim.pods],
-    }
-    taints = [t.to_k8s() for t in claim.template.taints]
-    if taints:
-        item["taints"] = taints
-    if claim.min_values_relaxed is not None:
-        item["minValuesRelaxed"] = claim.min_values_relaxed
-    return item
-
-
-def _launch_views(result: SolveResult, options: PlanOptions) -> dict[int, _ClaimView | str]:
-    """Per claim index: its truncated, priced view, or the minValues error of the truncation.
-
-    Launches are accounted against reservation capacity (:class:`LaunchLedger`): claims holding
-    reservations first, then the others in creation order, which cannot take a reserved offering
-    whose reservation is used up (with fallback enabled they launch on-demand or spot instead).
-    """
-    ledger = LaunchLedger(it for t in result.templates for it in t.types.types)
-    out: dict[int, _ClaimView | str] = {}
-    for claim in sorted(result.new_claims, key=lambda c: not c.reserved):
-        exclude = frozenset() if claim.reserved else ledger.exhausted()
-        ordered, trunc_err = _truncate(claim, options.max_instance_types, options.min_values_policy, exclude)
-        if trunc_err is not None:
-            out[claim.index] = trunc_err
-            continue
-        view = out[claim.index] = _view(claim, ordered, exclude)
-        ledger.launch(view.launch)
-    return out
-
-
-def _render_document(
-    result: SolveResult, *, errors: Mapping[str, str], pending: int, options: PlanOptions
-) -> dict[str, Any]:
-    pod_errors = dict(errors)
-    for key, err in result.errors.items():
-        pod_errors[key] = FAILED + err
-    claims_out: list[dict[str, Any]] = []
-    taken: set[str] = set()
-    cost = 0.0
-    by_pool: dict[str, list[float]] = {}  # pool -> [NodeClaims, hourly cost]
-    scheduled = 0
-    views = _launch_views(result, options)
-    for claim in result.new_claims:
-        got = views[claim.index]
-        if isinstance(got, str):
-            for pod in claim.pods:
-                pod_errors[pod.key] = (
-                    FAILED + "pod didn’t schedule because NodePool couldn’t meet minValues requirements, "
-                    f"{got} (NodePool={claim.template.name})"
-                )
-            continue
-        view = got
-        if view.launch is not None:
-            cost += view.launch.price
-        tally = by_pool.setdefault(claim.template.name, [0, 0.0])
-        tally[0] += 1
-        tally[1] += view.launch.price if view.launch is not None else 0.0
-        claims_out.append(_claim_item(view, _claim_name(claim.template.name, claim.pods[0].key, taken)))
-        scheduled += len(claim.pods)
-    existing_out = []
-    for node in result.existing:
-        if node.pods:
-            existing_out.append({"name": node.name, "pods": [p.key for p in node.pods]})
-            scheduled += len(node.pods)
-    return {
-        "nodeClaims": claims_out,
-        "existingNodes": existing_out,
-        "podErrors": dict(sorted(pod_errors.items())),
-        "summary": {
-            "pendingPods": pending,
-            "scheduled": scheduled,
-            "newNodeClaims": len(claims_out),
-            "hourlyCost": _round_price(cost),
-            "monthlyCost": round(cost * HOURS_PER_MONTH, 2),
-            "byNodePool": {
-                pool: {
-                    "newNodeClaims": int(n),
-                    "hourlyCost": _round_price(c),
-                    "monthlyCost": round(c * HOURS_PER_MONTH, 2),
-                }
-                for pool, (n, c) in sorted(by_pool.items())
-            },
-        },
-    }

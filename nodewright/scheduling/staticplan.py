@@ -14,25 +14,30 @@ Boundary: counting is :mod:`nodewright.scheduling.staticcapacity`'s; this module
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from nodewright import labels
 from nodewright.api.core import Pod
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
-from nodewright.catalog.prices import HOURS_PER_MONTH
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex
 from nodewright.scheduling.nodeclaim import InflightClaim, Template, hostname_for, template_requirements
-from nodewright.scheduling.plan import (
-    CatalogFor,
-    PlanOptions,
-    _claim_item,
-    _claim_name,
-    _round_price,
-    _truncate,
-    _view,
+from nodewright.scheduling.plan import CatalogFor, PlanOptions
+from nodewright.scheduling.plandoc import (
+    PlanDocument,
+    PlannedNodeClaim,
+    PoolCost,
+    SkippedNodePool,
+    StaticScaleDown,
+)
+from nodewright.scheduling.planrender import (
+    claim_name,
+    claim_view,
+    monthly,
+    planned_claim,
+    round_price,
+    truncate,
 )
 from nodewright.scheduling.staticcapacity import (
     node_limit,
@@ -88,7 +93,7 @@ def static_round(nodepools: Sequence[NodePool], cluster: ClusterState) -> Static
     return out
 
 
-ClaimRenderer = Callable[[InflightClaim], dict[str, Any] | str]
+ClaimRenderer = Callable[[InflightClaim], PlannedNodeClaim | str]
 
 
 def static_claims(
@@ -96,10 +101,10 @@ def static_claims(
     nodepools: Sequence[NodePool],
     types_for: Callable[[NodePool], Sequence[InstanceType]],
     render_claim: ClaimRenderer,
-) -> tuple[list[dict[str, Any]], list[str]]:
+) -> tuple[list[PlannedNodeClaim], list[str]]:
     """The plan items of the launched static NodeClaims (``render_claim`` renders one as ``plan``
     renders a dynamic one, or returns why it cannot launch), and notes."""
-    items: list[dict[str, Any]] = []
+    items: list[PlannedNodeClaim] = []
     notes: list[str] = []
     by_name = {np.name: np for np in nodepools}
     hostnames = 0
@@ -126,65 +131,77 @@ def static_claims(
             if isinstance(got, str):
                 notes.append(f"NodePool {name}: {got}")
                 continue
-            items.append({**got, "static": True})
+            items.append(got)
     return items, notes
 
 
 def add_round_extras(
-    doc: dict[str, Any],
+    doc: PlanDocument,
     *,
     nodepools: Sequence[NodePool],
     cluster: ClusterState,
     catalog_for: CatalogFor,
     options: PlanOptions,
-) -> dict[str, Any]:
+) -> PlanDocument:
     """The plan document plus what is not the provisioner's Solve: NodePools this Karpenter leaves
-    alone (``skippedNodePools``) and, with StaticCapacity, the static controllers' round."""
+    alone (``skipped_node_pools``) and, with StaticCapacity, the static controllers' round."""
     skipped = [
-        {"name": np.name, "why": why} for np in nodepools if (why := np.unmanaged_reason()) is not None
+        SkippedNodePool(name=np.name, why=why)
+        for np in nodepools
+        if (why := np.unmanaged_reason()) is not None
     ]
     if skipped:
-        doc["skippedNodePools"] = sorted(skipped, key=lambda s: s["name"])
+        doc = replace(doc, skipped_node_pools=tuple(sorted(skipped, key=lambda s: s.name)))
     if not options.feature_gates.static_capacity:
         if any(np.is_static() for np in nodepools):
-            doc.setdefault("notes", []).append(
-                "static NodePools (spec.replicas) are not planned: feature gate StaticCapacity is off "
-                "(--feature-gates StaticCapacity=true)"
+            doc = replace(
+                doc,
+                notes=(
+                    *doc.notes,
+                    "static NodePools (spec.replicas) are not planned: feature gate StaticCapacity is off "
+                    "(--feature-gates StaticCapacity=true)",
+                ),
             )
         return doc
     rnd = static_round(nodepools, cluster)
-    taken = {c["name"] for c in doc["nodeClaims"]}
+    taken = {c.name for c in doc.node_claims}
 
-    def render_claim(claim: InflightClaim) -> dict[str, Any] | str:
-        ordered, err = _truncate(claim, options.max_instance_types, options.min_values_policy, frozenset())
+    def render_claim(claim: InflightClaim) -> PlannedNodeClaim | str:
+        ordered, err = truncate(claim, options.max_instance_types, options.min_values_policy, frozenset())
         if err is not None:
             return err
-        view = _view(claim, ordered, frozenset())
-        return _claim_item(view, _claim_name(claim.template.name, f"static-{claim.index}", taken))
+        view = claim_view(claim, ordered, frozenset())
+        return planned_claim(
+            view, claim_name(claim.template.name, f"static-{claim.index}", taken), static=True
+        )
 
     items, notes = static_claims(rnd, nodepools, catalog_for, render_claim)
-    doc["nodeClaims"].extend(items)
-    summary = doc["summary"]
-    summary["newNodeClaims"] += len(items)
-    summary["staticNodeClaims"] = len(items)
-    added = sum(i["launch"]["price"] for i in items if i.get("launch"))
-    summary["hourlyCost"] = _round_price(summary["hourlyCost"] + added)
-    if "monthlyCost" in summary:
-        summary["monthlyCost"] = round(summary["hourlyCost"] * HOURS_PER_MONTH, 2)
-    by_pool = summary.get("byNodePool")
-    if isinstance(by_pool, dict):
-        for item in items:
-            entry = by_pool.setdefault(
-                item["nodePool"], {"newNodeClaims": 0, "hourlyCost": 0.0, "monthlyCost": 0.0}
-            )
-            entry["newNodeClaims"] += 1
-            entry["hourlyCost"] = _round_price(entry["hourlyCost"] + (item["launch"] or {}).get("price", 0.0))
-            entry["monthlyCost"] = round(entry["hourlyCost"] * HOURS_PER_MONTH, 2)
-        summary["byNodePool"] = dict(sorted(by_pool.items()))
-    if rnd.scale_down:
-        doc["staticScaleDown"] = [
-            {"nodePool": pool, "nodeClaims": names} for pool, names in sorted(rnd.scale_down.items())
-        ]
-    if rnd.notes or notes:
-        doc.setdefault("notes", []).extend([*rnd.notes, *notes])
-    return doc
+    summary = doc.summary
+    added = sum(i.launch.price for i in items if i.launch is not None)
+    hourly = round_price(summary.hourly_cost + added)
+    by_pool = dict(summary.by_node_pool)
+    for item in items:
+        entry = by_pool.get(item.node_pool) or PoolCost(new_node_claims=0, hourly_cost=0.0, monthly_cost=0.0)
+        pool_hourly = round_price(entry.hourly_cost + (item.launch.price if item.launch is not None else 0.0))
+        by_pool[item.node_pool] = PoolCost(
+            new_node_claims=entry.new_node_claims + 1,
+            hourly_cost=pool_hourly,
+            monthly_cost=monthly(pool_hourly),
+        )
+    return replace(
+        doc,
+        node_claims=(*doc.node_claims, *items),
+        summary=replace(
+            summary,
+            new_node_claims=summary.new_node_claims + len(items),
+            static_node_claims=len(items),
+            hourly_cost=hourly,
+            monthly_cost=monthly(hourly),
+            by_node_pool=dict(sorted(by_pool.items())),
+        ),
+        static_scale_down=tuple(
+            StaticScaleDown(node_pool=pool, node_claims=tuple(names))
+            for pool, names in sorted(rnd.scale_down.items())
+        ),
+        notes=(*doc.notes, *rnd.notes, *notes),
+    )

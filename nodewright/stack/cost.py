@@ -39,6 +39,7 @@ from nodewright.drift import drift_impact
 from nodewright.drift.inputs import as_documents, read_objects
 from nodewright.scheduling.claimsfile import load_claims
 from nodewright.scheduling.plan import PlanOptions, plan
+from nodewright.scheduling.plandoc import PlanDocument
 from nodewright.settings import KarpenterSettings
 from nodewright.stack.model import Settings
 
@@ -152,18 +153,18 @@ def price_nodeclaims(nodeclaims: Iterable[Any], catalog: Catalog) -> list[Priced
     return sorted(out, key=lambda c: (c.nodepool, c.name))
 
 
-def _planned(doc: Mapping[str, Any]) -> list[PricedClaim]:
+def _planned(doc: PlanDocument | None) -> list[PricedClaim]:
     out = []
-    for c in doc["nodeClaims"]:
-        launch = c.get("launch") or {}
+    for c in doc.node_claims if doc is not None else ():
+        launch = c.launch
         out.append(
             PricedClaim(
-                name=str(c["name"]),
-                nodepool=str(c["nodePool"]),
-                instance_type=str(launch.get("instanceType", "")),
-                capacity_type=str(launch.get("capacityType", "")),
-                zone=str(launch.get("zone", "")),
-                hourly=float(launch["price"]) if "price" in launch else None,
+                name=c.name,
+                nodepool=c.node_pool,
+                instance_type=launch.instance_type if launch is not None else "",
+                capacity_type=launch.capacity_type if launch is not None else "",
+                zone=launch.zone if launch is not None else "",
+                hourly=launch.price if launch is not None else None,
             )
         )
     return out
@@ -263,10 +264,10 @@ def converged_claims(
             catalog_for=catalog_for,
             options=_plan_options(settings),
         )
-        if doc["podErrors"]:
-            notes.append(f"{len(doc['podErrors'])} pod(s) would not schedule under the branch's NodePools")
+        if doc.pod_errors:
+            notes.append(f"{len(doc.pod_errors)} pod(s) would not schedule under the branch's NodePools")
         notes.append(
-            f"after: {len(drifted)} drifted NodeClaim(s) replaced and {doc['summary']['newNodeClaims']} "
+            f"after: {len(drifted)} drifted NodeClaim(s) replaced and {doc.summary.new_node_claims} "
             f"NodeClaim(s) launched for their pods and the pending pods; consolidation is not forecast above "
             f"{FORECAST_MAX_NODES} NodeClaims (run `nodewright disrupt --until-quiet`)"
         )
@@ -293,13 +294,13 @@ def converged_claims(
     # SimulateScheduling), so once a command other than emptiness ran, its replacements already
     # hold them; otherwise they get the provisioner's round over the state.
     simulated = any(cmd.method != "emptiness" for cmd in result.commands)
-    pending: Mapping[str, Any] = (
-        {"nodeClaims": [], "podErrors": {}, "summary": {"newNodeClaims": 0}}
+    pending = (
+        None
         if simulated
         else plan(nodepools=pools, cluster=state, catalog_for=catalog_for, options=_plan_options(settings))
     )
-    if pending["podErrors"]:
-        notes.append(f"{len(pending['podErrors'])} pod(s) would not schedule under the branch's NodePools")
+    if pending is not None and pending.pod_errors:
+        notes.append(f"{len(pending.pod_errors)} pod(s) would not schedule under the branch's NodePools")
     by_method: dict[str, int] = {}
     for cmd in result.commands:
         by_method[cmd.method] = by_method.get(cmd.method, 0) + len(cmd.candidates)
@@ -310,8 +311,8 @@ def converged_claims(
         f"branch)"
         + (
             " with the pending pods placed by its simulations"
-            if simulated
-            else f" and {pending['summary']['newNodeClaims']} NodeClaim(s) launched for the pending pods"
+            if pending is None
+            else f" and {pending.summary.new_node_claims} NodeClaim(s) launched for the pending pods"
         )
     )
     if result.stopped != "quiet":

@@ -235,3 +235,39 @@ def test_cli_validate_ok() -> None:
 def test_unknown_kind_warning_hints_a_typo(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     load_objects([write(tmp_path, NODEPOOL + "---\n" + NODEPOOL.replace("kind: NodePool", "kind: NodePol"))])
     assert "ignoring unknown kind NodePol 'default' (typo of \"NodePool\"?)" in caplog.text
+
+
+def _pod(name: str, cpu: object = "1") -> dict[str, object]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": cpu}}}]},
+        "status": {"phase": "Pending"},
+    }
+
+
+def test_pods_of_one_shape_are_built_as_one_by_one(tmp_path: Path) -> None:
+    """Pods repeating a spec/status share its validated model; each equals the pod built alone."""
+    from nodewright.api.core import Pod
+
+    bodies = [_pod("a"), _pod("b"), _pod("c", "2")]
+    path = tmp_path / "pods.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": bodies}))
+    pods = load_objects([path]).pods
+    alone = [Pod.model_validate(b) for b in bodies]
+    assert [p.model_dump() for p in pods] == [p.model_dump() for p in alone]
+    assert [(p.model_fields_set, p.spec.model_fields_set) for p in pods] == [
+        (p.model_fields_set, p.spec.model_fields_set) for p in alone
+    ]
+    assert pods[0].spec is pods[1].spec and pods[0].spec is not pods[2].spec
+    assert pods[1].origin_path() == "items[1]" and pods[1].origin_file == str(path)
+
+
+def test_a_bad_pod_among_alike_ones_is_reported_as_alone(tmp_path: Path) -> None:
+    bodies = [_pod("a"), {**_pod("b"), "spec": {"containers": "no"}}]
+    path = tmp_path / "pods.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": bodies}))
+    with pytest.raises(NodewrightError) as err:
+        load_objects([path])
+    assert "items[1]" in str(err.value) and "containers" in str(err.value)

@@ -22,6 +22,7 @@ from nodewright.api.core import LabelSelector, Pod, PodAffinityTerm
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
+from nodewright.scheduling.plandoc import PlanDocument
 
 ZONE = "topology.kubernetes.io/zone"
 HOSTNAME = "kubernetes.io/hostname"
@@ -221,7 +222,7 @@ class _Topology:
 
 
 def check_plan(
-    doc: Mapping[str, Any],
+    doc: PlanDocument,
     *,
     nodepools: Sequence[NodePool],
     cluster: ClusterState,
@@ -232,9 +233,7 @@ def check_plan(
     problems: list[str] = []
     pods = {p.key: p for p in cluster.pods}
     pools = {np.name: np for np in nodepools}
-    placed = [k for c in doc["nodeClaims"] for k in c["pods"]] + [
-        k for n in doc["existingNodes"] for k in n["pods"]
-    ]
+    placed = [k for c in doc.node_claims for k in c.pods] + [k for n in doc.existing_nodes for k in n.pods]
     if len(placed) != len(set(placed)):
         problems.append("a pod is placed twice")
     if must_schedule is not None and not must_schedule <= set(placed):
@@ -242,26 +241,26 @@ def check_plan(
     usage: dict[str, dict[str, int]] = {}
     nodes: list[_Node] = []
     zones: set[str] = set()
-    for c in doc["nodeClaims"]:
-        where = f"claim {c['name']}"
-        np = pools.get(c["nodePool"])
+    for c in doc.node_claims:
+        where = f"claim {c.name}"
+        np = pools.get(c.node_pool)
         if np is None:
             problems.append(f"{where}: unknown pool")
             continue
-        launch = c["launch"]
-        it = next((t for t in types[np.name] if t.name == launch["instanceType"]), None)
+        launch = c.launch
+        it = next((t for t in types[np.name] if t.name == launch.instance_type), None)
         if it is None:
-            problems.append(f"{where}: type {launch['instanceType']} not in the pool's catalog")
+            problems.append(f"{where}: type {launch.instance_type} not in the pool's catalog")
             continue
         offer = [
             o
             for o in it.offerings
-            if o.available and o.zone == launch["zone"] and o.capacity_type == launch["capacityType"]
+            if o.available and o.zone == launch.zone and o.capacity_type == launch.capacity_type
         ]
         if not offer:
-            problems.append(f"{where}: no available offering {launch['zone']}/{launch['capacityType']}")
+            problems.append(f"{where}: no available offering {launch.zone}/{launch.capacity_type}")
         zones.update(o.zone for o in it.offerings if o.available)
-        labels = dict(c["labels"])
+        labels = dict(c.labels)
         for r in it.requirements.values():
             if not r.complement and len(r.values) == 1:
                 labels.setdefault(r.key, next(iter(r.values)))
@@ -276,7 +275,7 @@ def check_plan(
                 )
         total: dict[str, int] = {}
         ports: set[tuple[str, int]] = set()
-        for key in c["pods"]:
+        for key in c.pods:
             pod = pods[key]
             total = add(total, requests_for_pod(pod))
             for msg in (node_selection_ok(pod, labels), taints_ok(pod, spec.taints)):
@@ -303,7 +302,7 @@ def check_plan(
         u["nodes"] = u.get("nodes", 0) + 1000
         pool_zones = {o.zone for o in it.offerings if o.available}
         nodes.append(
-            _Node(name=c["name"], labels=labels, zone_pinned=len(pool_zones) == 1, zones=tuple(pool_zones))
+            _Node(name=c.name, labels=labels, zone_pinned=len(pool_zones) == 1, zones=tuple(pool_zones))
         )
     problems += _check_existing(doc, cluster, pods)
     for name, u in usage.items():
@@ -315,15 +314,15 @@ def check_plan(
     return problems
 
 
-def _check_existing(doc: Mapping[str, Any], cluster: ClusterState, pods: Mapping[str, Pod]) -> list[str]:
+def _check_existing(doc: PlanDocument, cluster: ClusterState, pods: Mapping[str, Pod]) -> list[str]:
     """Pods placed on existing nodes: the node's allocatable holds them with the pods already bound
     there; its labels and taints admit them."""
     problems: list[str] = []
     nodes = {n.metadata.name: n for n in cluster.nodes}
-    for entry in doc["existingNodes"]:
-        node = nodes.get(entry["name"])
+    for entry in doc.existing_nodes:
+        node = nodes.get(entry.name)
         if node is None:
-            problems.append(f"existing node {entry['name']}: not in the cluster state")
+            problems.append(f"existing node {entry.name}: not in the cluster state")
             continue
         bound = [
             p
@@ -331,14 +330,14 @@ def _check_existing(doc: Mapping[str, Any], cluster: ClusterState, pods: Mapping
             if p.spec.node_name == node.metadata.name
             and (p.status.phase or "") not in ("Succeeded", "Failed")
         ]
-        total = add({}, *(requests_for_pod(p) for p in [*bound, *(pods[k] for k in entry["pods"])]))
+        total = add({}, *(requests_for_pod(p) for p in [*bound, *(pods[k] for k in entry.pods)]))
         alloc = parse_resource_list(node.status.allocatable)
         for k, v in total.items():
             if v > alloc.get(k, 0):
                 problems.append(
                     f"existing node {node.metadata.name}: {k} {v} > allocatable {alloc.get(k, 0)}"
                 )
-        for key in entry["pods"]:
+        for key in entry.pods:
             for msg in (
                 node_selection_ok(pods[key], node.metadata.labels),
                 taints_ok(pods[key], node.spec.taints),
@@ -349,7 +348,7 @@ def _check_existing(doc: Mapping[str, Any], cluster: ClusterState, pods: Mapping
 
 
 def _check_topology(
-    doc: Mapping[str, Any],
+    doc: PlanDocument,
     cluster: ClusterState,
     nodes: list[_Node],
     zones: set[str],
@@ -369,11 +368,11 @@ def _check_topology(
             n.zone_counted.append(True)
     topo = _Topology([*existing.values(), *nodes], sorted(zones))
     todo: list[tuple[Pod, _Node]] = []
-    for c in doc["nodeClaims"]:
-        if c["name"] in by_name:
-            todo += [(pods[k], by_name[c["name"]]) for k in c["pods"]]
-    for n in doc["existingNodes"]:
-        todo += [(pods[k], existing[n["name"]]) for k in n["pods"] if n["name"] in existing]
+    for c in doc.node_claims:
+        if c.name in by_name:
+            todo += [(pods[k], by_name[c.name]) for k in c.pods]
+    for n in doc.existing_nodes:
+        todo += [(pods[k], existing[n.name]) for k in n.pods if n.name in existing]
 
     def order(item: tuple[Pod, _Node]) -> tuple[int, int, str]:
         r = requests_for_pod(item[0])

@@ -37,8 +37,8 @@ def test_cost_strategy_never_trades_a_scheduled_pod_for_price(monkeypatch: pytes
     pools, state = _generic(600)
     types = fake_instance_types(400)
     honest = plan_cost(nodepools=pools, cluster=state, catalog_for=lambda _np: types)
-    assert honest["summary"]["strategy"] == "cost" and not honest["podErrors"]
-    assert honest["summary"]["hourlyCost"] < honest["summary"]["karpenterHourlyCost"]
+    assert honest.summary.strategy == "cost" and not honest.pod_errors
+    assert honest.summary.hourly_cost < honest.summary.karpenter_hourly_cost
 
     real = guided_mod.GuidedScheduler.solve_guided
 
@@ -52,6 +52,6 @@ def test_cost_strategy_never_trades_a_scheduled_pod_for_price(monkeypatch: pytes
     monkeypatch.setattr(guided_mod.GuidedScheduler, "solve_guided", lossy)
     doc = plan_cost(nodepools=pools, cluster=state, catalog_for=lambda _np: types)
     karpenter = plan(nodepools=pools, cluster=state, catalog_for=lambda _np: types)
-    assert doc["podErrors"] == karpenter["podErrors"] == {}
-    assert doc["summary"]["hourlyCost"] == karpenter["summary"]["hourlyCost"]
-    assert doc["summary"]["scheduled"] == karpenter["summary"]["scheduled"] == 600
+    assert doc.pod_errors == karpenter.pod_errors == {}
+    assert doc.summary.hourly_cost == karpenter.summary.hourly_cost
+    assert doc.summary.scheduled == karpenter.summary.scheduled == 600

@@ -52,7 +52,7 @@ def test_plan_warning_states_the_measured_saving(real: list[Any]) -> None:
     state = ClusterState(pods=tuple(Pod.model_validate(p) for p in bench.generic_pods(1500)))
     pools = [_pool()]
     doc = plan(nodepools=pools, cluster=state, catalog_for=lambda _np: real)
-    assert any(c["launch"]["instanceType"].startswith("u7i") for c in doc["nodeClaims"])
+    assert any(c.launch.instance_type.startswith("u7i") for c in doc.node_claims)
     lines = advise(
         nodepools=pools, cluster=state, catalog_for=lambda _np: real, options=PlanOptions(), doc=doc
     )

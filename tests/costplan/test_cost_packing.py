@@ -90,9 +90,9 @@ def test_min_values_pool_keeps_its_options_under_the_cost_strategy() -> None:
     state = ClusterState(pods=tuple(pod(f"p{i}", cpu="500m", memory="1Gi") for i in range(120)))
     k = plan(nodepools=pools, cluster=state, catalog_for=lambda _np: types)
     c = plan_cost(nodepools=pools, cluster=state, catalog_for=lambda _np: types)
-    assert c["summary"]["scheduled"] == k["summary"]["scheduled"] == 120
-    assert c["summary"]["hourlyCost"] <= k["summary"]["hourlyCost"]
-    assert all(len(cl["instanceTypes"]) >= 3 for cl in c["nodeClaims"])
+    assert c.summary.scheduled == k.summary.scheduled == 120
+    assert c.summary.hourly_cost <= k.summary.hourly_cost
+    assert all(len(cl.instance_types) >= 3 for cl in c.node_claims)
     assert check_plan(c, nodepools=pools, cluster=state, types={"default": types}) == []
 
 

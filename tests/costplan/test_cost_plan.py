@@ -9,6 +9,7 @@ import importlib
 import inspect
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
 from nodewright.costplan.strategy import plan_cost
 from nodewright.scheduling.plan import PlanOptions, plan
+from nodewright.scheduling.plandoc import PlanDocument
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 ZONE = "topology.kubernetes.io/zone"
@@ -36,17 +38,15 @@ def _both(
     state: ClusterState,
     types: Sequence[InstanceType],
     options: PlanOptions | None = None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[PlanDocument, PlanDocument]:
     options = options or PlanOptions()
     k = plan(nodepools=pools, cluster=state, catalog_for=lambda _np: types, options=options)
     c = plan_cost(nodepools=pools, cluster=state, catalog_for=lambda _np: types, options=options)
     return k, c
 
 
-def _placed(doc: dict[str, Any]) -> set[str]:
-    return {p for c in doc["nodeClaims"] for p in c["pods"]} | {
-        p for n in doc["existingNodes"] for p in n["pods"]
-    }
+def _placed(doc: PlanDocument) -> set[str]:
+    return {p for c in doc.node_claims for p in c.pods} | {p for n in doc.existing_nodes for p in n.pods}
 
 
 def _assert_valid(
@@ -54,10 +54,10 @@ def _assert_valid(
     state: ClusterState,
     types: Sequence[InstanceType],
     options: PlanOptions | None = None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[PlanDocument, PlanDocument]:
     k, c = _both(pools, state, types, options)
-    assert c["summary"]["karpenterHourlyCost"] == k["summary"]["hourlyCost"]
-    assert c["summary"]["hourlyCost"] <= k["summary"]["hourlyCost"] + 1e-9
+    assert c.summary.karpenter_hourly_cost == k.summary.hourly_cost
+    assert c.summary.hourly_cost <= k.summary.hourly_cost + 1e-9
     problems = check_plan(
         c, nodepools=pools, cluster=state, types={np.name: types for np in pools}, must_schedule=_placed(k)
     )
@@ -81,9 +81,9 @@ def test_benchmark_workload_cost_plan_is_valid_and_cheaper(kind: str) -> None:
     state = ClusterState(pods=tuple(Pod.model_validate(p) for p in raw))
     pool = NodePool.model_validate(bench.NODEPOOL)
     k, c = _assert_valid([pool], state, fake_instance_types(400))
-    assert c["summary"]["scheduled"] == k["summary"]["scheduled"] == len(raw)
+    assert c.summary.scheduled == k.summary.scheduled == len(raw)
     if kind == "generic":
-        assert c["summary"]["hourlyCost"] < k["summary"]["hourlyCost"]
+        assert c.summary.hourly_cost < k.summary.hourly_cost
 
 
 def _diverse(n: int) -> tuple[ClusterState, NodePool, list[InstanceType]]:
@@ -97,13 +97,20 @@ def test_checker_accepts_karpenters_own_plans_and_rejects_a_broken_one() -> None
     k = plan(nodepools=[pool], cluster=state, catalog_for=lambda _np: types)
     assert check_plan(k, nodepools=[pool], cluster=state, types={"default": types}) == []
     # two hostname-anti-affinity pods on one claim, and an overfull claim
-    broken = {**k, "nodeClaims": [dict(c) for c in k["nodeClaims"]]}
-    anti = [p for c in broken["nodeClaims"] for p in c["pods"] if int(p.rsplit("-", 1)[1]) > 240]
-    first = broken["nodeClaims"][0]
-    first["pods"] = [*first["pods"], *anti[:2]]
-    for c in broken["nodeClaims"][1:]:
-        c["pods"] = [p for p in c["pods"] if p not in anti[:2]]
-    first["launch"] = {**first["launch"], "instanceType": "fake-it-0"}
+    anti = [p for c in k.node_claims for p in c.pods if int(p.rsplit("-", 1)[1]) > 240]
+    first, *rest = k.node_claims
+    assert first.launch is not None
+    broken = replace(
+        k,
+        node_claims=(
+            replace(
+                first,
+                pods=(*first.pods, *anti[:2]),
+                launch=replace(first.launch, instance_type="fake-it-0"),
+            ),
+            *(replace(c, pods=tuple(p for p in c.pods if p not in anti[:2])) for c in rest),
+        ),
+    )
     problems = check_plan(broken, nodepools=[pool], cluster=state, types={"default": types})
     assert any("allocatable" in p for p in problems)
     assert any("anti-affinity" in p for p in problems)
@@ -224,12 +231,12 @@ def test_upstream_scenarios_cost_plans_pass_the_checker(monkeypatch: pytest.Monk
         cluster: ClusterState,
         catalog_for: Any,
         options: PlanOptions | None = None,
-    ) -> dict[str, Any]:
+    ) -> PlanDocument:
         options = options or PlanOptions()
         k = plan(nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
         c = plan_cost(nodepools=nodepools, cluster=cluster, catalog_for=catalog_for, options=options)
-        assert c["summary"]["hourlyCost"] <= k["summary"]["hourlyCost"] + 1e-9
-        if c["nodeClaims"] != k["nodeClaims"] or c["existingNodes"] != k["existingNodes"]:
+        assert c.summary.hourly_cost <= k.summary.hourly_cost + 1e-9
+        if c.node_claims != k.node_claims or c.existing_nodes != k.existing_nodes:
             checked[0] += 1
             types = {np.name: list(catalog_for(np)) for np in nodepools}
             problems = check_plan(

@@ -22,5 +22,5 @@ def test_a_nodeclaim_lists_the_600_cheapest_of_more_compatible_types() -> None:
         cluster=ClusterState(pods=(pod("p", requests={"cpu": "100m"}),)),
         catalog_for=lambda _np: types,
     )
-    (claim,) = doc["nodeClaims"]
-    assert len(claim["instanceTypes"]) == 600
+    (claim,) = doc.node_claims
+    assert len(claim.instance_types) == 600

@@ -24,10 +24,10 @@ def test_benchmark_workload_schedules_every_pod() -> None:
     bench = _bench()
     types = fake_instance_types(400)
     doc, _seconds = bench.run_plan(bench.diverse_pods(1000), types)
-    assert doc["podErrors"] == {}
-    assert doc["summary"]["scheduled"] == 1000
+    assert doc.pod_errors == {}
+    assert doc.summary.scheduled == 1000
     # one hostname-anti-affinity pod per node bounds the count from below (upstream: 200)
-    assert len(doc["nodeClaims"]) == 200
+    assert len(doc.node_claims) == 200
 
 
 def test_lp_bound_is_below_the_plan() -> None:
@@ -38,7 +38,7 @@ def test_lp_bound_is_below_the_plan() -> None:
     raw = bench.generic_pods(200)
     doc, _ = bench.run_plan(raw, types)
     bound = bench.lp_lower_bound(types, bench._demand(raw))
-    assert 0 < bound <= doc["summary"]["hourlyCost"]
+    assert 0 < bound <= doc.summary.hourly_cost
 
 
 def test_benchmark_main_runs_small() -> None:

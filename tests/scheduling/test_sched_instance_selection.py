@@ -81,11 +81,11 @@ def test_cheapest_instance(
                  options=PlanOptions(max_instance_types=600))  # fmt: skip
     p = pod("p", required=[reqs] if reqs else None)
     doc = env.round(p)
-    assert env.node_of(p) is not None, doc["podErrors"]
-    (claim,) = doc["nodeClaims"]
-    assert claim["launch"]["price"] == round(min_price, 4)
+    assert env.node_of(p) is not None, doc.pod_errors
+    (claim,) = doc.node_claims
+    assert claim.launch.price == round(min_price, 4)
     by_name = {t.name: t for t in types}
-    for name in claim["instanceTypes"]:
+    for name in claim.instance_types:
         t = by_name[name]
         for key, value in labels.items():
             assert _label(t, key) == {value}, (name, key)
@@ -117,7 +117,7 @@ def test_no_instance_type_matches(zone: str | None, pool: list[Any] | None, reqs
     env = Rounds([nodepool(requirements=pool if pool is not None else SUITE_POOL)], types=_without_arm(zone))
     p = pod("p", required=[reqs])
     doc = env.round(p)
-    assert env.node_of(p) is None and doc["nodeClaims"] == []
+    assert env.node_of(p) is None and doc.node_claims == ()
 
 
 @pytest.mark.parametrize("cpu", ["0.1", "1.0", "2", "2.5", "4", "8", "16"])
@@ -136,7 +136,7 @@ def test_instance_with_enough_resources(cpu: str, mem: str) -> None:
     assert len({env.node_of(p).metadata.name for p in pods if env.node_of(p)}) == 1  # type: ignore[union-attr]
     need = parse_resource_list({"cpu": cpu, "memory": f"{mem}Gi"})
     by_name = {t.name: t for t in types}
-    for name in doc["nodeClaims"][0]["instanceTypes"]:
+    for name in doc.node_claims[0].instance_types:
         t = by_name[name]
         overhead = t.overhead.total()
         for res in ("cpu", "memory"):
@@ -199,7 +199,7 @@ def test_min_values_on_instance_type() -> None:
     pods = _two_pods()
     doc = env.round(*pods)
     assert len({env.node_of(p).metadata.name for p in pods}) == 2  # type: ignore[union-attr]
-    assert len(doc["nodeClaims"][0]["instanceTypes"]) >= 2
+    assert len(doc.node_claims[0].instance_types) >= 2
 
 
 def test_min_values_with_gt() -> None:
@@ -210,7 +210,7 @@ def test_min_values_with_gt() -> None:
     pods = _two_pods()
     doc = env.round(*pods)
     assert len({env.node_of(p).metadata.name for p in pods}) == 2  # type: ignore[union-attr]
-    assert len(doc["nodeClaims"][0]["instanceTypes"]) >= 2
+    assert len(doc.node_claims[0].instance_types) >= 2
 
 
 def test_min_values_with_gt_not_satisfied() -> None:
@@ -220,7 +220,7 @@ def test_min_values_with_gt_not_satisfied() -> None:
     pods = _two_pods(required=[[{"key": GEN, "operator": "Gt", "values": ["2"]}]])
     doc = env.round(*pods)
     assert env.bound(pods) == []
-    for err in doc["podErrors"].values():
+    for err in doc.pod_errors.values():
         assert "minValues requirement is not met for label(s) (label(s)=[karpenter/numerical-value])" in err
 
 
@@ -241,4 +241,4 @@ def test_min_values_after_truncation() -> None:
     env = Rounds([nodepool(requirements=pool)], types=types, options=PlanOptions(max_instance_types=1))
     pods = _two_pods()
     doc = env.round(*pods)
-    assert env.bound(pods) == [] and len(doc["podErrors"]) == 2
+    assert env.bound(pods) == [] and len(doc.pod_errors) == 2

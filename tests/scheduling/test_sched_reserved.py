@@ -72,7 +72,7 @@ def test_no_fallback_while_compatible_reservations_exist() -> None:
     pods = [pod(f"p{i}", cpu="1800m") for i in range(3)]
     doc = env.round(*pods)
     assert len(env.bound(pods)) == 1
-    assert all(e.endswith(RESERVED_ERROR) for e in doc["podErrors"].values())
+    assert all(e.endswith(RESERVED_ERROR) for e in doc.pod_errors.values())
     got = _labels(env, env.bound(pods)[0])
     assert (got[RID], got[CT], got[IT]) == ("r-small-instance-type", "reserved", "small-instance-type")
 
@@ -219,12 +219,12 @@ def test_fallback_opt_in_does_not_overfill_a_reservation() -> None:
         types=_one_reservation(),
         options=PlanOptions(max_instance_types=60, reserved_fallback=True),
     )
-    launches = [c["launch"] for c in doc["nodeClaims"]]
+    launches = [c.launch for c in doc.node_claims]
     assert len(launches) == 3
-    assert [x["capacityType"] for x in launches].count("reserved") == 1
-    assert [c["labels"].get(RID) for c in doc["nodeClaims"]].count("r-one") == 1
-    assert abs(doc["summary"]["hourlyCost"] - sum(x["price"] for x in launches)) < 1e-3
-    assert doc["summary"]["hourlyCost"] > 2 * 0.2
+    assert [x.capacity_type for x in launches].count("reserved") == 1
+    assert [c.labels.get(RID) for c in doc.node_claims].count("r-one") == 1
+    assert abs(doc.summary.hourly_cost - sum(x.price for x in launches)) < 1e-3
+    assert doc.summary.hourly_cost > 2 * 0.2
 
 
 def test_strict_default_defers_pods_beyond_the_reservation() -> None:
@@ -232,9 +232,9 @@ def test_strict_default_defers_pods_beyond_the_reservation() -> None:
     with Karpenter's reserved-offering error, and nothing is launched at price 0 twice."""
     pods = [pod(f"p{i}", labels={"app": "test"}, affinity=anti_affinity(), cpu="1") for i in range(3)]
     doc = run([nodepool()], pods, types=_one_reservation())
-    assert [c["launch"]["capacityType"] for c in doc["nodeClaims"]] == ["reserved"]
-    assert len(doc["podErrors"]) == 2
-    assert all(e == "Failed to schedule pod, " + RESERVED_ERROR for e in doc["podErrors"].values())
+    assert [c.launch.capacity_type for c in doc.node_claims] == ["reserved"]
+    assert len(doc.pod_errors) == 2
+    assert all(e == "Failed to schedule pod, " + RESERVED_ERROR for e in doc.pod_errors.values())
 
 
 # -- kubernetes-sigs/karpenter v1.14.1 pkg/controllers/provisioning/scheduling/reservationmanager_test.go

@@ -44,14 +44,14 @@ def test_nodepool_label_conflicting_selector_is_not_scheduled() -> None:
         [pod("p", node_selector={"test-key": "different-value"})],
     )
     assert not ok(doc)
-    assert doc["podErrors"]["default/p"].startswith(
+    assert doc.pod_errors["default/p"].startswith(
         "Failed to schedule pod, incompatible requirements, key test-key"
     )
 
 
 def test_selector_on_undefined_custom_key_is_not_scheduled() -> None:
     doc = run([nodepool()], [pod("p", node_selector={"test-key": "test-value"})])
-    assert 'label "test-key" does not have known values' in doc["podErrors"]["default/p"]
+    assert 'label "test-key" does not have known values' in doc.pod_errors["default/p"]
 
 
 def test_undefined_custom_key_operators() -> None:
@@ -64,7 +64,7 @@ def test_undefined_custom_key_operators() -> None:
         doc = run([nodepool()], [pod("p", required=[[req("test-key", op, *values)]])])
         assert ok(doc) is expect, op
         if expect:
-            assert "test-key" not in scheduled(doc)["default/p"]["labels"]
+            assert "test-key" not in scheduled(doc)["default/p"].labels
 
 
 def test_nodepool_zone_is_used() -> None:
@@ -80,7 +80,7 @@ def test_conflicting_zone_and_restricted_hostname() -> None:
     assert not ok(doc)
     doc = run([nodepool()], [pod("p", node_selector={HOSTNAME: "red-node"})])
     assert not ok(doc)
-    assert "using label kubernetes.io/hostname is not allowed" in doc["podErrors"]["default/p"]
+    assert "using label kubernetes.io/hostname is not allowed" in doc.pod_errors["default/p"]
 
 
 def test_zone_not_in() -> None:
@@ -97,7 +97,7 @@ def test_zone_not_in() -> None:
 def test_integer_operators() -> None:
     for op, value, expect in (("Gt", "8", "16"), ("Lt", "8", "2"), ("Gte", "16", "16"), ("Lte", "2", "2")):
         doc = run([nodepool(requirements=[req("integer", op, value)])], [pod("p")])
-        assert scheduled(doc)["default/p"]["labels"].get("integer") == expect, op
+        assert scheduled(doc)["default/p"].labels.get("integer") == expect, op
 
 
 def test_preferred_zone_then_relaxed() -> None:
@@ -133,11 +133,11 @@ def test_compatible_custom_values_share_a_node() -> None:
     a = pod("a", required=[[req("test-key", "In", "test-value")]])
     b = pod("b", required=[[req("test-key", "NotIn", "another-value")]])
     doc = run([np], [a, b])
-    assert len(doc["nodeClaims"]) == 1
-    assert doc["nodeClaims"][0]["labels"]["test-key"] == "test-value"
+    assert len(doc.node_claims) == 1
+    assert doc.node_claims[0].labels["test-key"] == "test-value"
     a = pod("a", required=[[req("test-key", "In", "test-value")]])
     b = pod("b", required=[[req("test-key", "In", "another-value")]])
-    assert len(run([np], [a, b])["nodeClaims"]) == 2
+    assert len(run([np], [a, b]).node_claims) == 2
 
 
 def test_last_required_term_is_never_relaxed() -> None:
@@ -174,12 +174,12 @@ def test_requests_too_large() -> None:
     for p in (pod("p", cpu="512"), pod("p", memory="2Ti"), pod("p", init=[{"memory": "1Ti"}])):
         doc = run([nodepool()], [p])
         assert not ok(doc)
-        assert "no instance type has enough resources" in doc["podErrors"]["default/p"]
+        assert "no instance type has enough resources" in doc.pod_errors["default/p"]
 
 
 def test_cpu_typo_hint() -> None:
     doc = run([nodepool()], [pod("p", cpu="2M")])
-    assert doc["podErrors"]["default/p"].endswith("(CPU request >= 1 Million, m vs M typo?)")
+    assert doc.pod_errors["default/p"].endswith("(CPU request >= 1 Million, m vs M typo?)")
 
 
 def test_incompatible_instance_type_arch_os_limits() -> None:
@@ -193,7 +193,7 @@ def test_distinct_selectors_make_distinct_nodes() -> None:
     for key, a, b in ((ARCH, "amd64", "arm64"), (OS, "linux", "windows"), (ZONE, "test-zone-1", "test-zone-2"),
                       (IT, "small-instance-type", "default-instance-type")):  # fmt: skip
         doc = run([nodepool()], [pod("a", node_selector={key: a}), pod("b", node_selector={key: b})])
-        assert len(doc["nodeClaims"]) == 2, key
+        assert len(doc.node_claims) == 2, key
         assert label_of(doc, "default/a", key) == a
         assert label_of(doc, "default/b", key) == b
 
@@ -212,7 +212,7 @@ def _gpu_types() -> list[InstanceType]:
 def test_extended_resources_select_types() -> None:
     types = _gpu_types()
     doc = run([nodepool()], [pod("a", limits={"gpu1": "1"}), pod("b", limits={"gpu2": "1"})], types=types)
-    assert len(doc["nodeClaims"]) == 2
+    assert len(doc.node_claims) == 2
     assert label_of(doc, "default/a", IT) == "fake-it-0"
     assert label_of(doc, "default/b", IT) == "fake-it-1"
     assert not ok(run([nodepool()], [pod("p", limits={"gpu1": "1", "gpu2": "1"})], types=types))
@@ -244,20 +244,20 @@ def test_cheapest_fitting_type_is_launched() -> None:
 
 def test_small_pods_pack_on_one_node() -> None:
     doc = run([nodepool()], [pod(f"p{i}", memory="10M") for i in range(5)])
-    assert len(doc["nodeClaims"]) == 1
-    assert doc["nodeClaims"][0]["launch"]["instanceType"] == "small-instance-type"
+    assert len(doc.node_claims) == 1
+    assert doc.node_claims[0].launch.instance_type == "small-instance-type"
 
 
 def test_pods_of_different_sizes_on_fake_5() -> None:
     doc = run([nodepool()], [pod("a", cpu="4.5"), pod("b", cpu="1")], types=catalog(FAKE5))
-    assert len(doc["nodeClaims"]) == 2
+    assert len(doc.node_claims) == 2
     assert label_of(doc, "default/a", IT) != label_of(doc, "default/b", IT)
 
 
 # -- in-flight / existing -------------------------------------------------------------------------
 def test_inflight_nodeclaims_are_reused() -> None:
     doc = run([nodepool()], [pod("a", cpu="10m"), pod("b", cpu="10m")])
-    assert len(doc["nodeClaims"]) == 1
+    assert len(doc.node_claims) == 1
     doc = run(
         [nodepool()],
         [
@@ -285,15 +285,15 @@ def test_second_round_reuses_then_overflows() -> None:
     assert label_of(doc, "default/a", IT) == "small-instance-type"
     nodes, bound = materialize(doc, first)
     doc2 = run([nodepool()], [*bound, pod("b", cpu="1")], nodes=nodes)
-    assert len(doc2["nodeClaims"]) == 1  # 1.9 allocatable - 1.001 used < 1
+    assert len(doc2.node_claims) == 1  # 1.9 allocatable - 1.001 used < 1
 
 
 def test_existing_unmanaged_node_takes_everything() -> None:
     n = node("big", labels={ARCH: "amd64", OS: "linux", ZONE: "test-zone-1"},
              capacity={"cpu": "10", "memory": "100Gi", "pods": "110"})  # fmt: skip
     doc = run([nodepool()], [pod(f"p{i:03d}", cpu="10m") for i in range(100)], nodes=[n])
-    assert doc["nodeClaims"] == []
-    assert len(doc["existingNodes"][0]["pods"]) == 100
+    assert doc.node_claims == ()
+    assert len(doc.existing_nodes[0].pods) == 100
 
 
 def test_initialized_inflight_node_first() -> None:
@@ -307,16 +307,16 @@ def test_initialized_inflight_node_first() -> None:
     claims[7] = nodeclaim("nc-07", nodepool_name="default", labels={ZONE: "test-zone-1"},
                           capacity={"cpu": "10", "memory": "10Gi", "pods": "100"}, node_name="nc-07")  # fmt: skip
     doc = run([nodepool()], [pod("p", cpu="1")], nodes=nodes, nodeclaims=claims)
-    assert doc["existingNodes"] == [{"name": "nc-07", "pods": ["default/p"]}]
+    assert [(n.name, n.pods) for n in doc.existing_nodes] == [("nc-07", ("default/p",))]
 
 
 def test_daemonset_overhead() -> None:
     doc = run(
         [nodepool()], [pod("p", cpu="1", memory="1Gi")], daemonsets=[daemonset("ds", cpu="2", memory="2Gi")]
     )
-    c = doc["nodeClaims"][0]
-    assert c["launch"]["instanceType"] == "default-instance-type"
-    assert c["requests"] == {"cpu": "3", "memory": "3Gi", "pods": "2"}
+    c = doc.node_claims[0]
+    assert c.launch.instance_type == "default-instance-type"
+    assert c.requests == {"cpu": "3", "memory": "3Gi", "pods": "2"}
     doc = run([nodepool()], [pod("p", cpu="1")], daemonsets=[daemonset("ds", cpu="10000")])
     assert not ok(doc)
 
@@ -329,7 +329,7 @@ def test_existing_nodeclaim_without_matching_labels() -> None:
     assert not ok(doc)
     # without any usable NodePool the provisioner stops before scheduling and marks every pod
     # (kubernetes-sigs/karpenter v1.14.1 provisioner.go Schedule, ErrNodePoolsNotFound)
-    assert doc["podErrors"]["default/p"] == "no dynamic nodepools found"
+    assert doc.pod_errors["default/p"] == "no dynamic nodepools found"
     assert ok(run([nodepool()], [pod("p", node_selector={ZONE: "test-zone-1"})], nodeclaims=[nc]))
 
 
@@ -359,7 +359,7 @@ def test_nodepool_requirements_filtering_every_type() -> None:
     ):
         doc = run([nodepool(requirements=reqs)], [pod("p")])
         assert (
-            "nodepool requirements filtered out all available instance types" in doc["podErrors"]["default/p"]
+            "nodepool requirements filtered out all available instance types" in doc.pod_errors["default/p"]
         )
 
 
@@ -370,7 +370,7 @@ def test_limits() -> None:
     n = node("n", labels={"karpenter.sh/nodepool": "default", "karpenter.sh/initialized": "true"},
              capacity={"cpu": "100", "memory": "10Gi", "pods": "10"}, taints=[{"key": "x", "effect": "NoSchedule"}])  # fmt: skip
     doc = run([nodepool(limits={"cpu": "20"})], [pod("p")], nodes=[n], nodeclaims=[nc])
-    assert doc["podErrors"]["default/p"].endswith(
+    assert doc.pod_errors["default/p"].endswith(
         "all available instance types exceed limits for nodepool (NodePool=default)"
     )
     assert ok(run([nodepool(limits={"cpu": "2"})], [pod("p", cpu="1.75")]))
@@ -383,7 +383,7 @@ def test_limits_with_anti_affinity_pods() -> None:
     pods = [pod(f"p{i}", cpu="1.5", labels={"app": "x"}, affinity=anti) for i in range(2)]
     doc = run([nodepool(limits={"cpu": "3"})], pods)
     assert len(scheduled(doc)) == 1
-    assert len(doc["podErrors"]) == 1
+    assert len(doc.pod_errors) == 1
 
 
 def test_limit_pods_and_nodes() -> None:
@@ -407,9 +407,9 @@ def test_limit_pods_and_nodes() -> None:
 def test_weights_and_explicit_pool() -> None:
     pools = [nodepool("a"), nodepool("b", weight=20), nodepool("c", weight=100)]
     doc = run(pools, [pod(f"p{i}") for i in range(3)])
-    assert {c["nodePool"] for c in doc["nodeClaims"]} == {"c"}
+    assert {c.node_pool for c in doc.node_claims} == {"c"}
     doc = run(pools, [pod("p", node_selector={"karpenter.sh/nodepool": "a"})])
-    assert doc["nodeClaims"][0]["nodePool"] == "a"
+    assert doc.node_claims[0].node_pool == "a"
 
 
 # -- taints -------------------------------------------------------------------------------------
@@ -420,7 +420,7 @@ def test_taints() -> None:
         run([np], [pod("p", tolerations=[{"key": "test-key", "operator": "Equal", "value": "test-value"}])])
     )
     doc = run([np], [pod("p")])
-    assert doc["podErrors"]["default/p"] == (
+    assert doc.pod_errors["default/p"] == (
         "Failed to schedule pod, did not tolerate taint (taint=test-key=test-value:NoSchedule)"
     )
     assert not ok(run([np], [pod("p", tolerations=[{"key": "other", "operator": "Exists"}])]))
@@ -445,7 +445,7 @@ def test_limits_across_rounds() -> None:
     nodes, bound = materialize(doc, first)
     doc2 = run([np], [*bound, pod("b", cpu="1.75")], nodes=nodes)
     assert not ok(doc2, "default/b")
-    assert "exceed limits for nodepool (NodePool=default)" in doc2["podErrors"]["default/b"]
+    assert "exceed limits for nodepool (NodePool=default)" in doc2.pod_errors["default/b"]
 
 
 def test_host_port_conflicts_split_nodes() -> None:
@@ -453,7 +453,7 @@ def test_host_port_conflicts_split_nodes() -> None:
     doc = run([nodepool()], [pod("a", ports=port), pod("b", ports=port), pod("c")])
     s = scheduled(doc)
     assert s["default/a"] is not s["default/b"]
-    assert len(doc["nodeClaims"]) == 2
+    assert len(doc.node_claims) == 2
 
 
 def test_existing_node_host_port_conflict() -> None:
@@ -462,8 +462,8 @@ def test_existing_node_host_port_conflict() -> None:
     port = [{"containerPort": 80, "hostPort": 80}]
     running = pod("running", node_name="n1", ports=port)
     doc = run([nodepool()], [running, pod("p", ports=port)], nodes=[n])
-    assert doc["existingNodes"] == []
-    assert len(doc["nodeClaims"]) == 1
+    assert doc.existing_nodes == ()
+    assert len(doc.node_claims) == 1
 
 
 def test_queue_order_biggest_first_then_creation() -> None:
@@ -473,8 +473,8 @@ def test_queue_order_biggest_first_then_creation() -> None:
         pod("mid", cpu="1", created="2024-01-01T00:00:02Z"),
     ]
     doc = run([nodepool()], pods)
-    claim = doc["nodeClaims"][0]
-    assert claim["pods"][0] == "default/big"
+    claim = doc.node_claims[0]
+    assert claim.pods[0] == "default/big"
 
 
 def test_minvalues_strict_and_best_effort() -> None:
@@ -491,12 +491,12 @@ def test_minvalues_strict_and_best_effort() -> None:
     np = nodepool(requirements=reqs)
     doc = run([np], [pod("p", cpu="1.5")])  # only default fits 1.5 cpu... and small (1.9 alloc) too
     assert ok(doc)
-    assert len(doc["nodeClaims"][0]["instanceTypes"]) == 2
+    assert len(doc.node_claims[0].instance_types) == 2
     doc = run([np], [pod("p", cpu="2.5")])
     assert not ok(doc)
     assert (
         "minValues requirement is not met for label(s) (label(s)=[node.kubernetes.io/instance-type])"
-        in (doc["podErrors"]["default/p"])
+        in (doc.pod_errors["default/p"])
     )
     doc = run(
         [np],
@@ -504,7 +504,7 @@ def test_minvalues_strict_and_best_effort() -> None:
         options=PlanOptions(max_instance_types=60, min_values_policy="BestEffort"),
     )
     assert ok(doc)
-    assert doc["nodeClaims"][0]["minValuesRelaxed"] is True
+    assert doc.node_claims[0].min_values_relaxed is True
 
 
 def test_volume_limits_on_existing_nodes() -> None:
@@ -533,8 +533,8 @@ def test_volume_limits_on_existing_nodes() -> None:
              capacity={"cpu": "10", "memory": "10Gi", "pods": "100"})  # fmt: skip
     pods = [pod(f"p{i}", claims=[f"c{2 * i}", f"c{2 * i + 1}"]) for i in range(6)]
     doc = run([nodepool()], pods, nodes=[n], pvcs=pvcs, storageclasses=[sc], csinodes=[csinode])
-    assert len(doc["existingNodes"][0]["pods"]) == 5
-    assert len(doc["nodeClaims"]) == 1
+    assert len(doc.existing_nodes[0].pods) == 5
+    assert len(doc.node_claims) == 1
     shared = [pod(f"s{i:03d}", claims=["c0"]) for i in range(100)]
     doc = run([nodepool()], shared, nodes=[n], pvcs=pvcs, storageclasses=[sc], csinodes=[csinode])
-    assert len(doc["existingNodes"][0]["pods"]) == 100
+    assert len(doc.existing_nodes[0].pods) == 100

@@ -264,7 +264,7 @@ def test_valid_instance_types_regardless_of_price() -> None:
     doc = env.round(p)
     n = env.node_of(p)
     assert n is not None and n.metadata.labels[IT] == "large"
-    assert set(doc["nodeClaims"][0]["instanceTypes"]) == {"small", "medium", "large"}
+    assert set(doc.node_claims[0].instance_types) == {"small", "medium", "large"}
 
 
 # -- topology_test.go Describe "Taints" (the NodePool requires capacity-type Exists) ---------------
@@ -320,7 +320,7 @@ def test_no_taints_generated_for_exists_toleration() -> None:
     p = pod("p", tolerations=[{"key": "test-key", "operator": "Exists", "effect": "NoExecute"}])
     doc = env.round(p)
     n = env.node_of(p)
-    assert n is not None and n.spec.taints == [] and "taints" not in doc["nodeClaims"][0]
+    assert n is not None and n.spec.taints == [] and doc.node_claims[0].taints == ()
 
 
 # -- Describe "NodePool requirements instance filtering" ------------------------------------------
@@ -345,5 +345,5 @@ def test_nodepool_requirements_filter_out_every_type(reqs: list[Any], count: int
     pods = [pod(f"p{i}", cpu="32", memory="256Gi") if count == 1 else pod(f"p{i}") for i in range(count)]
     env = Rounds([nodepool(requirements=[ct, *reqs])])
     doc = env.round(*pods)
-    assert env.bound(pods) == [] and len(doc["podErrors"]) == count
-    assert all(NO_TYPES in e for e in doc["podErrors"].values())
+    assert env.bound(pods) == [] and len(doc.pod_errors) == count
+    assert all(NO_TYPES in e for e in doc.pod_errors.values())

@@ -160,9 +160,9 @@ def test_custom_constraints(
     doc = env.round(p)
     n = env.node_of(p)
     if want is None:
-        assert n is None and "default/p" in doc["podErrors"], it
+        assert n is None and "default/p" in doc.pod_errors, it
         return
-    assert n is not None, doc["podErrors"]
+    assert n is not None, doc.pod_errors
     _check(dict(n.metadata.labels), want)
 
 
@@ -236,7 +236,7 @@ def test_preferred_terms_are_not_validated(preference: dict[str, Any]) -> None:
     env = Rounds([nodepool()])
     p = pod("p", affinity=aff)
     doc = env.round(p)
-    assert doc["podErrors"] == {} and env.node_of(p) is not None
+    assert doc.pod_errors == {} and env.node_of(p) is not None
 
 
 def test_required_matchfields_is_still_rejected() -> None:
@@ -246,7 +246,7 @@ def test_required_matchfields_is_still_rejected() -> None:
     env = Rounds([nodepool()])
     doc = env.round(pod("p", affinity=aff))
     assert (
-        doc["podErrors"]["default/p"]
+        doc.pod_errors["default/p"]
         == "Failed to schedule pod, node selector term with matchFields is not supported"
     )
 

@@ -21,6 +21,7 @@ from nodewright.catalog import load_catalog_file
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling.plan import PlanOptions, plan
+from nodewright.scheduling.plandoc import ExistingNodePods, PlanDocument, PlannedNodeClaim
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 FAKE = DATA / "catalogs" / "fake.yaml"
@@ -131,7 +132,7 @@ def run(
     types: Sequence[InstanceType] | None = None,
     options: PlanOptions | None = None,
     **extra: Any,
-) -> dict[str, Any]:
+) -> PlanDocument:
     its = list(types) if types is not None else catalog()
     state = ClusterState(
         pods=tuple(pods),
@@ -148,25 +149,18 @@ def run(
     )
 
 
-def scheduled(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """pod key -> the NodeClaim (or existing node) dict it landed on."""
-    out: dict[str, dict[str, Any]] = {}
-    for c in doc["nodeClaims"]:
-        for p in c["pods"]:
-            out[p] = c
-    for n in doc["existingNodes"]:
-        for p in n["pods"]:
-            out[p] = n
-    return out
+def scheduled(doc: PlanDocument) -> dict[str, PlannedNodeClaim | ExistingNodePods]:
+    """pod key -> the NodeClaim (or existing node) it landed on."""
+    return doc.placements()
 
 
-def label_of(doc: Mapping[str, Any], pod_key: str, key: str) -> str | None:
+def label_of(doc: PlanDocument, pod_key: str, key: str) -> str | None:
     c = scheduled(doc).get(pod_key)
-    return None if c is None else c.get("labels", {}).get(key)
+    return c.labels.get(key) if isinstance(c, PlannedNodeClaim) else None
 
 
 def materialize(
-    doc: Mapping[str, Any],
+    doc: PlanDocument,
     pods: Sequence[Pod],
     *,
     types: Sequence[InstanceType] | None = None,
@@ -177,10 +171,11 @@ def materialize(
     by_key = {p.key: p for p in pods}
     nodes: list[Node] = []
     bound: list[Pod] = []
-    for i, c in enumerate(doc["nodeClaims"]):
-        it = its[c["launch"]["instanceType"]]
+    for i, c in enumerate(doc.node_claims):
+        assert c.launch is not None
+        it = its[c.launch.instance_type]
         name = f"{prefix}-{i}"
-        labels = {**c["labels"], "karpenter.sh/initialized": "true", "karpenter.sh/registered": "true"}
+        labels = {**c.labels, "karpenter.sh/initialized": "true", "karpenter.sh/registered": "true"}
         for r in it.requirement_specs:
             if r.operator == "In" and len(r.values) == 1 and r.key not in labels:
                 labels[r.key] = r.values[0]
@@ -192,7 +187,7 @@ def materialize(
                 allocatable=format_resource_list(it.allocatable()),
             )
         )
-        for key in c["pods"]:
+        for key in c.pods:
             p = by_key[key]
             spec = p.spec.model_copy(update={"node_name": name})
             status = p.status.model_copy(update={"conditions": [], "phase": "Running"})
@@ -222,7 +217,7 @@ class Rounds(Cluster):
         self.nodepools = list(nodepools)
         self.options = options
 
-    def round(self, *pods: Pod, bind: bool = True) -> dict[str, Any]:
+    def round(self, *pods: Pod, bind: bool = True) -> PlanDocument:
         known = {p.key for p in self.pods}
         new = [p for p in pods if p.key not in known]
         return self.provision(self.nodepools, new, options=self.options, bind=bind)

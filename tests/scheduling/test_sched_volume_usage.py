@@ -112,7 +112,7 @@ def test_ephemeral_volume_without_a_usable_storage_class(sc: str, bound: bool) -
     if bound:
         objects = {"pvcs": [pvc("p-e0", storage_class=sc, volume="test-pv")], "pvs": [pv("test-pv")]}
     doc = run([nodepool()], [pod("p", ephemeral=[sc])], **objects)
-    assert (len(doc["nodeClaims"]) == 1) is bound
+    assert (len(doc.node_claims) == 1) is bound
 
 
 @pytest.mark.parametrize("annotated", [True, False])

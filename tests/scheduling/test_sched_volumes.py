@@ -38,12 +38,12 @@ EBS_ZONE = "topology.ebs.csi.aws.com/zone"
 
 def _zone(doc: dict[str, Any], key: str = "default/p") -> str | None:
     got = scheduled(doc).get(key)
-    return None if got is None else got["labels"].get(ZONE)
+    return None if got is None else got.labels.get(ZONE)
 
 
 def _not_scheduled(doc: dict[str, Any], key: str = "default/p") -> str:
     assert key not in scheduled(doc)
-    err: str = doc["podErrors"][key]
+    err: str = doc.pod_errors[key]
     return err
 
 
@@ -103,7 +103,7 @@ def test_valid_pods_schedule_beside_an_invalid_pvc(claim: str, objects: dict[str
     valid = pod("valid")
     doc = env.round(valid)
     assert env.waiting([invalid]) == [invalid] and env.bound([valid]) == [valid]
-    assert "default/invalid" in doc["podErrors"]
+    assert "default/invalid" in doc.pod_errors
 
 
 @pytest.mark.parametrize("ephemeral", [False, True], ids=["pvc", "ephemeral volume"])
@@ -245,7 +245,7 @@ def test_multi_volume_alternative_after_pruning() -> None:
         pvcs=[pvc("ca", storage_class="a"), pvc("cb", storage_class="b")],
         storageclasses=[a, b],
     )
-    got = scheduled(doc)["default/p"]["labels"]
+    got = scheduled(doc)["default/p"].labels
     assert got[ZONE] == "test-zone-1" and got["special"] == "optional"
 
 
@@ -261,7 +261,7 @@ def test_disjoint_volumes_fail_the_pod() -> None:
         pvcs=[pvc("c2", storage_class="z2"), pvc("c3", storage_class="z3")],
     )
     assert f"{ZONE} DoesNotExist" in _not_scheduled(doc)
-    assert doc["nodeClaims"] == []
+    assert doc.node_claims == ()
 
 
 @pytest.mark.parametrize(
@@ -312,7 +312,7 @@ def test_disjoint_volumes_fail_the_pod() -> None:
 def test_claim_validation(objects: dict[str, Any], error: str) -> None:
     doc = run([nodepool()], [pod("p", claims=["c"])], **objects)
     assert _not_scheduled(doc) == "Failed to schedule pod, " + error
-    assert doc["nodeClaims"] == []
+    assert doc.node_claims == ()
 
 
 def test_lost_claim_is_not_scheduled() -> None:
@@ -334,21 +334,21 @@ def test_ebs_zone_in_storage_class_allowed_topologies() -> None:
     doc = run(
         [nodepool()], [pod("p", claims=["c"])], pvcs=[pvc("c", storage_class="ebs")], storageclasses=[sc]
     )
-    assert doc["podErrors"] == {} and _zone(doc) == "test-zone-2"
+    assert doc.pod_errors == {} and _zone(doc) == "test-zone-2"
 
 
 def test_ebs_zone_in_bound_pv_node_affinity() -> None:
     """A bound EBS PV's node affinity on ``topology.ebs.csi.aws.com/zone`` (Karpenter's docs example)."""
     vol = pv("v", terms=[[{"key": EBS_ZONE, "operator": "In", "values": ["test-zone-3"]}]])
     doc = run([nodepool()], [pod("p", claims=["c"])], pvcs=[pvc("c", volume="v")], pvs=[vol])
-    assert doc["podErrors"] == {} and _zone(doc) == "test-zone-3"
+    assert doc.pod_errors == {} and _zone(doc) == "test-zone-3"
 
 
 def test_ebs_zone_in_pod_node_affinity() -> None:
     """A pod requiring the EBS key is normalised to the zone like a deprecated beta label."""
     req = [[{"key": EBS_ZONE, "operator": "In", "values": ["test-zone-1"]}]]
     doc = run([nodepool()], [pod("p", required=req)])
-    assert doc["podErrors"] == {} and _zone(doc) == "test-zone-1"
+    assert doc.pod_errors == {} and _zone(doc) == "test-zone-1"
 
 
 def test_pvc_and_min_domains_spread_over_three_zones() -> None:
@@ -385,7 +385,7 @@ def test_rescheduled_pod_with_missing_claim_is_left_out() -> None:
     doc = run([nodepool()], [moving, pod("p", claims=["c"])], nodes=[old],
               pvcs=[pvc("c", storage_class="sc")], storageclasses=[SC])  # fmt: skip
     assert "default/p" in scheduled(doc)
-    assert doc["podErrors"]["default/moving"] == (
+    assert doc.pod_errors["default/moving"] == (
         "ignoring pod, failed getting volume topology requirements, discovering persistent volume claim, "
         'getting persistent volume claim, persistentvolumeclaims "gone" not found (PersistentVolumeClaim=gone)'
     )

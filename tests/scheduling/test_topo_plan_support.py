@@ -30,6 +30,7 @@ from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
 from nodewright.labels import CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, NODE_REGISTERED, ZONE
 from nodewright.scheduling.plan import PlanOptions, plan
+from nodewright.scheduling.plandoc import PlanDocument, PlannedNodeClaim
 
 FAKE: Final = Path(__file__).resolve().parent.parent / "data" / "catalogs" / "fake.yaml"
 ARCH: Final = "kubernetes.io/arch"
@@ -195,7 +196,7 @@ class Cluster:
         self._pools: dict[str, NodePool] = {}
         self.nodes: list[Node] = []
         self.pods: list[Pod] = []
-        self.last: dict[str, Any] = {}
+        self.last: PlanDocument | None = None
         self._serial = 0
         self._node_serial = 0
 
@@ -237,7 +238,7 @@ class Cluster:
         *,
         options: PlanOptions | None = None,
         bind: bool = True,
-    ) -> dict[str, Any]:
+    ) -> PlanDocument:
         """Add ``pods`` as pending, plan a round, launch its NodeClaims and bind what scheduled
         (``bind=False``: upstream ``ExpectProvisionedNoBinding``, the pods stay pending)."""
         self.add(*pods)
@@ -252,42 +253,43 @@ class Cluster:
             options=options or PlanOptions(max_instance_types=60),
         )
         placed: dict[str, str] = {}
-        for existing in doc["existingNodes"]:
-            placed.update({k: existing["name"] for k in existing["pods"]})
-        for claim in doc["nodeClaims"]:
+        for existing in doc.existing_nodes:
+            placed.update({k: existing.name for k in existing.pods})
+        for claim in doc.node_claims:
             name = self._launch(claim)
-            placed.update({k: name for k in claim["pods"]})
+            placed.update({k: name for k in claim.pods})
         if bind:
             self.pods = [_bind(p, placed[p.key]) if p.key in placed else p for p in self.pods]
         self.last = doc
         return doc
 
-    def _launch(self, claim: Mapping[str, Any]) -> str:
+    def _launch(self, claim: PlannedNodeClaim) -> str:
         """The NodeClaim and Node a NodeClaim of the plan becomes (as the fake cloud provider's Create
         labels it; upstream ``ExpectNodeClaimDeployedAndStateUpdated``): registered, not initialized,
         capacity and allocatable of the launched type."""
         self._node_serial += 1
         name = f"node-{self._node_serial:03d}"
-        launch = claim["launch"]
-        pool_types = self.types_for.get(claim["nodePool"], self.types)
-        it = next(t for t in pool_types if t.name == launch["instanceType"])
+        launch = claim.launch
+        assert launch is not None
+        pool_types = self.types_for.get(claim.node_pool, self.types)
+        it = next(t for t in pool_types if t.name == launch.instance_type)
         labels: dict[str, str] = {}
         for r in it.requirement_specs:
             if r.operator == "In" and r.values:
                 labels[r.key] = sorted(r.values)[0]
-        labels.update(claim["labels"])
+        labels.update(claim.labels)
         labels.update(
             {
-                INSTANCE_TYPE: launch["instanceType"],
-                ZONE: launch["zone"],
-                CAPACITY_TYPE: launch["capacityType"],
+                INSTANCE_TYPE: launch.instance_type,
+                ZONE: launch.zone,
+                CAPACITY_TYPE: launch.capacity_type,
                 NODE_REGISTERED: "true",
             }
         )
         cap, alloc = format_resource_list(it.capacity), format_resource_list(it.allocatable())
-        pool = self._pools.get(claim["nodePool"])
+        pool = self._pools.get(claim.node_pool)
         startup = [t.to_k8s() for t in pool.spec.template.spec.startup_taints] if pool is not None else []
-        taints = [*claim.get("taints", ()), *startup]
+        taints = [*claim.taints, *startup]
         self.nodes.append(node(name, labels=labels, capacity=cap, allocatable=alloc, taints=taints))
         status = {"nodeName": name, "providerID": f"fake://{name}", "capacity": cap, "allocatable": alloc}
         self.nodeclaims.append(
@@ -295,10 +297,10 @@ class Cluster:
                 {
                     "apiVersion": "karpenter.sh/v1",
                     "kind": "NodeClaim",
-                    "metadata": {"name": name, "labels": dict(claim["labels"])},
+                    "metadata": {"name": name, "labels": dict(claim.labels)},
                     "spec": {
                         "requirements": [],
-                        "taints": list(claim.get("taints", ())),
+                        "taints": list(claim.taints),
                         "startupTaints": startup,
                     },
                     "status": status,
@@ -309,8 +311,7 @@ class Cluster:
 
     # assertions ------------------------------------------------------------------------------
     def errors(self) -> dict[str, str]:
-        errs: dict[str, str] = self.last.get("podErrors", {})
-        return errs
+        return dict(self.last.pod_errors) if self.last is not None else {}
 
     def scheduled(self, pods: Iterable[Pod]) -> bool:
         return all(self.pod(p.key).spec.node_name for p in pods)
