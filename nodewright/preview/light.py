@@ -24,7 +24,7 @@ runs stacks both ways and compares every registration byte for byte (key order t
 outputs, the invokes, and every property of every resource.
 
 Every private pulumi attribute this relies on is listed in :data:`PRIVATE_API`; when a pulumi
-release lacks one, :func:`missing_private_api` names it and the preview takes the full path with one
+release lacks one, :func:`missing_light_api` names it and the preview takes the full path with one
 warning (correct, slower), and a test fails so the change is seen in CI.
 """
 
@@ -66,7 +66,7 @@ PRIVATE_API: tuple[tuple[Any, str], ...] = (
 )
 
 
-def missing_private_api() -> list[str]:
+def missing_light_api() -> list[str]:
     """The private pulumi (and asyncio) attributes the light path needs that are missing here."""
     out = [f"{_owner(owner)}.{attr}" for owner, attr in PRIVATE_API if not hasattr(owner, attr)]
     loop = asyncio.new_event_loop()

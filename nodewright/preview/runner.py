@@ -327,7 +327,7 @@ def run_program(stack: StackConfig, *, ssm_fixture: Path | None = None, light: b
     fixture_key = f"{stack.project}:ssmFixture"
     if ssm_fixture is None and stack.config.get(fixture_key):
         ssm_fixture = stack.project_dir / stack.config[fixture_key]
-    if light and (missing := _light.missing_private_api()):
+    if light and (missing := _light.missing_light_api()):
         log.warning(
             "pulumi %s lacks %s: the preview takes pulumi's full mock path (nodewright is tested with "
             "the pulumi pinned in pyproject.toml)",

@@ -104,7 +104,7 @@ def test_light_and_full_paths_register_and_resolve_the_same(
 
 
 def test_the_installed_pulumi_has_what_the_light_path_needs() -> None:
-    assert light.missing_private_api() == []
+    assert light.missing_light_api() == []
 
 
 def test_without_what_it_needs_the_preview_takes_the_full_path_with_one_warning(
