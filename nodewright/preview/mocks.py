@@ -16,6 +16,7 @@ imports ``pulumi``. It answers what a cloud provider would during ``pulumi previ
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -160,8 +161,40 @@ class RecordedRegistration:
 
     @cached_property
     def _wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = json_format.MessageToDict(self.object)
-        return out
+        try:
+            return _struct_json(self.object)
+        except _NotFinite:  # json_format's own error for it
+            out: dict[str, Any] = json_format.MessageToDict(self.object)
+            return out
+
+
+class _NotFinite(ValueError):
+    pass
+
+
+def _struct_json(struct: Any) -> dict[str, Any]:
+    """``json_format.MessageToDict`` of a ``Struct`` (same keys, order and values), without its
+    per-field descriptor lookups."""
+    fields = struct.fields
+    return {key: _value_json(fields[key]) for key in fields}
+
+
+def _value_json(value: Any) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "struct_value":
+        return _struct_json(value.struct_value)
+    if kind == "list_value":
+        return [_value_json(v) for v in value.list_value.values]
+    if kind == "number_value":
+        number = value.number_value
+        if math.isinf(number) or math.isnan(number):
+            raise _NotFinite(number)
+        return number
+    if kind == "bool_value":
+        return value.bool_value
+    return None  # null_value, or unset
 
 
 class CapturingMonitor(MockMonitor):
