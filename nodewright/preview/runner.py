@@ -323,11 +323,12 @@ def run_program(stack: StackConfig, *, ssm_fixture: Path | None = None, light: b
     pulumi's per-resource work); ``False``, or a pulumi lacking what it needs, takes pulumi's own
     ``MockMonitor`` path (the reference the light path is tested against)."""
     from nodewright.preview import light as _light
+    from nodewright.preview import light_imports
 
     fixture_key = f"{stack.project}:ssmFixture"
     if ssm_fixture is None and stack.config.get(fixture_key):
         ssm_fixture = stack.project_dir / stack.config[fixture_key]
-    if light and (missing := _light.missing_light_api()):
+    if light and (missing := _light.missing_light_api() + light_imports.missing_import_api()):
         log.warning(
             "pulumi %s lacks %s: the preview takes pulumi's full mock path (nodewright is tested with "
             "the pulumi pinned in pyproject.toml)",
@@ -335,6 +336,8 @@ def run_program(stack: StackConfig, *, ssm_fixture: Path | None = None, light: b
             ", ".join(missing),
         )
         light = False
+    if light:
+        light_imports.import_by_use()
     mocks = PreviewMocks(ssm_parameters=load_ssm_fixture(ssm_fixture))
     monitor = _light.LightMonitor(mocks) if light else CapturingMonitor(mocks)
     pulumi_settings.reset_options(project=stack.project, stack=stack.stack, preview=False)
