@@ -41,6 +41,7 @@ from google.protobuf import struct_pb2  # type: ignore[import-untyped]
 from pulumi import _types as _pulumi_types
 from pulumi import output as _pulumi_output
 from pulumi.runtime import mocks as _pulumi_mocks
+from pulumi.runtime import resource as _pulumi_resource
 from pulumi.runtime import rpc as _rpc
 from pulumi.runtime import settings as _settings
 from pulumi.runtime.proto import resource_pb2
@@ -50,6 +51,7 @@ from nodewright.preview.mocks import CapturingMonitor, RecordedRegistration, com
 # (module, attribute): the private pulumi API the light path reads or replaces.
 PRIVATE_API: tuple[tuple[Any, str], ...] = (
     (_rpc, "transfer_properties"),
+    (_pulumi_resource, "create_urn"),
     (_rpc, "resolve_outputs"),
     (_rpc, "deserialize_property"),
     (_rpc, "translate_output_properties"),
@@ -335,6 +337,23 @@ def _resolve_outputs(full: Callable[..., None]) -> Callable[..., None]:
     return resolve_outputs
 
 
+def _create_urn(full: Callable[..., Any]) -> Callable[..., Any]:
+    """``resource.create_urn``, at once for plain strings (``register_resource`` asks it for every
+    resource, for a URN only a monitor-less run would use): the string pulumi's chain of outputs
+    computes, known, not secret, depending on nothing."""
+
+    def create_urn(
+        name: Any, type_: Any, parent: Any = None, project: str | None = None, stack: str | None = None
+    ) -> Any:
+        if type(name) is str and type(type_) is str and type(parent) is str:
+            return _pulumi_output.Output.from_input(
+                parent[0 : parent.rfind("::")] + "$" + type_ + "::" + name
+            )
+        return full(name, type_, parent, project, stack)
+
+    return create_urn
+
+
 _active = threading.Lock()
 
 
@@ -343,12 +362,14 @@ def light_runtime(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
     """Lazy output properties and inline monitor calls on ``loop`` while the program runs; restored
     after (one light run at a time in a process)."""
     with _active:
-        saved = (_rpc.transfer_properties, _rpc.resolve_outputs, loop._default_executor)  # type: ignore[attr-defined]
+        saved = (_rpc.transfer_properties, _rpc.resolve_outputs, _pulumi_resource.create_urn)
+        executor = loop._default_executor  # type: ignore[attr-defined]
         _rpc.transfer_properties = _transfer_properties
         _rpc.resolve_outputs = _resolve_outputs(saved[1])
+        _pulumi_resource.create_urn = _create_urn(saved[2])
         loop._default_executor = _InlineExecutor(max_workers=1)  # type: ignore[attr-defined]
         try:
             yield
         finally:
-            _rpc.transfer_properties, _rpc.resolve_outputs = saved[0], saved[1]
-            loop._default_executor = saved[2]  # type: ignore[attr-defined]
+            _rpc.transfer_properties, _rpc.resolve_outputs, _pulumi_resource.create_urn = saved
+            loop._default_executor = executor  # type: ignore[attr-defined]
