@@ -11,7 +11,7 @@ with the resource's, as the engine does.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,7 +139,9 @@ def analyze(
     resource's properties are decoded (wire JSON, secrets unwrapped, unknown-checking proxy) once
     for every policy instead of once per policy and phase: that decoding was most of the time.
     """
-    policies = build_policies(lambda: _plain_props_of(registrations))
+    copied = _plain_props_of(registrations)
+    first = iter([copied])  # the resource phase's copy; the stack phase gets a copy of its own
+    policies = build_policies(lambda: next(first, None) or _plain_props_of(registrations))
     svc = _PolicyAnalyzerServicer(PACK_NAME, version, policies, LEVELS["advisory"])
     svc.Configure(_configure_request(config), None)
     svc._configure_runtime_settings()
@@ -173,7 +175,10 @@ def analyze(
     resource_config = {p.name: svc._get_policy_config(p.name) for p, _ in resource_policies}
     stack_resources: list[Any] = []
     for reg in registrations:
-        props = unknown_checking_proxy(deserialize_properties(reg.raw()))
+        if (reg.type, reg.name, reg.urn) in copied:  # the validators read the copy: decoded only if asked
+            props: Any = _LazyProps(reg)
+        else:
+            props = unknown_checking_proxy(deserialize_properties(reg.raw()))
         head = proto.AnalyzeRequest(type=reg.type, urn=reg.urn, name=reg.name, options=_options(reg))
         opts = svc._get_resource_options(head)
         provider = svc._get_provider_resource(head)
@@ -202,6 +207,28 @@ def analyze(
     order = {"mandatory": 0, "advisory": 1}
     found.sort(key=lambda v: (order.get(v.enforcement, 2), v.policy, v.type, v.resource, v.urn, v.message))
     return found
+
+
+class _LazyProps(Mapping[str, Any]):
+    """pulumi_policy's unknown-checking proxy over a registration's props, made on first read."""
+
+    def __init__(self, reg: RecordedRegistration) -> None:
+        self._reg = reg
+        self._props: Any = None
+
+    def _target(self) -> Any:
+        if self._props is None:
+            self._props = unknown_checking_proxy(deserialize_properties(self._reg.raw()))
+        return self._props
+
+    def __getitem__(self, key: str) -> Any:
+        return self._target()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._target())
+
+    def __len__(self) -> int:
+        return len(self._target())
 
 
 class _NotPlain(Exception):

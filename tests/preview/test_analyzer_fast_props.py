@@ -14,7 +14,7 @@ from pulumi_helpers import run_stack
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
-from nodewright.preview.analyzer import _NotPlain, _plain, _plain_props_of
+from nodewright.preview.analyzer import _LazyProps, _NotPlain, _plain, _plain_props_of
 from nodewright.preview.mocks import SECRET_SIG, SIG_KEY, UNKNOWN, RecordedRegistration
 from nodewright.preview.pack import plain_props
 
@@ -36,6 +36,7 @@ def test_wire_json_and_plain_props_match_the_libraries(stack: str) -> None:
         plain = fast[(reg.type, reg.name, reg.urn)]
         assert json.dumps(plain) == json.dumps(_slow(wire))
         assert plain == _slow(wire)
+        assert plain_props(_LazyProps(reg)) == plain  # the props the validators are handed, read
 
 
 def _reg(value: dict[str, Any]) -> RecordedRegistration:
