@@ -63,6 +63,7 @@ PRIVATE_API: tuple[tuple[Any, str], ...] = (
     (_pulumi_types, "resource_pulumi_to_py_names"),
     (_pulumi_output, "_OutputData"),
     (_pulumi_output.Output, "_track"),
+    (_pulumi_output.Output, "_untrack"),
     (_pulumi_mocks.MockMonitor, "make_urn"),
     (_pulumi_mocks.MockMonitor, "ResourceRegistration"),
 )
@@ -90,6 +91,7 @@ class LightMonitor(CapturingMonitor):
     def __init__(self, mocks: Any) -> None:
         super().__init__(mocks)
         self._helper = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="nodewright-invoke")
+        self._answers: dict[str, Any] = {}
 
     def RegisterResource(self, request: Any) -> Any:
         urn = self.make_urn(request.parent, request.type, request.name)
@@ -108,8 +110,9 @@ class LightMonitor(CapturingMonitor):
         response.object.CopyFrom(obj)
         if computed:
             response.object.update(computed)
-        # the mocks' state stays unread (no program here looks a resource up): kept without it
+        # the mocks' state, decoded only if the program looks a resource up by URN (_invoke)
         self.resources[urn] = self.ResourceRegistration(urn, rid, None)  # type: ignore[arg-type]
+        self._answers[urn] = response.object
         reg = RecordedRegistration(
             type=request.type,
             name=request.name,
@@ -128,12 +131,18 @@ class LightMonitor(CapturingMonitor):
     # pulumi's own answers, on a thread of their own (they run an event loop of their own, as they
     # do on the full path's worker threads)
     def Invoke(self, request: Any) -> Any:
-        return self._helper.submit(super().Invoke, request).result()
+        return self._helper.submit(self._invoke, request).result()
+
+    def _invoke(self, request: Any) -> Any:
+        if request.tok == "pulumi:pulumi:getResource":  # a resource looked up by URN: its state
+            for urn, reg in list(self.resources.items()):
+                if reg.state is None and urn in self._answers:
+                    state = _rpc.deserialize_properties(self._answers[urn])
+                    self.resources[urn] = self.ResourceRegistration(urn, reg.id, state)
+        return super().Invoke(request)  # type: ignore[no-untyped-call]
 
     def ReadResource(self, request: Any) -> Any:
-        raise NotImplementedError(
-            "the offline preview does not mock reading existing resources (Resource.get)"
-        )
+        return self._helper.submit(super().ReadResource, request).result()
 
     def close(self) -> None:
         self._helper.shutdown(wait=True)
@@ -240,6 +249,7 @@ class _LazyOutput(_pulumi_output.Output[Any]):
         self._res = res
         self._name = name
         self._fut: asyncio.Future[Any] | None = None
+        self._tracked = True
         self._given: tuple[Any, ...] | None = (
             None  # ("resolved", value, known, secret, deps, exn) | ("later", r)
         )
@@ -249,10 +259,19 @@ class _LazyOutput(_pulumi_output.Output[Any]):
         fut = self._fut
         if fut is None:
             fut = self._fut = asyncio.get_event_loop().create_future()
-            self._track()
+            if self._tracked:
+                self._track()
             if self._given is not None:
                 self._settle(fut, self._given)
         return fut
+
+    def _untrack(self) -> None:
+        """A derived output answers for this one (``apply``): before it was read, it is simply never
+        tracked (pulumi's ``_untrack`` reads ``_data`` under the lock ``_track`` takes)."""
+        if self._fut is None:
+            self._tracked = False
+        else:
+            super()._untrack()
 
     def resolve(self, value: Any, known: bool, secret: bool, deps: Any, exn: Exception | None) -> None:
         """The resolver pulumi calls (``rpc.resolve_outputs_due_to_exception``, the full fallback)."""

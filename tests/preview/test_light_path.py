@@ -134,3 +134,42 @@ def test_patches_are_restored_after_a_light_run() -> None:
     before = (rpc.transfer_properties, rpc.resolve_outputs)
     run_program(load_stack(stack_file=STACKS / "Pulumi.karpenter.yaml"))
     assert (rpc.transfer_properties, rpc.resolve_outputs) == before
+
+
+PROGRAM = """
+import pulumi
+import pulumi_aws as aws
+
+vpc = aws.ec2.Vpc("v", cidr_block="10.0.0.0/16", tags={"b": "2", "a": "1"})
+read = aws.ec2.Vpc.get("read", "vpc-123")
+# looked up by URN once it is registered
+again = vpc.urn.apply(lambda urn: aws.ec2.Vpc("again", opts=pulumi.ResourceOptions(urn=urn)).cidr_block)
+lt = aws.ec2.LaunchTemplate("lt", user_data=pulumi.Output.secret("x"), tags={"k": "v"})
+aws.ec2.Instance("i", instance_type="t3.micro", launch_template={"id": lt.id, "version": "$Latest"})
+pulumi.export("cidr", vpc.cidr_block)
+pulumi.export("tags", vpc.tags)
+pulumi.export("arn", vpc.arn)
+pulumi.export("read", read.id)
+pulumi.export("again", again)
+pulumi.export("userData", lt.user_data)
+pulumi.export("version", lt.latest_version)
+"""
+
+
+def test_a_program_reading_outputs_back_sees_the_same_on_both_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outputs read back (a secret, a computed field, a map), a resource read by id, one looked up
+    by URN, an output as another resource's input: both paths agree."""
+    (tmp_path / "Pulumi.yaml").write_text("name: t\nruntime: python\n")
+    (tmp_path / "Pulumi.t.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    (tmp_path / "__main__.py").write_text(PROGRAM)
+    stack_file = tmp_path / "Pulumi.t.yaml"
+    full, full_props = _run(stack_file, light_path=False, monkeypatch=monkeypatch)
+    lean, lean_props = _run(stack_file, light_path=True, monkeypatch=monkeypatch)
+    assert lean[0] == full[0]
+    assert lean[1:] == full[1:]
+    outputs = full[1]
+    assert outputs["cidr"] == ("10.0.0.0/16", False, True) and outputs["again"][0] == "10.0.0.0/16"
+    assert outputs["userData"][1] and outputs["version"][0] == 1
+    assert lean_props == full_props
