@@ -245,9 +245,10 @@ def _derive(r: _Resolution, name: str) -> tuple[Any, bool, bool, Any]:
 class _LazyOutput(_pulumi_output.Output[Any]):
     """A resource's output property whose value is derived (and its future made) when first read."""
 
-    def __init__(self, res: Any, name: str) -> None:  # no super().__init__: no future until read
+    def __init__(self, res: Any, name: str, loop: asyncio.AbstractEventLoop) -> None:  # no future until read
         self._res = res
         self._name = name
+        self._loop = loop  # the loop pulumi would have made this property's futures on
         self._fut: asyncio.Future[Any] | None = None
         self._tracked = True
         self._given: tuple[Any, ...] | None = (
@@ -258,7 +259,7 @@ class _LazyOutput(_pulumi_output.Output[Any]):
     def _data(self) -> asyncio.Future[Any]:  # type: ignore[override]
         fut = self._fut
         if fut is None:
-            fut = self._fut = asyncio.get_event_loop().create_future()
+            fut = self._fut = self._loop.create_future()
             if self._tracked:
                 self._track()
             if self._given is not None:
@@ -316,10 +317,11 @@ def _transfer_properties(res: Any, props: Any, custom: bool) -> dict[str, Any]:
     resource's ``id`` are pulumi's own)."""
     outputs: dict[str, _LazyOutput] = {}
     attrs = res.__dict__
+    loop = asyncio.get_event_loop()
     for name in props:
         if name == "urn" or (name == "id" and custom):
             continue
-        outputs[name] = attrs[name] = _LazyOutput(res, name)
+        outputs[name] = attrs[name] = _LazyOutput(res, name, loop)
     return _LazyResolvers(outputs)
 
 
