@@ -10,7 +10,8 @@ with the resource's, as the engine does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,7 @@ from pulumi_policy.policy import _NotApplicableError, _PolicyAnalyzerServicer
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from nodewright.policy import PACK_NAME, resolve_config
-from nodewright.preview.mocks import RecordedRegistration
+from nodewright.preview.mocks import SECRET_SIG, SIG_KEY, UNKNOWN, RecordedRegistration
 from nodewright.preview.pack import LEVELS, build_policies
 
 _LEVEL_NAMES = {
@@ -138,7 +139,9 @@ def analyze(
     resource's properties are decoded (wire JSON, secrets unwrapped, unknown-checking proxy) once
     for every policy instead of once per policy and phase: that decoding was most of the time.
     """
-    policies = build_policies()
+    copied = _plain_props_of(registrations)
+    first = iter([copied])  # the resource phase's copy; the stack phase gets a copy of its own
+    policies = build_policies(lambda: next(first, None) or _plain_props_of(registrations))
     svc = _PolicyAnalyzerServicer(PACK_NAME, version, policies, LEVELS["advisory"])
     svc.Configure(_configure_request(config), None)
     svc._configure_runtime_settings()
@@ -172,7 +175,10 @@ def analyze(
     resource_config = {p.name: svc._get_policy_config(p.name) for p, _ in resource_policies}
     stack_resources: list[Any] = []
     for reg in registrations:
-        props = unknown_checking_proxy(deserialize_properties(reg.raw()))
+        if (reg.type, reg.name, reg.urn) in copied:  # the validators read the copy: decoded only if asked
+            props: Any = _LazyProps(reg)
+        else:
+            props = unknown_checking_proxy(deserialize_properties(reg.raw()))
         head = proto.AnalyzeRequest(type=reg.type, urn=reg.urn, name=reg.name, options=_options(reg))
         opts = svc._get_resource_options(head)
         provider = svc._get_provider_resource(head)
@@ -201,6 +207,69 @@ def analyze(
     order = {"mandatory": 0, "advisory": 1}
     found.sort(key=lambda v: (order.get(v.enforcement, 2), v.policy, v.type, v.resource, v.urn, v.message))
     return found
+
+
+class _LazyProps(Mapping[str, Any]):
+    """pulumi_policy's unknown-checking proxy over a registration's props, made on first read."""
+
+    def __init__(self, reg: RecordedRegistration) -> None:
+        self._reg = reg
+        self._props: Any = None
+
+    def _target(self) -> Any:
+        if self._props is None:
+            self._props = unknown_checking_proxy(deserialize_properties(self._reg.raw()))
+        return self._props
+
+    def __getitem__(self, key: str) -> Any:
+        return self._target()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._target())
+
+    def __len__(self) -> int:
+        return len(self._target())
+
+
+class _NotPlain(Exception):
+    """Wire JSON the fast copy leaves to pulumi_policy (unknowns, assets, resource references)."""
+
+
+def _plain(value: Any) -> Any:
+    """``plain_props(unknown_checking_proxy(deserialize_properties(...)))`` of one wire value, in one
+    pass: secrets unwrapped, whole floats as ints; anything else pulumi_policy gives meaning to raises
+    :class:`_NotPlain` (the resource then takes pulumi_policy's own path)."""
+    kind = type(value)
+    if kind is str:
+        if value == UNKNOWN:
+            raise _NotPlain
+        return value
+    if kind is float:
+        return int(value) if value.is_integer() else value
+    if kind is dict:
+        sig = value.get(SIG_KEY)
+        if sig is None:
+            return {k: _plain(v) for k, v in value.items()}
+        if sig == SECRET_SIG and "value" in value:
+            return _plain(value["value"])
+        raise _NotPlain
+    if kind is list:
+        return [_plain(v) for v in value]
+    if value is None or kind is bool or kind is int:
+        return value
+    raise _NotPlain
+
+
+def _plain_props_of(registrations: Sequence[RecordedRegistration]) -> dict[tuple[str, str, str], Any]:
+    """Each registration's plain props (what the pack's validators copy from the engine's props),
+    keyed as the pack caches them; a registration :func:`_plain` cannot copy is left out."""
+    out: dict[tuple[str, str, str], Any] = {}
+    for reg in registrations:
+        if not reg.urn:
+            continue
+        with contextlib.suppress(_NotPlain):
+            out[(reg.type, reg.name, reg.urn)] = {k: _plain(v) for k, v in reg.raw().items()}
+    return out
 
 
 def has_mandatory(violations: Sequence[Violation]) -> bool:

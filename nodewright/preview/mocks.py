@@ -16,8 +16,9 @@ imports ``pulumi``. It answers what a cloud provider would during ``pulumi previ
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -73,19 +74,10 @@ class PreviewMocks(pulumi.runtime.Mocks):
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[Any, Any]]:
-        if not args.custom:
-            return None, {}
-        state = dict(args.inputs)
-        rid = _fake_id(args.typ, args.name)
-        state.setdefault("arn", f"arn:aws:mock:::{args.typ.split(':')[-1].lower()}/{rid}")
-        if args.typ == "aws:ec2/launchTemplate:LaunchTemplate":
-            state.setdefault("latestVersion", 1)
-            state.setdefault("defaultVersion", 1)
-        if args.typ == "aws:iam/instanceProfile:InstanceProfile":
-            state.setdefault("name", args.name)
-        if args.typ == "aws:ec2/instance:Instance":
-            state.setdefault("privateIp", "10.0." + str(int(_digest(args.name, length=2), 16) % 250) + ".10")
-        return rid, state
+        rid, computed = computed_state(
+            args.typ, args.name, custom=bool(args.custom), has=args.inputs.__contains__
+        )
+        return rid, {**args.inputs, **computed}
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[Any, Any], list[tuple[str, str]]]:
         if args.token == SSM_GET_PARAMETER:
@@ -112,6 +104,29 @@ class PreviewMocks(pulumi.runtime.Mocks):
         raise NotImplementedError(
             f"the offline preview has no answer for invoke {args.token!r}; add it to nodewright.preview.mocks"
         )
+
+
+def computed_state(
+    typ: str, name: str, *, custom: bool, has: Callable[[str], bool]
+) -> tuple[str | None, dict[str, Any]]:
+    """A resource's mocked id and the state fields a provider would compute that its inputs (``has``:
+    whether an input is set) do not give: the one answer of the full and the light path
+    (:mod:`nodewright.preview.light`). Components get no id and no state."""
+    if not custom:
+        return None, {}
+    rid = _fake_id(typ, name)
+    out: dict[str, Any] = {}
+    if not has("arn"):
+        out["arn"] = f"arn:aws:mock:::{typ.split(':')[-1].lower()}/{rid}"
+    if typ == "aws:ec2/launchTemplate:LaunchTemplate":
+        for key in ("latestVersion", "defaultVersion"):
+            if not has(key):
+                out[key] = 1
+    if typ == "aws:iam/instanceProfile:InstanceProfile" and not has("name"):
+        out["name"] = name
+    if typ == "aws:ec2/instance:Instance" and not has("privateIp"):
+        out["privateIp"] = "10.0." + str(int(_digest(name, length=2), 16) % 250) + ".10"
+    return rid, out
 
 
 def _fake_id(typ: str, name: str) -> str:
@@ -146,8 +161,40 @@ class RecordedRegistration:
 
     @cached_property
     def _wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = json_format.MessageToDict(self.object)
-        return out
+        try:
+            return _struct_json(self.object)
+        except _NotFinite:  # json_format's own error for it
+            out: dict[str, Any] = json_format.MessageToDict(self.object)
+            return out
+
+
+class _NotFinite(ValueError):
+    pass
+
+
+def _struct_json(struct: Any) -> dict[str, Any]:
+    """``json_format.MessageToDict`` of a ``Struct`` (same keys, order and values), without its
+    per-field descriptor lookups."""
+    fields = struct.fields
+    return {key: _value_json(fields[key]) for key in fields}
+
+
+def _value_json(value: Any) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "struct_value":
+        return _struct_json(value.struct_value)
+    if kind == "list_value":
+        return [_value_json(v) for v in value.list_value.values]
+    if kind == "number_value":
+        number = value.number_value
+        if math.isinf(number) or math.isnan(number):
+            raise _NotFinite(number)
+        return number
+    if kind == "bool_value":
+        return value.bool_value
+    return None  # null_value, or unset
 
 
 class CapturingMonitor(MockMonitor):

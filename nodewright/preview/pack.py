@@ -9,7 +9,7 @@ in-process analyzer of ``nodewright preview`` — same code, same messages.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,11 +104,15 @@ def _stack_validator(spec: PolicySpec, cache: _PropsCache) -> Any:
     return validate
 
 
-def build_policies() -> list[Policy]:
-    """Every nodewright policy, in catalogue order (one properties cache per pack and phase)."""
+def build_policies(known: Callable[[], Mapping[tuple[str, str, str], Any]] | None = None) -> list[Policy]:
+    """Every nodewright policy, in catalogue order (one properties cache per pack and phase).
+
+    ``known`` (the in-process analyzer's) gives each phase its own copy of resources' plain props,
+    keyed ``(type, name, urn)``, exactly what :func:`plain_props` would make of what the engine sends
+    (the validators then skip copying them through pulumi_policy's proxies)."""
     out: list[Policy] = []
-    resource_props: _PropsCache = {}
-    stack_props: _PropsCache = {}
+    resource_props: _PropsCache = dict(known()) if known else {}
+    stack_props: _PropsCache = dict(known()) if known else {}
     for spec in POLICIES:
         schema = (
             PolicyConfigSchema(properties=dict(spec.config_properties)) if spec.config_properties else None

@@ -32,7 +32,7 @@ from pulumi.runtime import resource_cycle_breaker as _cycle_breaker
 from pulumi.runtime import settings as pulumi_settings
 from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func
-from pulumi.runtime.sync_await import _sync_await
+from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from nodewright import reader, redact
 from nodewright.errors import InputError
@@ -316,13 +316,30 @@ def _resolve_output(value: Any) -> OutputValue:
     return OutputValue(value=resolved, secret=secret, known=known)
 
 
-def run_program(stack: StackConfig, *, ssm_fixture: Path | None = None) -> ProgramRun:
-    """Run ``__main__.py`` of the stack's project under mocks; return what it registered."""
+def run_program(stack: StackConfig, *, ssm_fixture: Path | None = None, light: bool = True) -> ProgramRun:
+    """Run ``__main__.py`` of the stack's project under mocks; return what it registered.
+
+    ``light`` takes :mod:`nodewright.preview.light` (the same registrations and outputs, less of
+    pulumi's per-resource work); ``False``, or a pulumi lacking what it needs, takes pulumi's own
+    ``MockMonitor`` path (the reference the light path is tested against)."""
+    from nodewright.preview import light as _light
+    from nodewright.preview import light_imports
+
     fixture_key = f"{stack.project}:ssmFixture"
     if ssm_fixture is None and stack.config.get(fixture_key):
         ssm_fixture = stack.project_dir / stack.config[fixture_key]
+    if light and (missing := _light.missing_light_api() + light_imports.missing_import_api()):
+        log.warning(
+            "pulumi %s lacks %s: the preview takes pulumi's full mock path (nodewright is tested with "
+            "the pulumi pinned in pyproject.toml)",
+            getattr(pulumi, "__version__", "?"),
+            ", ".join(missing),
+        )
+        light = False
+    if light:
+        light_imports.import_by_use()
     mocks = PreviewMocks(ssm_parameters=load_ssm_fixture(ssm_fixture))
-    monitor = CapturingMonitor(mocks)
+    monitor = _light.LightMonitor(mocks) if light else CapturingMonitor(mocks)
     pulumi_settings.reset_options(project=stack.project, stack=stack.stack, preview=False)
     notes = _NoteHandler()
     engine_log = logging.Logger("nodewright.program")  # not registered: no propagation
@@ -334,15 +351,21 @@ def run_program(stack: StackConfig, *, ssm_fixture: Path | None = None) -> Progr
     pulumi_settings.SETTINGS.rpc_manager.clear()
     pulumi_settings.SETTINGS.outputs.clear()
     main = stack.program or stack.project_dir / "__main__.py"
-    with _in_project(stack.project_dir), _lean_runtime():
+    loop = _ensure_event_loop()  # type: ignore[no-untyped-call]
+    path = _light.light_runtime(loop) if light else contextlib.nullcontext()
+    try:
+        with _in_project(stack.project_dir), _lean_runtime(), path:
 
-        def program() -> None:
-            runpy.run_path(str(main), run_name="__main__")
+            def program() -> None:
+                runpy.run_path(str(main), run_name="__main__")
 
-        _sync_await(run_pulumi_func(program))
-        root = pulumi_settings.get_root_resource()
-        exported: dict[str, Any] = dict(getattr(root, "outputs", {}) or {})
-        outputs = {k: _resolve_output(v) for k, v in sorted(exported.items())}
+            _sync_await(run_pulumi_func(program))
+            root = pulumi_settings.get_root_resource()
+            exported: dict[str, Any] = dict(getattr(root, "outputs", {}) or {})
+            outputs = {k: _resolve_output(v) for k, v in sorted(exported.items())}
+    finally:
+        if isinstance(monitor, _light.LightMonitor):
+            monitor.close()
     registrations = sorted(monitor.registrations, key=lambda r: (r.urn, r.type, r.name))
     invokes = sorted(mocks.invokes, key=lambda i: (i.token, json.dumps(i.args, sort_keys=True)))
     return ProgramRun(
