@@ -203,6 +203,22 @@ class ExistingNode:
         self.volumes = volume_usage
         self.pods: list[PodData] = []
 
+    def clone(self) -> ExistingNode:
+        """A copy a solve may change without touching this one (what :meth:`add` mutates is copied;
+        ``remaining`` and ``requirements`` are replaced by :meth:`add`, never changed in place)."""
+        out = ExistingNode.__new__(ExistingNode)
+        out.state = self.state
+        out.name = self.name
+        out.hostname = self.hostname
+        out.initialized = self.initialized
+        out.taints = self.taints
+        out.remaining = self.remaining
+        out.requirements = self.requirements
+        out.ports = self.ports.copy()
+        out.volumes = self.volumes.copy()
+        out.pods = list(self.pods)
+        return out
+
     def can_add(self, pod: PodData, topology: Topology) -> Requirements | Failure:
         if self.taints and not is_tolerated(self.taints, pod.current.spec.tolerations):
             # the common rejection beside many nodes: the text is only built if someone reads it
@@ -302,9 +318,29 @@ class FitIndex:
             return self._none
         return tuple(rem.get(d, 0) for d in self.dims)
 
+    def copy(self, nodes: Sequence[ExistingNode]) -> FitIndex:
+        """The same index over ``nodes`` (a copy of this index's node list whose entries a solve
+        may replace), sharing nothing mutable with this one."""
+        out = FitIndex.__new__(FitIndex)
+        out.nodes = nodes
+        out.count = self.count
+        out.dims = self.dims
+        out._dimset = self._dimset
+        out._none = self._none
+        out.size = self.size
+        out.tree = list(self.tree)
+        return out
+
+    def exclude(self, i: int) -> None:
+        """Node ``i`` no longer takes any pod (it left the round)."""
+        self._set(i, self._none)
+
     def update(self, i: int) -> None:
+        self._set(i, self._vec(self.nodes[i]))
+
+    def _set(self, i: int, vec: tuple[int, ...]) -> None:
         j = self.size + i
-        self.tree[j] = self._vec(self.nodes[i])
+        self.tree[j] = vec
         j //= 2
         while j:
             self.tree[j] = tuple(map(max, self.tree[2 * j], self.tree[2 * j + 1]))

@@ -288,10 +288,11 @@ class Round:
 
     def topology(self) -> Topology:
         return Topology(
-            domain_sources=[
+            # built only without a kept universe
+            domain_sources=(
                 DomainSource.from_nodepool(np, [it.requirements for it in self.types_by_pool[np.name]])
                 for np in self.pools
-            ],
+            ),
             nodes=[s.node for s in self.active if s.node is not None],
             all_nodes=self.cluster.nodes,
             cluster_pods=self.cluster.pods,
