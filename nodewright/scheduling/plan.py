@@ -278,6 +278,8 @@ class Round:
     buffers: Generated = field(default_factory=Generated)
     # kept between rounds over the same NodePools and instance types (disruption simulations)
     universe: DomainUniverse | None = None
+    # every state node of the cluster, in build order (the deleting ones too)
+    state_nodes: list[StateNode] = field(default_factory=list)
     type_cache: dict[tuple[object, ...], TypeIndex | None] | None = None
 
     def domain_universe(self) -> DomainUniverse:
@@ -406,21 +408,11 @@ def prepare_round(
         names.update(k for k in np.spec.limits if k != "nodes")
     space = ResourceSpace(sorted(names))
     for p in batch:
-        try:
-            vol_reqs = volumes.topology(p) if volumes is not None else []
-            datas.append(
-                PodData(
-                    p,
-                    space=space,
-                    ignore_preferences=options.preference_policy == "Ignore",
-                    requests=requests[id(p)],
-                    volume_requirements=vol_reqs,
-                )
-            )
-        except RequirementError as exc:
-            errors[p.key] = FAILED + str(exc)
-        except VolumeTopologyError as exc:
-            errors[p.key] = "ignoring pod, failed getting volume topology requirements, " + str(exc)
+        got = pod_data(p, space=space, options=options, volumes=volumes, requests=requests[id(p)])
+        if isinstance(got, str):
+            errors[p.key] = got
+        else:
+            datas.append(got)
 
     return Round(
         cluster=cluster,
@@ -436,7 +428,35 @@ def prepare_round(
         options=options,
         generated=generated,
         buffers=buffers,
+        state_nodes=state_nodes,
     )
+
+
+def pod_data(
+    pod: Pod,
+    *,
+    space: ResourceSpace,
+    options: PlanOptions,
+    volumes: VolumeIndex | None,
+    requests: ResourceList | None = None,
+    memo: dict[tuple[object, ...], ResourceList] | None = None,
+) -> PodData | str:
+    """The round's :class:`PodData` of ``pod``, or the error that keeps it out of the round."""
+    if requests is None:
+        requests = _requests(pod, {} if memo is None else memo)
+    try:
+        vol_reqs = volumes.topology(pod) if volumes is not None else []
+        return PodData(
+            pod,
+            space=space,
+            ignore_preferences=options.preference_policy == "Ignore",
+            requests=requests,
+            volume_requirements=vol_reqs,
+        )
+    except RequirementError as exc:
+        return FAILED + str(exc)
+    except VolumeTopologyError as exc:
+        return "ignoring pod, failed getting volume topology requirements, " + str(exc)
 
 
 def plan(
