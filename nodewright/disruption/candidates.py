@@ -271,6 +271,42 @@ def budget_mapping(
     return out
 
 
+@dataclass(slots=True)
+class _Verdict:
+    node: object
+    nodeclaim: object
+    pods: tuple[Pod, ...]
+    candidate: Candidate | None
+    blocked: list[Blocked]
+
+
+class CandidateMemo:
+    """Each node's verdict per disruption class while its Node, NodeClaim and pods are the same
+    objects (one forecast: NodePools, instance types, PDBs and clock do not change)."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple[str, str], _Verdict] = {}
+
+    def get(self, sn: StateNode, disruption_class: str) -> _Verdict | None:
+        got = self._by_key.get((sn.name, disruption_class))
+        if (
+            got is not None
+            and got.node is sn.node
+            and got.nodeclaim is sn.nodeclaim
+            and len(got.pods) == len(sn.pods)
+            and all(a is b for a, b in zip(got.pods, sn.pods, strict=True))
+        ):
+            return got
+        return None
+
+    def put(
+        self, sn: StateNode, disruption_class: str, candidate: Candidate | None, blocked: list[Blocked]
+    ) -> None:
+        self._by_key[(sn.name, disruption_class)] = _Verdict(
+            sn.node, sn.nodeclaim, tuple(sn.pods), candidate, blocked
+        )
+
+
 def get_candidates(
     state: Sequence[StateNode],
     *,
@@ -279,20 +315,31 @@ def get_candidates(
     pdbs: PdbLimits,
     now: datetime,
     disruption_class: str,
+    memo: CandidateMemo | None = None,
 ) -> tuple[list[Candidate], list[Blocked]]:
-    """``GetCandidates`` before the method's own filter: the candidates, and why the others are not."""
+    """``GetCandidates`` before the method's own filter: the candidates, and why the others are not.
+    ``memo``: verdicts kept from earlier calls of the same forecast."""
     blocked: list[Blocked] = []
     out = []
     for sn in state:
-        c = new_candidate(
-            sn,
-            pools=pools,
-            types=types,
-            pdbs=pdbs,
-            now=now,
-            disruption_class=disruption_class,
-            blocked=blocked.append,
-        )
+        got = memo.get(sn, disruption_class) if memo is not None else None
+        if got is not None:
+            blocked.extend(got.blocked)
+            c = got.candidate
+        else:
+            mine: list[Blocked] = []
+            c = new_candidate(
+                sn,
+                pools=pools,
+                types=types,
+                pdbs=pdbs,
+                now=now,
+                disruption_class=disruption_class,
+                blocked=mine.append,
+            )
+            blocked.extend(mine)
+            if memo is not None:
+                memo.put(sn, disruption_class, c, mine)
         if c is not None:
             out.append(c)
     return out, blocked

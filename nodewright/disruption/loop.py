@@ -27,6 +27,7 @@ from nodewright.disruption import methods as m
 from nodewright.disruption.balanced import Evaluator, Totals
 from nodewright.disruption.candidates import (
     Candidate,
+    CandidateMemo,
     budget_mapping,
     consolidatable,
     get_candidates,
@@ -123,6 +124,8 @@ class _Forecast:
         self.world = _World(cluster, list(cluster.nodes), list(cluster.nodeclaims), list(cluster.pods))
         self.notes = _Notes()
         self.sim_cache = SimCache()
+        self.candidate_memo = CandidateMemo()
+        self._consolidatable: dict[int, tuple[Candidate, bool]] = {}
         self.options = PlanOptions(
             preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy
         )
@@ -147,6 +150,7 @@ class _Forecast:
             pdbs=self.pdbs,
             now=self.at,
             disruption_class=m.CLASS[method],
+            memo=self.candidate_memo,
         )
         if self.notes.record_blocked:
             for b in blocked:
@@ -224,12 +228,20 @@ class _Forecast:
 
     def _should(self, method: str, c: Candidate, env: m.Env) -> bool:
         if method == "emptiness":
-            return m.emptiness_should(c, env, consolidatable(c.state, c.pool, self.at))
+            return m.emptiness_should(c, env, self._is_consolidatable(c))
         if method == "static-drift":
             return m.static_drift_should(c)
         if method == "drift":
             return m.drift_should(c)
-        return m.consolidation_should(c, env, consolidatable(c.state, c.pool, self.at))
+        return m.consolidation_should(c, env, self._is_consolidatable(c))
+
+    def _is_consolidatable(self, c: Candidate) -> bool:
+        """``consolidatable`` at the forecast's clock, once per candidate (candidates are kept
+        while their node is unchanged)."""
+        got = self._consolidatable.get(id(c))
+        if got is None or got[0] is not c:
+            got = self._consolidatable[id(c)] = (c, consolidatable(c.state, c.pool, self.at))
+        return got[1]
 
     def _compute(
         self,

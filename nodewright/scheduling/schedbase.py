@@ -62,6 +62,8 @@ class NodeMemo:
 
     def __init__(self) -> None:
         self._by_name: dict[str, _Facts] = {}
+        # the last templates built, by what they derive from
+        self.templates: dict[tuple[object, ...], tuple[list[Template], object]] = {}
 
     def facts(self, sn: StateNode) -> _Facts:
         got = self._by_name.get(sn.name)
@@ -130,25 +132,22 @@ class SchedulerBase:
         for it in self.all_types:
             provider_keys.update(it.requirements.keys())
         self.allow_undefined = ALLOW_UNDEFINED_WELL_KNOWN | provider_keys
-        self.templates: list[Template] = []
-        for np in nodepools:
-            its = instance_types.get(np.name, ())
-            if not its:
-                continue
-            reqs = template_requirements(np)
-            key = (np.name, id(np), tuple(its), tuple(space.names), self.relax_min_values)
-            if type_cache is not None and key in type_cache:
-                index = type_cache[key]
-            else:
-                index = self._template_types(np, reqs, its, space)
-                if type_cache is not None:
-                    type_cache[key] = index
-            if index is None:
-                continue
-            tmpl = Template(index=len(self.templates), nodepool=np, requirements=reqs, types=index, groups=[])
-            tmpl.allow_undefined = self.allow_undefined
-            tmpl.groups = self._daemon_groups(tmpl, daemonset_pods)
-            self.templates.append(tmpl)
+        kept = None
+        if memo is not None:
+            tkey = (
+                tuple((np.name, id(np), tuple(map(id, instance_types.get(np.name, ())))) for np in nodepools),
+                tuple(space.names),
+                self.relax_min_values,
+                tuple(p.model_dump_json() for p in daemonset_pods),
+            )
+            kept = memo.templates.get(tkey)
+        if kept is not None:
+            self.templates = kept[0]
+        else:
+            self.templates = self._templates(nodepools, instance_types, daemonset_pods, type_cache)
+            if memo is not None:
+                # the key's objects stay alive with the entry, so their ids are not reused
+                memo.templates = {tkey: (self.templates, (nodepools, dict(instance_types)))}
         self.remaining: dict[str, ResourceList] = {
             np.name: parse_resource_list(np.spec.limits) for np in nodepools if np.spec.limits
         }
@@ -195,6 +194,35 @@ class SchedulerBase:
             self._by_node_name = {n.name: i for i, n in enumerate(self.existing) if n.state.node is not None}
         got = (self._by_node_name.get(name) for name in node_names)
         return sorted(i for i in got if i is not None)
+
+    def _templates(
+        self,
+        nodepools: Sequence[NodePool],
+        instance_types: Mapping[str, Sequence[InstanceType]],
+        daemonset_pods: Sequence[Pod],
+        type_cache: dict[tuple[object, ...], TypeIndex | None] | None,
+    ) -> list[Template]:
+        templates: list[Template] = []
+        for np in nodepools:
+            its = instance_types.get(np.name, ())
+            if not its:
+                continue
+            reqs = template_requirements(np)
+            space = self.space
+            key = (np.name, id(np), tuple(its), tuple(space.names), self.relax_min_values)
+            if type_cache is not None and key in type_cache:
+                index = type_cache[key]
+            else:
+                index = self._template_types(np, reqs, its, space)
+                if type_cache is not None:
+                    type_cache[key] = index
+            if index is None:
+                continue
+            tmpl = Template(index=len(templates), nodepool=np, requirements=reqs, types=index, groups=[])
+            tmpl.allow_undefined = self.allow_undefined
+            tmpl.groups = self._daemon_groups(tmpl, daemonset_pods)
+            templates.append(tmpl)
+        return templates
 
     # -- construction helpers ----------------------------------------------------------------------
     def _template_types(
