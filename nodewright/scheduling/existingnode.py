@@ -307,6 +307,8 @@ class FitIndex:
             size *= 2
         self.size = size
         self.tree: list[tuple[int, ...]] = [self._none] * (2 * size)
+        # per request vector, the first node that covered it at the last walk
+        self._first: dict[tuple[int, ...], int] = {}
         for i, n in enumerate(nodes):
             self.tree[size + i] = self._vec(n)
         for i in range(size - 1, 0, -1):
@@ -329,6 +331,7 @@ class FitIndex:
         out._none = self._none
         out.size = self.size
         out.tree = list(self.tree)
+        out._first = {}
         return out
 
     def exclude(self, i: int) -> None:
@@ -349,24 +352,39 @@ class FitIndex:
     def candidates(self, requests: ResourceList) -> Iterator[int]:
         """Indexes of the nodes whose remaining resources cover ``requests``, in order.
 
-        One left-to-right walk of the tree per call (not one descent from the root per answer): a pod
-        every node has room for but none accepts costs O(n), not O(n log n). A subtree is tested when
-        it is reached, so an :meth:`update` between two answers is seen by the rest of the walk.
+        A walk from the leaf where the last walk for the same request started answering (nodes only
+        shrink during a solve, so those before it still cannot cover it), climbing to each next
+        subtree to the right and descending into those whose per-resource maxima cover the
+        request: a pod every node has room for but none accepts costs O(n), not O(n log n). A
+        subtree is tested when it is reached, so an :meth:`update` between two answers is seen by
+        the rest of the walk.
         """
         if any(v > 0 for k, v in requests.items() if k not in self._dimset):
             return  # a resource no node has: nothing fits
         req = tuple(requests.get(d, 0) for d in self.dims)
+        first = self._first
+        start = first.get(req, 0)
         tree, size, count = self.tree, self.size, self.count
-        stack = [1]
-        pop, push = stack.pop, stack.append
-        while stack:
-            node = pop()
-            if not all(map(le, req, tree[node])):
-                continue
-            if node >= size:
-                i = node - size
-                if i < count:
-                    yield i
-                continue
-            push(2 * node + 1)
-            push(2 * node)
+        if start >= count:
+            return
+        j = size + start
+        unanswered = True
+        while True:
+            if all(map(le, req, tree[j])):
+                if j < size:
+                    j *= 2  # the left child first
+                    continue
+                i = j - size
+                if i >= count:
+                    break
+                if unanswered:
+                    first[req] = i
+                    unanswered = False
+                yield i
+            while j & 1:  # a right child: climb to the first ancestor that is a left child
+                j >>= 1
+            if not j:
+                break
+            j += 1
+        if unanswered:
+            first[req] = count  # nothing covers it now, nor will

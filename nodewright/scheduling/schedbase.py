@@ -203,6 +203,7 @@ class SchedulerBase:
         type_cache: dict[tuple[object, ...], TypeIndex | None] | None,
     ) -> list[Template]:
         templates: list[Template] = []
+        self._indexes: dict[tuple[object, ...], TypeIndex] = {}
         for np in nodepools:
             its = instance_types.get(np.name, ())
             if not its:
@@ -228,8 +229,9 @@ class SchedulerBase:
     def _template_types(
         self, np: NodePool, reqs: Requirements, its: Sequence[InstanceType], space: ResourceSpace
     ) -> TypeIndex | None:
-        """The NodePool's compatible, offered, fitting instance types (None: none, with a warning)."""
-        full = TypeIndex(its, space)
+        """The NodePool's compatible, offered, fitting instance types (None: none, with a warning).
+        NodePools of one NodeClass share one index of the same types (its memos are pure)."""
+        full = self._index(its, space)
         entry = full.compat(reqs)
         mask = entry.compat & entry.offering & full.fit_mask((0,) * len(space.names))
         kept = [its[i] for i in iter_bits(mask)]
@@ -242,7 +244,14 @@ class SchedulerBase:
                 "NodePool %s: requirements filtered out all compatible available instance types", np.name
             )
             return None
-        return TypeIndex(kept, space)
+        return self._index(kept, space)
+
+    def _index(self, its: Sequence[InstanceType], space: ResourceSpace) -> TypeIndex:
+        key = (tuple(map(id, its)), tuple(space.names))
+        got = self._indexes.get(key)
+        if got is None:
+            got = self._indexes[key] = TypeIndex(its, space)
+        return got
 
     def _daemon_groups(self, tmpl: Template, daemons: Sequence[Pod]) -> list[DaemonGroup]:
         groups: dict[tuple[str, ...], DaemonGroup] = {}
