@@ -178,7 +178,7 @@ class _Forecast:
                 self.notes.blocked[c.name] = BlockedNode(node=c.name, node_claim=c.claim_name, reason=msg)
 
         return m.Env(
-            simulate=lambda cands: simulate(cluster, cands, ctx),
+            simulate=lambda cands: simulate(cluster, cands, ctx, state_nodes=state),
             unconsolidatable=note,
             drift_blocked=drift_blocked,
             spot_to_spot=self.settings.feature_gates.spot_to_spot_consolidation,

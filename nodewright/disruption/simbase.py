@@ -76,11 +76,17 @@ def universe_for(rnd: Round, ctx: SimContext) -> DomainUniverse:
 class SimBase:
     """The shared preparation of one reconcile's simulations (see the module docstring)."""
 
-    def __init__(self, cluster: ClusterState, ctx: SimContext) -> None:
+    def __init__(
+        self, cluster: ClusterState, ctx: SimContext, state_nodes: Sequence[StateNode] | None = None
+    ) -> None:
         self.cluster = cluster
         self.ctx = ctx
         rnd = prepare_round(
-            nodepools=ctx.nodepools, cluster=cluster, catalog_for=ctx.catalog_for, options=ctx.options
+            nodepools=ctx.nodepools,
+            cluster=cluster,
+            catalog_for=ctx.catalog_for,
+            options=ctx.options,
+            state_nodes=None if state_nodes is None else list(state_nodes),
         )
         self.universe = universe_for(rnd, ctx)
         self.rnd = rnd

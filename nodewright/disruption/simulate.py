@@ -29,6 +29,7 @@ from nodewright.disruption.candidates import Candidate
 from nodewright.disruption.pods import PdbLimits
 from nodewright.disruption.simbase import SimBase, deleting_pod_keys, universe_for
 from nodewright.scheduling import podutil
+from nodewright.scheduling.existingnode import StateNode
 from nodewright.scheduling.instancetypes import TypeIndex, satisfies_min_values
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, CatalogFor, PlanOptions, prepare_round
 from nodewright.scheduling.poddata import PodData
@@ -215,12 +216,20 @@ def _scratch(
     return rnd.datas, rnd.scheduler()
 
 
-def simulate(cluster: ClusterState, candidates: Sequence[Candidate], ctx: SimContext) -> Simulation:
+def simulate(
+    cluster: ClusterState,
+    candidates: Sequence[Candidate],
+    ctx: SimContext,
+    *,
+    state_nodes: Sequence[StateNode] | None = None,
+) -> Simulation:
+    """``SimulateScheduling`` of ``candidates`` leaving ``cluster`` (``state_nodes``: its state
+    nodes, when already built)."""
     got = None
     if ctx.incremental:
         base = ctx.cache.base
         if base is None or base.cluster is not cluster:
-            base = ctx.cache.base = SimBase(cluster, ctx)
+            base = ctx.cache.base = SimBase(cluster, ctx, state_nodes)
         got = base.round(candidates)
         deleting_keys = base.deleting_keys
     else:

@@ -347,13 +347,15 @@ def prepare_round(
     options: PlanOptions = PlanOptions(),
     workloads: Sequence[Input] = (),
     scales: Sequence[Scale] = (),
+    state_nodes: list[StateNode] | None = None,
 ) -> Round:
     """Everything :func:`plan` computes before the Solve (pod selection, validation, pools, types).
 
     The pending pods are the cluster's, plus those its workloads (and ``workloads``, the branch's)
     would create, plus, with the CapacityBuffer gate, the buffers' virtual pods (added after
-    validation, as the provisioner does)."""
-    state_nodes = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
+    validation, as the provisioner does). ``state_nodes``: the cluster's, already built."""
+    if state_nodes is None:
+        state_nodes = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
     deleting = [s for s in state_nodes if s.marked_for_deletion()]
     active = [s for s in state_nodes if not s.marked_for_deletion()]
 
