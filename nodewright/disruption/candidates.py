@@ -240,23 +240,35 @@ class PoolBudget:
         return max(self.allowed - self.disrupting, 0)
 
 
-def budget_mapping(
-    state_nodes: Sequence[StateNode], pools: Sequence[NodePool], reason: str, now: datetime
-) -> dict[str, PoolBudget]:
-    """``BuildDisruptionBudgetMapping``: per pool, allowed disruptions for ``reason`` minus the
-    initialized nodes already disrupting (NotReady or marked for deletion); invalid budgets: 0."""
+def pool_node_counts(state_nodes: Sequence[StateNode]) -> tuple[dict[str, int], dict[str, int]]:
+    """Per pool, its initialized, not terminating nodes, and those of them already disrupting
+    (NotReady or marked for deletion): what every reason's budget mapping counts."""
     num: dict[str, int] = {}
     disrupting: dict[str, int] = {}
     for sn in state_nodes:
         if sn.nodeclaim is None or not sn.initialized() or _cond_true(sn, INSTANCE_TERMINATING):
             continue
-        pool = sn.labels().get(labels.NODEPOOL, "")
+        pool = sn.label(labels.NODEPOOL) or ""
         num[pool] = num.get(pool, 0) + 1
         ready = sn.node is not None and any(
             c.type == "Ready" and c.status == "True" for c in sn.node.status.conditions
         )
         if not ready or sn.marked_for_deletion():
             disrupting[pool] = disrupting.get(pool, 0) + 1
+    return num, disrupting
+
+
+def budget_mapping(
+    state_nodes: Sequence[StateNode],
+    pools: Sequence[NodePool],
+    reason: str,
+    now: datetime,
+    counts: tuple[dict[str, int], dict[str, int]] | None = None,
+) -> dict[str, PoolBudget]:
+    """``BuildDisruptionBudgetMapping``: per pool, allowed disruptions for ``reason`` minus the
+    initialized nodes already disrupting (NotReady or marked for deletion); invalid budgets: 0.
+    ``counts``: :func:`pool_node_counts` of ``state_nodes``, when already known."""
+    num, disrupting = counts if counts is not None else pool_node_counts(state_nodes)
     out: dict[str, PoolBudget] = {}
     for np in pools:
         budgets = [b.model_dump(exclude_none=True) for b in np.spec.disruption.budgets]
@@ -275,7 +287,8 @@ def budget_mapping(
 class _Verdict:
     node: object
     nodeclaim: object
-    pods: tuple[Pod, ...]
+    pods: tuple[Pod, ...]  # kept alive with the entry, so their ids are not reused
+    ids: tuple[int, ...]
     candidate: Candidate | None
     blocked: list[Blocked]
 
@@ -293,8 +306,7 @@ class CandidateMemo:
             got is not None
             and got.node is sn.node
             and got.nodeclaim is sn.nodeclaim
-            and len(got.pods) == len(sn.pods)
-            and all(a is b for a, b in zip(got.pods, sn.pods, strict=True))
+            and got.ids == tuple(map(id, sn.pods))
         ):
             return got
         return None
@@ -303,7 +315,7 @@ class CandidateMemo:
         self, sn: StateNode, disruption_class: str, candidate: Candidate | None, blocked: list[Blocked]
     ) -> None:
         self._by_key[(sn.name, disruption_class)] = _Verdict(
-            sn.node, sn.nodeclaim, tuple(sn.pods), candidate, blocked
+            sn.node, sn.nodeclaim, tuple(sn.pods), tuple(map(id, sn.pods)), candidate, blocked
         )
 
 

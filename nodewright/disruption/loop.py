@@ -33,6 +33,7 @@ from nodewright.disruption.candidates import (
     get_candidates,
     node_disruption_cost,
     node_price,
+    pool_node_counts,
 )
 from nodewright.disruption.pods import PdbLimits
 from nodewright.disruption.result import (
@@ -126,6 +127,8 @@ class _Forecast:
         self.sim_cache = SimCache()
         self.candidate_memo = CandidateMemo()
         self._consolidatable: dict[int, tuple[Candidate, bool]] = {}
+        self._should_memo: dict[tuple[str, int], tuple[Candidate, bool, str | None]] = {}
+        self._node_costs: dict[str, tuple[object, object, tuple[int, ...], object, float, float]] = {}
         self.options = PlanOptions(
             preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy
         )
@@ -137,6 +140,15 @@ class _Forecast:
         lab = sn.labels()
         it = self.types.get(lab.get(labels.NODEPOOL, ""), {}).get(lab.get(labels.INSTANCE_TYPE, ""))
         return node_price(lab, it)
+
+    def _costs(self, sn: StateNode) -> tuple[float, float]:
+        """``price_of`` and ``node_disruption_cost`` of ``sn``, kept while its objects are the same."""
+        got = self._node_costs.get(sn.name)
+        ids = tuple(map(id, sn.pods))
+        if got is None or got[0] is not sn.node or got[1] is not sn.nodeclaim or got[2] != ids:
+            got = (sn.node, sn.nodeclaim, ids, tuple(sn.pods), self.price_of(sn), node_disruption_cost(sn))
+            self._node_costs[sn.name] = got
+        return got[4], got[5]
 
     def cluster_cost(self, nodes: Sequence[StateNode]) -> float:
         return sum(self.price_of(sn) for sn in nodes if not sn.marked_for_deletion())
@@ -190,20 +202,20 @@ class _Forecast:
         cost: dict[str, float] = {}
         disruption: dict[str, float] = {}
         for sn in state:
-            pool = sn.labels().get(labels.NODEPOOL) if sn.nodeclaim is not None else None
+            pool = sn.label(labels.NODEPOOL) if sn.nodeclaim is not None else None
             if pool is None:
                 continue
-            cost[pool] = cost.get(pool, 0.0) + self.price_of(sn)
+            price, node_cost = self._costs(sn)
+            cost[pool] = cost.get(pool, 0.0) + price
             c = by_name.get(sn.name)
-            disruption[pool] = disruption.get(pool, 0.0) + (
-                c.reschedule_cost if c is not None else node_disruption_cost(sn)
-            )
+            disruption[pool] = disruption.get(pool, 0.0) + (c.reschedule_cost if c is not None else node_cost)
         return {p: Totals(cost.get(p, 0.0), disruption[p]) for p in disruption}
 
     def reconcile(self) -> tuple[list[m.Command], list[StateNode]] | None:
         cluster = self.world.cluster()
         state = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
         by_class: dict[str, tuple[list[Candidate], m.Env]] = {}
+        counts: tuple[dict[str, int], dict[str, int]] | None = None
         for method in METHODS:
             cls = m.CLASS[method]
             if cls not in by_class:
@@ -214,7 +226,9 @@ class _Forecast:
             if not cands:
                 continue
             reason = m.REASON[method]
-            mapping = budget_mapping(state, self.pools, reason, self.at)
+            if counts is None:
+                counts = pool_node_counts(state)
+            mapping = budget_mapping(state, self.pools, reason, self.at, counts)
             for b in mapping.values():
                 if b.nodes and b.remaining == 0 and (b.pool, reason) not in self.notes.pools:
                     self.notes.pools[(b.pool, reason)] = BlockedPool(
@@ -227,6 +241,18 @@ class _Forecast:
         return None
 
     def _should(self, method: str, c: Candidate, env: m.Env) -> bool:
+        """The method's filter, once per candidate and method (its note replayed)."""
+        got = self._should_memo.get((method, id(c)))
+        if got is None or got[0] is not c:
+            said: list[str] = []
+            mine = dataclasses.replace(env, unconsolidatable=lambda _c, msg: said.append(msg))
+            ok = self._should_now(method, c, mine)
+            got = self._should_memo[(method, id(c))] = (c, ok, said[0] if said else None)
+        if got[2] is not None:
+            env.unconsolidatable(c, got[2])
+        return got[1]
+
+    def _should_now(self, method: str, c: Candidate, env: m.Env) -> bool:
         if method == "emptiness":
             return m.emptiness_should(c, env, self._is_consolidatable(c))
         if method == "static-drift":

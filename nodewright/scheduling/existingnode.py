@@ -73,6 +73,12 @@ class StateNode:
         out.update(self.nodeclaim.metadata.labels)
         return out
 
+    def label(self, key: str) -> str | None:
+        """``labels().get(key)`` without copying the labels."""
+        if self.node is not None:
+            return self.node.metadata.labels.get(key)
+        return self.labels().get(key)
+
     def hostname(self) -> str:
         if self.node is not None:
             return self.node.metadata.labels.get(labels.HOSTNAME) or self.name

@@ -396,10 +396,10 @@ def prepare_round(
     }
     datas: list[PodData] = []
     names: set[str] = set()
-    for types in types_by_pool.values():
-        for it in types:
-            names.update(it.capacity)
-            names.update(it.allocatable())
+    # NodePools of one NodeClass share their type objects: each distinct type once
+    for it in {id(it): it for types in types_by_pool.values() for it in types}.values():
+        names.update(it.capacity)
+        names.update(it.allocatable())
     ds_pods = daemonset_pods(cluster)
     requests = {}
     memo: dict[tuple[object, ...], ResourceList] = {}

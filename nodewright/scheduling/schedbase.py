@@ -50,6 +50,7 @@ class _Facts:
     node: object
     nodeclaim: object
     pods: tuple[Pod, ...]
+    ids: tuple[int, ...]
     taints: list[Taint]
     labels: dict[str, str]
     capacity: ResourceList
@@ -67,24 +68,19 @@ class NodeMemo:
 
     def facts(self, sn: StateNode) -> _Facts:
         got = self._by_name.get(sn.name)
-        pods = sn.pods
-        if (
-            got is not None
-            and got.node is sn.node
-            and got.nodeclaim is sn.nodeclaim
-            and len(got.pods) == len(pods)
-            and all(a is b for a, b in zip(got.pods, pods, strict=True))
-        ):
+        ids = tuple(map(id, sn.pods))
+        if got is not None and got.node is sn.node and got.nodeclaim is sn.nodeclaim and got.ids == ids:
             return got
-        got = self._by_name[sn.name] = _fresh(sn)
+        got = self._by_name[sn.name] = _fresh(sn, ids)
         return got
 
 
-def _fresh(sn: StateNode) -> _Facts:
+def _fresh(sn: StateNode, ids: tuple[int, ...] = ()) -> _Facts:
     return _Facts(
         node=sn.node,
         nodeclaim=sn.nodeclaim,
-        pods=tuple(sn.pods),
+        pods=tuple(sn.pods),  # kept alive with the entry, so their ids are not reused
+        ids=ids,
         taints=sn.taints(),
         labels=sn.labels(),
         capacity=sn.capacity(),
