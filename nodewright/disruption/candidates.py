@@ -301,6 +301,9 @@ class CandidateMemo:
         self._by_key: dict[tuple[str, str], _Verdict] = {}
 
     def get(self, sn: StateNode, disruption_class: str) -> _Verdict | None:
+        mine = sn.memo.get("candidate-" + disruption_class)
+        if isinstance(mine, _Verdict):
+            return mine
         got = self._by_key.get((sn.name, disruption_class))
         if (
             got is not None
@@ -308,13 +311,14 @@ class CandidateMemo:
             and got.nodeclaim is sn.nodeclaim
             and got.ids == tuple(map(id, sn.pods))
         ):
+            sn.memo["candidate-" + disruption_class] = got
             return got
         return None
 
     def put(
         self, sn: StateNode, disruption_class: str, candidate: Candidate | None, blocked: list[Blocked]
     ) -> None:
-        self._by_key[(sn.name, disruption_class)] = _Verdict(
+        self._by_key[(sn.name, disruption_class)] = sn.memo["candidate-" + disruption_class] = _Verdict(
             sn.node, sn.nodeclaim, tuple(sn.pods), tuple(map(id, sn.pods)), candidate, blocked
         )
 

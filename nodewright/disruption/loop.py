@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from nodewright import labels
 from nodewright.algebra.resources import format_resource_list
-from nodewright.api.core import Condition, Node, Pod
+from nodewright.api.core import Condition, Node
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
@@ -44,7 +44,7 @@ from nodewright.disruption.result import (
     Unconsolidatable,
 )
 from nodewright.disruption.simulate import Replacement, SimCache, SimContext, mark_deleting, simulate
-from nodewright.scheduling import podutil
+from nodewright.disruption.world import World
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
 from nodewright.scheduling.nodeclaim import template_requirements
 from nodewright.scheduling.plan import CatalogFor, PlanOptions
@@ -59,24 +59,6 @@ METHODS: Final = (
 )
 EPOCH: Final = "1970-01-01T00:00:00Z"
 MAX_ROUNDS: Final = 10_000
-
-
-@dataclass
-class _World:
-    base: ClusterState
-    nodes: list[Node]
-    claims: list[NodeClaim]
-    pods: list[Pod]
-    made: int = 0
-
-    def cluster(self) -> ClusterState:
-        return dataclasses.replace(
-            self.base,
-            nodes=tuple(self.nodes),
-            nodeclaims=tuple(self.claims),
-            pods=tuple(self.pods),
-            _node_index={},
-        )
 
 
 @dataclass
@@ -122,7 +104,7 @@ class _Forecast:
         self.until_quiet = until_quiet
         self.settings = settings
         self.pdbs = PdbLimits(cluster.pdbs)
-        self.world = _World(cluster, list(cluster.nodes), list(cluster.nodeclaims), list(cluster.pods))
+        self.world = World(cluster, list(cluster.nodes), list(cluster.nodeclaims), list(cluster.pods))
         self.notes = _Notes()
         self.sim_cache = SimCache()
         self.candidate_memo = CandidateMemo()
@@ -143,11 +125,15 @@ class _Forecast:
 
     def _costs(self, sn: StateNode) -> tuple[float, float]:
         """``price_of`` and ``node_disruption_cost`` of ``sn``, kept while its objects are the same."""
+        mine = sn.memo.get("costs")
+        if mine is not None:
+            return mine  # type: ignore[no-any-return]
         got = self._node_costs.get(sn.name)
         ids = tuple(map(id, sn.pods))
         if got is None or got[0] is not sn.node or got[1] is not sn.nodeclaim or got[2] != ids:
             got = (sn.node, sn.nodeclaim, ids, tuple(sn.pods), self.price_of(sn), node_disruption_cost(sn))
             self._node_costs[sn.name] = got
+        sn.memo["costs"] = (got[4], got[5])
         return got[4], got[5]
 
     def cluster_cost(self, nodes: Sequence[StateNode]) -> float:
@@ -213,7 +199,7 @@ class _Forecast:
 
     def reconcile(self) -> tuple[list[m.Command], list[StateNode]] | None:
         cluster = self.world.cluster()
-        state = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
+        state = self.world.state(cluster)
         by_class: dict[str, tuple[list[Candidate], m.Env]] = {}
         counts: tuple[dict[str, int], dict[str, int]] | None = None
         for method in METHODS:
@@ -313,25 +299,14 @@ class _Forecast:
             new_nodes.append(self._launch(rep))
         if not self.until_quiet:
             self.world.nodes = [mark_deleting(n) if n.metadata.name in names else n for n in self.world.nodes]
+            self.world.forget()
             return
         placements = cmd.sim.placements if cmd.sim is not None else {}
         target_of = {
             key: (new_nodes[int(t[4:])] if t.startswith("new:") else t) for key, t in placements.items()
         }
-        self.world.nodes = [n for n in self.world.nodes if n.metadata.name not in names]
-        self.world.claims = [c for c in self.world.claims if c.metadata.name not in claims]
-        pods: list[Pod] = []
-        for p in self.world.pods:
-            target = target_of.get(p.key)
-            if target is not None and target not in names:
-                pods.append(_bind(p, target))
-            elif p.spec.node_name in names:
-                # the node's other pods leave with it; those that need a home wait as pending
-                if podutil.is_reschedulable(p):
-                    pods.append(_unbind(p))
-            else:
-                pods.append(p)
-        self.world.pods = pods
+        origins = cmd.sim.origins if cmd.sim is not None else set()
+        self.world.complete(names, claims, target_of, origins, new_nodes)
 
     def _launch(self, rep: Replacement) -> str:
         self.world.made += 1
@@ -389,21 +364,6 @@ class _Forecast:
                 )
             )
         return name
-
-
-def _bind(p: Pod, node: str) -> Pod:
-    if p.spec.node_name == node:
-        return p
-    spec = p.spec.model_copy(update={"node_name": node})
-    status = p.status.model_copy(update={"phase": "Running", "conditions": []})
-    return p.model_copy(update={"spec": spec, "status": status})
-
-
-def _unbind(p: Pod) -> Pod:
-    spec = p.spec.model_copy(update={"node_name": None})
-    cond = Condition(type="PodScheduled", status="False", reason="Unschedulable")
-    status = p.status.model_copy(update={"phase": "Pending", "conditions": [cond]})
-    return p.model_copy(update={"spec": spec, "status": status})
 
 
 def forecast(

@@ -151,6 +151,8 @@ class Simulation:
     new: list[Replacement]
     errors: dict[str, str]  # non-pending pods that would not schedule
     placements: dict[str, str]  # pod key -> existing node name or "new:<i>"
+    # the nodes the placed pods are bound to now ("" for pending pods)
+    origins: set[str] = field(default_factory=set)
 
     def all_non_pending_scheduled(self) -> bool:
         return not self.errors
@@ -242,9 +244,11 @@ def simulate(
         if key not in pending:
             errors[key] = err
     placements: dict[str, str] = {}
+    origins: set[str] = set()
     for en in result.existing:
         for pd in en.pods:
             placements[pd.key] = en.name
+            origins.add(pd.pod.spec.node_name or "")
             if not en.initialized and pd.key not in deleting_keys and pd.key not in pending:
                 info = []
                 if en.state.nodeclaim is not None:
@@ -270,6 +274,7 @@ def simulate(
         ref = claim.template.nodepool.spec.template.spec.node_class_ref
         for pd in claim.pods:
             placements[pd.key] = f"new:{len(new)}"
+            origins.add(pd.pod.spec.node_name or "")
         reqs = claim.requirements.copy()
         # the placeholder hostname is the scheduler's, not a label the node will carry
         reqs = Requirements([r for r in reqs.values() if r.key != labels.HOSTNAME])
@@ -283,4 +288,4 @@ def simulate(
                 taints=list(claim.template.taints),
             )
         )
-    return Simulation(new=new, errors=errors, placements=placements)
+    return Simulation(new=new, errors=errors, placements=placements, origins=origins)

@@ -56,6 +56,8 @@ class StateNode:
     node: Node | None
     nodeclaim: NodeClaimModel | None
     pods: list[Pod] = field(default_factory=list)
+    # facts derived from this (unchanging once built) state node, by whoever derives them
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def managed(self) -> bool:
@@ -348,11 +350,15 @@ class FitIndex:
         self._set(i, self._vec(self.nodes[i]))
 
     def _set(self, i: int, vec: tuple[int, ...]) -> None:
+        tree = self.tree
         j = self.size + i
-        self.tree[j] = vec
+        tree[j] = vec
         j //= 2
         while j:
-            self.tree[j] = tuple(map(max, self.tree[2 * j], self.tree[2 * j + 1]))
+            new = tuple(map(max, tree[2 * j], tree[2 * j + 1]))
+            if new == tree[j]:
+                break  # the maxima above are unchanged too
+            tree[j] = new
             j //= 2
 
     def candidates(self, requests: ResourceList) -> Iterator[int]:

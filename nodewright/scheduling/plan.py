@@ -356,13 +356,14 @@ def prepare_round(
     validation, as the provisioner does). ``state_nodes``: the cluster's, already built."""
     if state_nodes is None:
         state_nodes = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
-    deleting = [s for s in state_nodes if s.marked_for_deletion()]
-    active = [s for s in state_nodes if not s.marked_for_deletion()]
+    marked = [s.marked_for_deletion() for s in state_nodes]
+    deleting = [s for s, m in zip(state_nodes, marked, strict=True) if m]
+    active = [s for s, m in zip(state_nodes, marked, strict=True) if not m]
 
     generated, buffers = round_pods(
         cluster, workloads, capacity_buffer=options.feature_gates.capacity_buffer, scales=scales
     )
-    pending = [p for p in cluster.pods if podutil.is_provisionable(p)]
+    pending = [p for p in cluster.pods if not p.spec.node_name and podutil.is_provisionable(p)]
     pending.extend(generated.pods)
     rescheduled = [p for s in deleting for p in s.pods if podutil.is_reschedulable(p)]
     errors: dict[str, str] = {}

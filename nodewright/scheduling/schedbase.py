@@ -67,6 +67,13 @@ class NodeMemo:
         self.templates: dict[tuple[object, ...], tuple[list[Template], object]] = {}
 
     def facts(self, sn: StateNode) -> _Facts:
+        mine = sn.memo.get("schedbase")
+        if isinstance(mine, _Facts):
+            return mine
+        sn.memo["schedbase"] = got = self._facts(sn)
+        return got
+
+    def _facts(self, sn: StateNode) -> _Facts:
         got = self._by_name.get(sn.name)
         ids = tuple(map(id, sn.pods))
         if got is not None and got.node is sn.node and got.nodeclaim is sn.nodeclaim and got.ids == ids:
@@ -124,6 +131,15 @@ class SchedulerBase:
         self.all_types = list(
             {id(it): it for np in nodepools for it in instance_types.get(np.name, ())}.values()
         )
+        # the types a ReservationManager tracks (it reads nothing else)
+        self.reserved_types = [
+            it
+            for it in self.all_types
+            if any(
+                o.capacity_type == labels.CAPACITY_TYPE_RESERVED and o.reservation_id is not None
+                for o in it.offerings
+            )
+        ]
         provider_keys: set[str] = set()
         for it in self.all_types:
             provider_keys.update(it.requirements.keys())

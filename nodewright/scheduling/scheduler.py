@@ -161,7 +161,7 @@ class Scheduler:
         self.options = options
         self.relax_min_values = base.relax_min_values
         self.preferences = Preferences(tolerate_prefer_no_schedule=base.tolerate_prefer_no_schedule)
-        self.reservations = ReservationManager(base.all_types)
+        self.reservations = ReservationManager(base.reserved_types)
         self.allow_undefined = base.allow_undefined
         self.templates: list[Template] = list(base.templates)
         self.remaining: dict[str, ResourceList] = dict(base.remaining)

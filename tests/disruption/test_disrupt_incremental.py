@@ -22,6 +22,7 @@ from nodewright.disruption import forecast, loop
 from nodewright.disruption.candidates import GRACEFUL, CandidateMemo, get_candidates
 from nodewright.disruption.pods import PdbLimits
 from nodewright.disruption.simulate import SimContext, Simulation, simulate
+from nodewright.disruption.world import World
 from nodewright.scheduling.existingnode import build_state_nodes
 from nodewright.scheduling.plan import PlanOptions
 from nodewright.settings import resolve
@@ -224,3 +225,52 @@ def test_the_random_states_exercise_the_interesting_cases() -> None:
         seen["pending"] += any(not p.spec.node_name for p in state.pods)
     assert all(v >= 3 for v in seen.values()), seen
     assert IT  # the shared helpers' label keys are the ones the states use
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_the_state_kept_between_reconciles_equals_a_rebuilt_one(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The state nodes :class:`nodewright.disruption.world.World` carries over from a completed
+    command are the ones ``build_state_nodes`` makes of the changed cluster."""
+    pools, state, types = random_state(seed)
+    kept = 0
+    real = World.state
+
+    def checked(self: World, cluster: ClusterState) -> list[Any]:
+        nonlocal kept
+        carried = self._state is not None
+        got = real(self, cluster)
+        if carried:
+            kept += 1
+            assert got == build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
+        return got
+
+    monkeypatch.setattr(World, "state", checked)
+    forecast(
+        nodepools=pools,
+        cluster=state,
+        catalog_for=lambda _np: list(types),
+        settings=resolve(flags={}),
+        at=AT,
+        until_quiet=True,
+        max_rounds=30,
+    )
+    assert kept >= 0
+
+
+def test_some_states_are_carried_over() -> None:
+    kept = 0
+    for seed in range(25):
+        pools, state, types = random_state(seed)
+        f = forecast(
+            nodepools=pools,
+            cluster=state,
+            catalog_for=lambda _np, types=types: list(types),
+            settings=resolve(flags={}),
+            at=AT,
+            until_quiet=True,
+            max_rounds=30,
+        )
+        kept += f.rounds > 1
+    assert kept >= 5
