@@ -192,6 +192,7 @@ class InflightClaim:
     """One simulated launch of a template."""
 
     __slots__ = (
+        "_alloc",
         "_domains",
         "groups",
         "headroom",
@@ -220,7 +221,8 @@ class InflightClaim:
         self.groups = [g.copy() for g in template.groups]
         self.reserved: list[Offering] = []
         self.min_values_relaxed: bool | None = None
-        self.headroom: tuple[int, ...] = template.types.max_alloc(options)
+        self._alloc = (options, template.types.max_alloc(options))  # the options' largest allocatable
+        self.headroom: tuple[int, ...] = self._alloc[1]
         self._domains: dict[str, Requirement] = {}
 
     def domain(self, key: str) -> Requirement:
@@ -365,9 +367,9 @@ class InflightClaim:
         self.options = placement.options
         self.requests = add(self.requests, pod.requests)
         self.requests_vec = vec_add(self.requests_vec, pod.vec)
-        self.headroom = tuple(
-            a - r for a, r in zip(self.template.types.max_alloc(self.options), self.requests_vec, strict=True)
-        )
+        if self._alloc[0] != self.options:
+            self._alloc = (self.options, self.template.types.max_alloc(self.options))
+        self.headroom = tuple(a - r for a, r in zip(self._alloc[1], self.requests_vec, strict=True))
         self.requirements = placement.requirements
         self._domains = {}
         topology.register(labels.HOSTNAME, self.hostname)

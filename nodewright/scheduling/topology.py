@@ -226,7 +226,9 @@ class Topology:
             if pod.key not in excluded:
                 self._update_inverse_anti_affinity(pod, self._left_out.get(bound.name, bound).labels)
         for pod in batch:
-            self.update(pod)
+            # a pod without spread constraints or affinity owns no group: nothing to derive
+            if pod.spec.topology_spread_constraints or pod.spec.affinity is not None:
+                self.update(pod)
 
     def _nodes(self) -> dict[str, TopoNode]:
         """The active nodes of this round."""
