@@ -101,6 +101,7 @@ class SimBase:
             if d.pod.spec.node_name:
                 self.moving[d.pod.spec.node_name].append(d)
         self.deleting = [self.position[id(sn)] for sn in deleting]
+        self.moving_now: dict[str, list[tuple[PodData, bool]]] = {}
         self.reschedulable: dict[str, bool] = {}
         self.topology = TopologyBase(
             nodes=[s.node for s in rnd.active if s.node is not None],
@@ -131,12 +132,16 @@ class SimBase:
             got = self.reschedulable[pod.key] = self.ctx.pdbs.is_currently_reschedulable(pod, self.ctx.now)
         return got
 
-    def _moving(self, sn: StateNode) -> list[PodData] | None:
-        """The PodData of ``sn``'s reschedulable pods (None: outside the round's resource space)."""
-        got = self.moving.get(sn.name)
-        if got is None:
+    def _moving(self, sn: StateNode) -> list[tuple[PodData, bool]] | None:
+        """The PodData of ``sn``'s reschedulable pods, each with whether it is currently
+        reschedulable (None: a pod outside the round's resource space)."""
+        got = self.moving_now.get(sn.name)
+        if got is not None:
+            return got
+        datas = self.moving.get(sn.name)
+        if datas is None:
             rnd = self.rnd
-            got = []
+            datas = []
             for p in sn.pods:
                 if not podutil.is_reschedulable(p):
                     continue
@@ -145,8 +150,9 @@ class SimBase:
                     return None
                 d = pod_data(p, space=rnd.space, options=rnd.options, volumes=rnd.volumes, requests=requests)
                 if isinstance(d, PodData):
-                    got.append(d)
-            self.moving[sn.name] = got
+                    datas.append(d)
+            self.moving[sn.name] = datas
+        got = self.moving_now[sn.name] = [(d, self._currently_reschedulable(d.pod)) for d in datas]
         return got
 
     def round(self, candidates: Sequence[Candidate]) -> tuple[list[PodData], Scheduler] | None:
@@ -169,7 +175,7 @@ class SimBase:
             moving = self._moving(states[i])
             if moving is None:
                 return None
-            datas.extend(d.fresh() for d in moving if self._currently_reschedulable(d.pod))
+            datas.extend(d.fresh() for d, ok in moving if ok)
         from nodewright.disruption.simulate import mark_deleting
 
         left_out: dict[str, Node] = {sn.name: mark_deleting(sn.node) for sn in left if sn.node is not None}

@@ -388,17 +388,19 @@ def prepare_round(
     pools = order_nodepools(nodepools)
     used: dict[str, int] = {}
     for sn in active:
-        node_labels = sn.labels()
-        rid = node_labels.get(labels.CAPACITY_RESERVATION_ID)
-        if rid and node_labels.get(labels.CAPACITY_TYPE) == labels.CAPACITY_TYPE_RESERVED:
+        rid = sn.label(labels.CAPACITY_RESERVATION_ID)
+        if rid and sn.label(labels.CAPACITY_TYPE) == labels.CAPACITY_TYPE_RESERVED:
             used[rid] = used.get(rid, 0) + 1
+    catalogs = {np.name: catalog_for(np) for np in pools}
     types_by_pool: dict[str, Sequence[InstanceType]] = {
-        np.name: consume_reservations(catalog_for(np), used) for np in pools
+        name: consume_reservations(types, used) for name, types in catalogs.items()
     }
     datas: list[PodData] = []
     names: set[str] = set()
-    # NodePools of one NodeClass share their type objects: each distinct type once
-    for it in {id(it): it for types in types_by_pool.values() for it in types}.values():
+    # NodePools of one NodeClass share their catalog (and its types): each distinct type once; a
+    # consumed reservation changes offerings only, not resources
+    distinct = {id(types): types for types in catalogs.values()}
+    for it in {id(it): it for types in distinct.values() for it in types}.values():
         names.update(it.capacity)
         names.update(it.allocatable())
     ds_pods = daemonset_pods(cluster)

@@ -275,6 +275,8 @@ class Topology:
 
     def has_groups_for(self, pod: Pod) -> bool:
         """True when some group owns ``pod`` or inversely selects it (else topology is a no-op)."""
+        if not self._groups and not self._inverse:
+            return False
         return bool(self._plan(self._info(pod)))
 
     def add_requirements(
@@ -349,6 +351,8 @@ class Topology:
     ) -> None:
         """``Record``: count ``pod`` placed on a node with ``requirements`` and ``taints``."""
         del allow_undefined  # upstream's node filter does not pass the options on either
+        if not self._groups and not self._inverse:
+            return  # no group to count in
         info = self._info(pod)
         for group in self._selecting(info):
             node_filter = group.node_filter
