@@ -127,6 +127,24 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/drift",
         "a percentage disruption budget rounds down instead of up",
     ),
+    _m(
+        "incremental-sim-keeps-candidates",
+        "nodewright",
+        "nodewright/scheduling/scheduler.py",
+        "            self._fit.exclude(i)",
+        "            pass",
+        "tests/disruption/test_disrupt_incremental.py",
+        "an incremental disruption simulation still places pods on its candidates",
+    ),
+    _m(
+        "world-state-misses-origins",
+        "nodewright",
+        "nodewright/disruption/world.py",
+        "t: [] for t in (*target_of.values(), *origins) if t and t not in names",
+        "t: [] for t in target_of.values() if t and t not in names",
+        "tests/disruption/test_disrupt_incremental.py",
+        "the state carried between reconciles keeps the moved pods on the nodes they left",
+    ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
         "nodepool-order-tiebreak",
