@@ -145,6 +145,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/disruption/test_disrupt_incremental.py",
         "the state carried between reconciles keeps the moved pods on the nodes they left",
     ),
+    _m(
+        "multi-node-sim-stops-at-first-claim",
+        "nodewright",
+        "nodewright/disruption/methods.py",
+        "sim = env.simulate(cands, None if single else 1)",
+        "sim = env.simulate(cands, None if single else 0)",
+        "tests/disruption/test_disrupt_incremental.py",
+        "a multi-node simulation stops at its first new NodeClaim (one replacement is allowed)",
+    ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
         "nodepool-order-tiebreak",

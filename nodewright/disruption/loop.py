@@ -176,7 +176,9 @@ class _Forecast:
                 self.notes.blocked[c.name] = BlockedNode(node=c.name, node_claim=c.claim_name, reason=msg)
 
         return m.Env(
-            simulate=lambda cands: simulate(cluster, cands, ctx, state_nodes=state),
+            simulate=lambda cands, limit=None: simulate(
+                cluster, cands, ctx, state_nodes=state, claim_limit=limit
+            ),
             unconsolidatable=note,
             drift_blocked=drift_blocked,
             spot_to_spot=self.settings.feature_gates.spot_to_spot_consolidation,

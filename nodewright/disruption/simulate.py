@@ -224,9 +224,12 @@ def simulate(
     ctx: SimContext,
     *,
     state_nodes: Sequence[StateNode] | None = None,
+    claim_limit: int | None = None,
 ) -> Simulation:
     """``SimulateScheduling`` of ``candidates`` leaving ``cluster`` (``state_nodes``: its state
-    nodes, when already built)."""
+    nodes, when already built). ``claim_limit``: the solve may stop once it has opened more new
+    NodeClaims than that (then ``new`` holds more than ``claim_limit`` entries and the rest of the
+    result is incomplete); kept only while no NodeClaim can be dropped afterwards for minValues."""
     got = None
     if ctx.incremental:
         base = ctx.cache.base
@@ -237,6 +240,11 @@ def simulate(
     else:
         deleting_keys = deleting_pod_keys(cluster)
     datas, scheduler = got if got is not None else _scratch(cluster, candidates, ctx)
+    if claim_limit is not None and (
+        ctx.options.min_values_policy == BEST_EFFORT
+        or not any(t.requirements.has_min_values() for t in scheduler.templates)
+    ):
+        scheduler.claim_limit = claim_limit
     result = scheduler.solve(datas)
     errors: dict[str, str] = {}
     pending = {d.key for d in datas if podutil.is_provisionable(d.pod)}

@@ -189,6 +189,8 @@ class Scheduler:
                 if i not in self._excluded:
                     topology.register(labels.HOSTNAME, n.hostname)
         self.claims: list[InflightClaim] = []
+        # a solve may stop once it has opened more NodeClaims than this (see drain)
+        self.claim_limit: int | None = None
         self._order = _ClaimOrder()
         self._hostnames = 0
         self._hostname_blocked: dict[str, int] = {}
@@ -206,8 +208,11 @@ class Scheduler:
         """The queue loop over ``pods``; returns the errors of those that never fit."""
         errors: dict[str, str] = {}
         queue: Queue[PodData] = Queue(pods)
+        limit = self.claim_limit
         while (pod := queue.pop()) is not None:
             err = self._try_schedule(pod)
+            if limit is not None and len(self.claims) > limit:
+                break  # the caller rejects any result with this many NodeClaims
             if err is None:
                 errors.pop(pod.key, None)
                 continue

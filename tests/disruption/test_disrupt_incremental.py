@@ -274,3 +274,33 @@ def test_some_states_are_carried_over() -> None:
         )
         kept += f.rounds > 1
     assert kept >= 5
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_a_forecast_is_the_same_when_simulations_do_not_stop_early(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Multi-node simulations stop once they need a second NodeClaim (``claim_limit``); a forecast
+    whose simulations always run to the end decides the same."""
+    pools, state, types = random_state(seed)
+
+    def run() -> object:
+        return forecast(
+            nodepools=pools,
+            cluster=state,
+            catalog_for=lambda _np: list(types),
+            settings=resolve(flags={}),
+            at=AT,
+            until_quiet=True,
+            max_rounds=30,
+        )
+
+    got = run()
+    real = loop.simulate
+
+    def to_the_end(*args: Any, claim_limit: int | None = None, **kw: Any) -> Simulation:
+        del claim_limit
+        return real(*args, **kw)
+
+    monkeypatch.setattr(loop, "simulate", to_the_end)
+    assert got == run()
