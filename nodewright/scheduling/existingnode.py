@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import le
+from operator import gt, le
 from typing import TYPE_CHECKING, Any
 
 from nodewright import labels
@@ -347,7 +347,10 @@ class FitIndex:
         self._set(i, self._none)
 
     def update(self, i: int) -> None:
-        self._set(i, self._vec(self.nodes[i]))
+        vec = self._vec(self.nodes[i])
+        if self._first and any(map(gt, vec, self.tree[self.size + i])):
+            self._first.clear()  # the node grew: walks may no longer skip it
+        self._set(i, vec)
 
     def _set(self, i: int, vec: tuple[int, ...]) -> None:
         tree = self.tree
@@ -364,8 +367,9 @@ class FitIndex:
     def candidates(self, requests: ResourceList) -> Iterator[int]:
         """Indexes of the nodes whose remaining resources cover ``requests``, in order.
 
-        A walk from the leaf where the last walk for the same request started answering (nodes only
-        shrink during a solve, so those before it still cannot cover it), climbing to each next
+        A walk from the leaf where the last walk for the same request started answering (nodes
+        shrink during a solve, so those before it still cannot cover it; :meth:`update` of a node
+        that grew forgets those starts), climbing to each next
         subtree to the right and descending into those whose per-resource maxima cover the
         request: a pod every node has room for but none accepts costs O(n), not O(n log n). A
         subtree is tested when it is reached, so an :meth:`update` between two answers is seen by
