@@ -43,7 +43,8 @@ from nodewright.disruption.result import (
     DisruptionForecast,
     Unconsolidatable,
 )
-from nodewright.disruption.simulate import Replacement, SimCache, SimContext, mark_deleting, simulate
+from nodewright.disruption.simbase import mark_deleting
+from nodewright.disruption.simulate import Replacement, SimCache, SimContext, simulate
 from nodewright.disruption.world import World
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
 from nodewright.scheduling.nodeclaim import template_requirements

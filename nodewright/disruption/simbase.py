@@ -18,11 +18,11 @@ candidate's pod requesting a resource outside the round's resource space.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from nodewright import labels
 from nodewright.algebra.resources import requests_for_pod
-from nodewright.api.core import Node, Pod
+from nodewright.api.core import Node, Pod, Taint
 from nodewright.cluster.state import ClusterState
 from nodewright.disruption.candidates import Candidate
 from nodewright.scheduling import podutil
@@ -37,6 +37,17 @@ from nodewright.scheduling.topologydomains import DomainUniverse
 
 if TYPE_CHECKING:
     from nodewright.disruption.simulate import SimContext
+
+
+_DISRUPTED: Final = Taint(key=labels.DISRUPTED_TAINT_KEY, effect="NoSchedule")
+
+
+def mark_deleting(node: Node) -> Node:
+    """A copy of ``node`` with Karpenter's ``karpenter.sh/disrupted:NoSchedule`` taint."""
+    if any(t.key == labels.DISRUPTED_TAINT_KEY for t in node.spec.taints):
+        return node
+    spec = node.spec.model_copy(update={"taints": [*node.spec.taints, _DISRUPTED]})
+    return node.model_copy(update={"spec": spec})
 
 
 def deleting_pod_keys(cluster: ClusterState) -> set[str]:
@@ -102,6 +113,7 @@ class SimBase:
                 self.moving[d.pod.spec.node_name].append(d)
         self.deleting = [self.position[id(sn)] for sn in deleting]
         self.moving_now: dict[str, list[tuple[PodData, bool]]] = {}
+        self.marked: dict[str, Node] = {}  # candidates' Nodes marked for deletion
         self.reschedulable: dict[str, bool] = {}
         self.topology = TopologyBase(
             nodes=[s.node for s in rnd.active if s.node is not None],
@@ -176,12 +188,17 @@ class SimBase:
             if moving is None:
                 return None
             datas.extend(d.fresh() for d, ok in moving if ok)
-        from nodewright.disruption.simulate import mark_deleting
-
-        left_out: dict[str, Node] = {sn.name: mark_deleting(sn.node) for sn in left if sn.node is not None}
+        left_out: dict[str, Node] = {}
+        for sn in left:
+            marked = self.marked.get(sn.name)
+            if marked is None and sn.node is not None:
+                marked = self.marked[sn.name] = mark_deleting(sn.node)
+            if marked is not None:
+                left_out[sn.name] = marked
         topology = Topology.over(
             self.topology,
             batch_pods=[d.pod for d in datas],
+            batch_keys={d.key for d in datas},
             left_out=left_out,
             universe=self.universe,
             preference_policy=self.ctx.options.preference_policy,

@@ -21,13 +21,13 @@ from typing import Final
 
 from nodewright import labels
 from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
-from nodewright.api.core import Node, Pod, Taint
+from nodewright.api.core import Pod, Taint
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType, Offering
 from nodewright.cluster.state import ClusterState
 from nodewright.disruption.candidates import Candidate
 from nodewright.disruption.pods import PdbLimits
-from nodewright.disruption.simbase import SimBase, deleting_pod_keys, universe_for
+from nodewright.disruption.simbase import SimBase, deleting_pod_keys, mark_deleting, universe_for
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode
 from nodewright.scheduling.instancetypes import TypeIndex, satisfies_min_values
@@ -37,17 +37,8 @@ from nodewright.scheduling.schedbase import NodeMemo
 from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler
 from nodewright.scheduling.topologydomains import DomainUniverse
 
-_DISRUPTED: Final = Taint(key=labels.DISRUPTED_TAINT_KEY, effect="NoSchedule")
 _CT_ORDER: Final = (labels.CAPACITY_TYPE_RESERVED, labels.CAPACITY_TYPE_SPOT, labels.CAPACITY_TYPE_ON_DEMAND)
 _INF: Final = float("inf")
-
-
-def mark_deleting(node: Node) -> Node:
-    """A copy of ``node`` with Karpenter's ``karpenter.sh/disrupted:NoSchedule`` taint."""
-    if any(t.key == labels.DISRUPTED_TAINT_KEY for t in node.spec.taints):
-        return node
-    spec = node.spec.model_copy(update={"taints": [*node.spec.taints, _DISRUPTED]})
-    return node.model_copy(update={"spec": spec})
 
 
 def _compatible(o: Offering, reqs: Requirements) -> bool:

@@ -172,6 +172,7 @@ class Topology:
         left_out: Mapping[str, Node],
         universe: DomainUniverse,
         preference_policy: str = RESPECT,
+        batch_keys: set[str] | None = None,
     ) -> Topology:
         """A round over ``base``'s cluster without the active nodes of ``left_out`` (by name, each
         with its Node as this round sees it, e.g. marked for deletion): the same groups and counts
@@ -185,6 +186,7 @@ class Topology:
             namespace_labels=None,
             universe=universe,
             left_out=left_out,
+            batch_keys=batch_keys,
         )
         return self
 
@@ -198,6 +200,7 @@ class Topology:
         namespace_labels: Mapping[str, Mapping[str, str]] | None,
         universe: DomainUniverse | None,
         left_out: Mapping[str, Node],
+        batch_keys: set[str] | None = None,
     ) -> None:
         self._respect = preference_policy == RESPECT
         self._universe = universe if universe is not None else DomainUniverse(domain_sources)
@@ -215,7 +218,7 @@ class Topology:
 
         self._base = base
         self._batch = batch
-        self._excluded = {pod.key for pod in batch}
+        self._excluded = batch_keys if batch_keys is not None else {pod.key for pod in batch}
         self._left_out = {name: TopoNode.of(node) for name, node in left_out.items()}
         self._active: dict[str, TopoNode] | None = None if self._left_out else base.nodes
         self._extra_namespace_labels = namespace_labels
