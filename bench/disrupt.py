@@ -6,6 +6,11 @@ time on a shared machine), peak RSS and the forecast's summary. Target: < 30 s a
 
     python bench/disrupt.py                       # the target row
     python bench/disrupt.py --nodes 500 --pods-per-node 10 --pools 10 --max-rounds 50
+    python bench/disrupt.py --input DIR           # a cluster bench/bigcluster.py wrote before
+    python bench/disrupt.py --max-rounds 20 --profile prof.txt   # py-spy's collapsed stacks too
+
+``--profile`` runs the command under ``py-spy record`` (collapsed stacks, one a line, for a flame
+graph or a quick ``sort``); the CPU figures then include py-spy's sampling overhead.
 """
 
 from __future__ import annotations
@@ -33,18 +38,25 @@ def main() -> None:
     ap.add_argument("--pools", type=int, default=100)
     ap.add_argument("--max-rounds", type=int, default=10_000)
     ap.add_argument("--once", action="store_true", help="without --until-quiet")
+    ap.add_argument(
+        "--input", type=Path, help="nodepools.yaml, nodeclasses.yaml, cluster.json already written"
+    )
+    ap.add_argument("--profile", type=Path, help="write py-spy's collapsed stacks here")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        write(d, pools=a.pools, nodes=a.nodes, pending=0, running_per_node=a.pods_per_node)
+        src = a.input
+        if src is None:
+            write(d, pools=a.pools, nodes=a.nodes, pending=0, running_per_node=a.pods_per_node)
+            src = d
         args = [
             "disrupt",
             "-f",
-            str(d / "nodepools.yaml"),
+            str(src / "nodepools.yaml"),
             "-f",
-            str(d / "nodeclasses.yaml"),
+            str(src / "nodeclasses.yaml"),
             "--cluster",
-            str(d / "cluster.json"),
+            str(src / "cluster.json"),
             "--at",
             "2026-11-21T00:00:00Z",
             "--max-rounds",
@@ -55,7 +67,11 @@ def main() -> None:
         ]
         t = time.perf_counter()
         with open(d / "out.json", "w") as out_f, open(d / "err.txt", "w") as err_f:
-            proc = subprocess.Popen([*NW, *args], stdout=out_f, stderr=err_f, text=True)
+            cmd = [*NW, *args]
+            if a.profile is not None:
+                spy = str(Path(sys.executable).with_name("py-spy"))
+                cmd = [spy, "record", "-r", "50", "--format", "raw", "-o", str(a.profile), "--", *cmd]
+            proc = subprocess.Popen(cmd, stdout=out_f, stderr=err_f, text=True)
             _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t
         code = os.waitstatus_to_exitcode(status)
@@ -66,9 +82,13 @@ def main() -> None:
             return
     ru = usage
     s = json.loads(out)["summary"]
+    shape = (
+        f"{a.nodes} nodes / {a.nodes * a.pods_per_node} pods / {a.pools} pools"
+        if a.input is None
+        else a.input.name
+    )
     print(
-        f"| disrupt {'' if a.once else '--until-quiet '}{a.nodes} nodes / {a.nodes * a.pods_per_node} pods / "
-        f"{a.pools} pools | {wall:.1f} | {ru.ru_utime + ru.ru_stime:.1f} | {ru.ru_maxrss / 1024:.0f} | "
+        f"| disrupt {'' if a.once else '--until-quiet '}{shape} | {wall:.1f} | {ru.ru_utime + ru.ru_stime:.1f} | {ru.ru_maxrss / 1024:.0f} | "
         f"{s['rounds']} rounds, {s['nodesDisrupted']} disrupted, {s['replacements']} replacements, "
         f"{s['hourlyCostBefore']:.2f} -> {s['hourlyCostAfter']:.2f} $/h, stopped: {s['stopped']} |"
     )

@@ -163,6 +163,33 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/drift",
         "a percentage disruption budget rounds down instead of up",
     ),
+    _m(
+        "incremental-sim-keeps-candidates",
+        "nodewright",
+        "nodewright/scheduling/scheduler.py",
+        "            self._fit.exclude(i)",
+        "            pass",
+        "tests/disruption/test_disrupt_incremental.py",
+        "an incremental disruption simulation still places pods on its candidates",
+    ),
+    _m(
+        "world-state-misses-origins",
+        "nodewright",
+        "nodewright/disruption/world.py",
+        "t: [] for t in (*target_of.values(), *origins) if t and t not in names",
+        "t: [] for t in target_of.values() if t and t not in names",
+        "tests/disruption/test_disrupt_incremental.py",
+        "the state carried between reconciles keeps the moved pods on the nodes they left",
+    ),
+    _m(
+        "multi-node-sim-stops-at-first-claim",
+        "nodewright",
+        "nodewright/disruption/methods.py",
+        "sim = env.simulate(cands, None if single else 1)",
+        "sim = env.simulate(cands, None if single else 0)",
+        "tests/disruption/test_disrupt_incremental.py",
+        "a multi-node simulation stops at its first new NodeClaim (one replacement is allowed)",
+    ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
         "nodepool-order-tiebreak",

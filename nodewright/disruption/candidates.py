@@ -240,23 +240,35 @@ class PoolBudget:
         return max(self.allowed - self.disrupting, 0)
 
 
-def budget_mapping(
-    state_nodes: Sequence[StateNode], pools: Sequence[NodePool], reason: str, now: datetime
-) -> dict[str, PoolBudget]:
-    """``BuildDisruptionBudgetMapping``: per pool, allowed disruptions for ``reason`` minus the
-    initialized nodes already disrupting (NotReady or marked for deletion); invalid budgets: 0."""
+def pool_node_counts(state_nodes: Sequence[StateNode]) -> tuple[dict[str, int], dict[str, int]]:
+    """Per pool, its initialized, not terminating nodes, and those of them already disrupting
+    (NotReady or marked for deletion): what every reason's budget mapping counts."""
     num: dict[str, int] = {}
     disrupting: dict[str, int] = {}
     for sn in state_nodes:
         if sn.nodeclaim is None or not sn.initialized() or _cond_true(sn, INSTANCE_TERMINATING):
             continue
-        pool = sn.labels().get(labels.NODEPOOL, "")
+        pool = sn.label(labels.NODEPOOL) or ""
         num[pool] = num.get(pool, 0) + 1
         ready = sn.node is not None and any(
             c.type == "Ready" and c.status == "True" for c in sn.node.status.conditions
         )
         if not ready or sn.marked_for_deletion():
             disrupting[pool] = disrupting.get(pool, 0) + 1
+    return num, disrupting
+
+
+def budget_mapping(
+    state_nodes: Sequence[StateNode],
+    pools: Sequence[NodePool],
+    reason: str,
+    now: datetime,
+    counts: tuple[dict[str, int], dict[str, int]] | None = None,
+) -> dict[str, PoolBudget]:
+    """``BuildDisruptionBudgetMapping``: per pool, allowed disruptions for ``reason`` minus the
+    initialized nodes already disrupting (NotReady or marked for deletion); invalid budgets: 0.
+    ``counts``: :func:`pool_node_counts` of ``state_nodes``, when already known."""
+    num, disrupting = counts if counts is not None else pool_node_counts(state_nodes)
     out: dict[str, PoolBudget] = {}
     for np in pools:
         budgets = [b.model_dump(exclude_none=True) for b in np.spec.disruption.budgets]
@@ -271,6 +283,46 @@ def budget_mapping(
     return out
 
 
+@dataclass(slots=True)
+class _Verdict:
+    node: object
+    nodeclaim: object
+    pods: tuple[Pod, ...]  # kept alive with the entry, so their ids are not reused
+    ids: tuple[int, ...]
+    candidate: Candidate | None
+    blocked: list[Blocked]
+
+
+class CandidateMemo:
+    """Each node's verdict per disruption class while its Node, NodeClaim and pods are the same
+    objects (one forecast: NodePools, instance types, PDBs and clock do not change)."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple[str, str], _Verdict] = {}
+
+    def get(self, sn: StateNode, disruption_class: str) -> _Verdict | None:
+        mine = sn.memo.get("candidate-" + disruption_class)
+        if isinstance(mine, _Verdict):
+            return mine
+        got = self._by_key.get((sn.name, disruption_class))
+        if (
+            got is not None
+            and got.node is sn.node
+            and got.nodeclaim is sn.nodeclaim
+            and got.ids == tuple(map(id, sn.pods))
+        ):
+            sn.memo["candidate-" + disruption_class] = got
+            return got
+        return None
+
+    def put(
+        self, sn: StateNode, disruption_class: str, candidate: Candidate | None, blocked: list[Blocked]
+    ) -> None:
+        self._by_key[(sn.name, disruption_class)] = sn.memo["candidate-" + disruption_class] = _Verdict(
+            sn.node, sn.nodeclaim, tuple(sn.pods), tuple(map(id, sn.pods)), candidate, blocked
+        )
+
+
 def get_candidates(
     state: Sequence[StateNode],
     *,
@@ -279,20 +331,31 @@ def get_candidates(
     pdbs: PdbLimits,
     now: datetime,
     disruption_class: str,
+    memo: CandidateMemo | None = None,
 ) -> tuple[list[Candidate], list[Blocked]]:
-    """``GetCandidates`` before the method's own filter: the candidates, and why the others are not."""
+    """``GetCandidates`` before the method's own filter: the candidates, and why the others are not.
+    ``memo``: verdicts kept from earlier calls of the same forecast."""
     blocked: list[Blocked] = []
     out = []
     for sn in state:
-        c = new_candidate(
-            sn,
-            pools=pools,
-            types=types,
-            pdbs=pdbs,
-            now=now,
-            disruption_class=disruption_class,
-            blocked=blocked.append,
-        )
+        got = memo.get(sn, disruption_class) if memo is not None else None
+        if got is not None:
+            blocked.extend(got.blocked)
+            c = got.candidate
+        else:
+            mine: list[Blocked] = []
+            c = new_candidate(
+                sn,
+                pools=pools,
+                types=types,
+                pdbs=pdbs,
+                now=now,
+                disruption_class=disruption_class,
+                blocked=mine.append,
+            )
+            blocked.extend(mine)
+            if memo is not None:
+                memo.put(sn, disruption_class, c, mine)
         if c is not None:
             out.append(c)
     return out, blocked

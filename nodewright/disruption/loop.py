@@ -19,7 +19,7 @@ from typing import Any, Final, Literal
 
 from nodewright import labels
 from nodewright.algebra.resources import format_resource_list
-from nodewright.api.core import Condition, Node, Pod
+from nodewright.api.core import Condition, Node
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
@@ -27,11 +27,13 @@ from nodewright.disruption import methods as m
 from nodewright.disruption.balanced import Evaluator, Totals
 from nodewright.disruption.candidates import (
     Candidate,
+    CandidateMemo,
     budget_mapping,
     consolidatable,
     get_candidates,
     node_disruption_cost,
     node_price,
+    pool_node_counts,
 )
 from nodewright.disruption.pods import PdbLimits
 from nodewright.disruption.result import (
@@ -41,8 +43,9 @@ from nodewright.disruption.result import (
     DisruptionForecast,
     Unconsolidatable,
 )
-from nodewright.disruption.simulate import Replacement, SimCache, SimContext, mark_deleting, simulate
-from nodewright.scheduling import podutil
+from nodewright.disruption.simbase import mark_deleting
+from nodewright.disruption.simulate import Replacement, SimCache, SimContext, simulate
+from nodewright.disruption.world import World
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
 from nodewright.scheduling.nodeclaim import template_requirements
 from nodewright.scheduling.plan import CatalogFor, PlanOptions
@@ -59,24 +62,6 @@ DRIFT_METHODS: Final = ("emptiness", "static-drift", "drift")
 """``scope="drift"``: the methods that roll drifted nodes (emptiness only for drifted nodes)."""
 EPOCH: Final = "1970-01-01T00:00:00Z"
 MAX_ROUNDS: Final = 10_000
-
-
-@dataclass
-class _World:
-    base: ClusterState
-    nodes: list[Node]
-    claims: list[NodeClaim]
-    pods: list[Pod]
-    made: int = 0
-
-    def cluster(self) -> ClusterState:
-        return dataclasses.replace(
-            self.base,
-            nodes=tuple(self.nodes),
-            nodeclaims=tuple(self.claims),
-            pods=tuple(self.pods),
-            _node_index={},
-        )
 
 
 @dataclass
@@ -122,9 +107,13 @@ class _Forecast:
         self.until_quiet = until_quiet
         self.settings = settings
         self.pdbs = PdbLimits(cluster.pdbs)
-        self.world = _World(cluster, list(cluster.nodes), list(cluster.nodeclaims), list(cluster.pods))
+        self.world = World(cluster, list(cluster.nodes), list(cluster.nodeclaims), list(cluster.pods))
         self.notes = _Notes()
         self.sim_cache = SimCache()
+        self.candidate_memo = CandidateMemo()
+        self._consolidatable: dict[int, tuple[Candidate, bool]] = {}
+        self._should_memo: dict[tuple[str, int], tuple[Candidate, bool, str | None]] = {}
+        self._node_costs: dict[str, tuple[object, object, tuple[int, ...], object, float, float]] = {}
         self.options = PlanOptions(
             preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy
         )
@@ -142,6 +131,19 @@ class _Forecast:
         it = self.types.get(lab.get(labels.NODEPOOL, ""), {}).get(lab.get(labels.INSTANCE_TYPE, ""))
         return node_price(lab, it)
 
+    def _costs(self, sn: StateNode) -> tuple[float, float]:
+        """``price_of`` and ``node_disruption_cost`` of ``sn``, kept while its objects are the same."""
+        mine = sn.memo.get("costs")
+        if mine is not None:
+            return mine  # type: ignore[no-any-return]
+        got = self._node_costs.get(sn.name)
+        ids = tuple(map(id, sn.pods))
+        if got is None or got[0] is not sn.node or got[1] is not sn.nodeclaim or got[2] != ids:
+            got = (sn.node, sn.nodeclaim, ids, tuple(sn.pods), self.price_of(sn), node_disruption_cost(sn))
+            self._node_costs[sn.name] = got
+        sn.memo["costs"] = (got[4], got[5])
+        return got[4], got[5]
+
     def cluster_cost(self, nodes: Sequence[StateNode]) -> float:
         return sum(self.price_of(sn) for sn in nodes if not sn.marked_for_deletion())
 
@@ -154,6 +156,7 @@ class _Forecast:
             pdbs=self.pdbs,
             now=self.at,
             disruption_class=m.CLASS[method],
+            memo=self.candidate_memo,
         )
         if self.notes.record_blocked:
             for b in blocked:
@@ -181,7 +184,9 @@ class _Forecast:
                 self.notes.blocked[c.name] = BlockedNode(node=c.name, node_claim=c.claim_name, reason=msg)
 
         return m.Env(
-            simulate=lambda cands: simulate(cluster, cands, ctx),
+            simulate=lambda cands, limit=None: simulate(
+                cluster, cands, ctx, state_nodes=state, claim_limit=limit
+            ),
             unconsolidatable=note,
             drift_blocked=drift_blocked,
             spot_to_spot=self.settings.feature_gates.spot_to_spot_consolidation,
@@ -193,20 +198,20 @@ class _Forecast:
         cost: dict[str, float] = {}
         disruption: dict[str, float] = {}
         for sn in state:
-            pool = sn.labels().get(labels.NODEPOOL) if sn.nodeclaim is not None else None
+            pool = sn.label(labels.NODEPOOL) if sn.nodeclaim is not None else None
             if pool is None:
                 continue
-            cost[pool] = cost.get(pool, 0.0) + self.price_of(sn)
+            price, node_cost = self._costs(sn)
+            cost[pool] = cost.get(pool, 0.0) + price
             c = by_name.get(sn.name)
-            disruption[pool] = disruption.get(pool, 0.0) + (
-                c.reschedule_cost if c is not None else node_disruption_cost(sn)
-            )
+            disruption[pool] = disruption.get(pool, 0.0) + (c.reschedule_cost if c is not None else node_cost)
         return {p: Totals(cost.get(p, 0.0), disruption[p]) for p in disruption}
 
     def reconcile(self) -> tuple[list[m.Command], list[StateNode]] | None:
         cluster = self.world.cluster()
-        state = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
+        state = self.world.state(cluster)
         by_class: dict[str, tuple[list[Candidate], m.Env]] = {}
+        counts: tuple[dict[str, int], dict[str, int]] | None = None
         for method in self.methods:
             cls = m.CLASS[method]
             if cls not in by_class:
@@ -217,7 +222,9 @@ class _Forecast:
             if not cands:
                 continue
             reason = m.REASON[method]
-            mapping = budget_mapping(state, self.pools, reason, self.at)
+            if counts is None:
+                counts = pool_node_counts(state)
+            mapping = budget_mapping(state, self.pools, reason, self.at, counts)
             for b in mapping.values():
                 if b.nodes and b.remaining == 0 and (b.pool, reason) not in self.notes.pools:
                     self.notes.pools[(b.pool, reason)] = BlockedPool(
@@ -230,15 +237,35 @@ class _Forecast:
         return None
 
     def _should(self, method: str, c: Candidate, env: m.Env) -> bool:
+        """The method's filter, once per candidate and method (its note replayed)."""
         if self.drift_only and method == "emptiness" and not c.condition_true(m.DRIFTED):
             return False
+        got = self._should_memo.get((method, id(c)))
+        if got is None or got[0] is not c:
+            said: list[str] = []
+            mine = dataclasses.replace(env, unconsolidatable=lambda _c, msg: said.append(msg))
+            ok = self._should_now(method, c, mine)
+            got = self._should_memo[(method, id(c))] = (c, ok, said[0] if said else None)
+        if got[2] is not None:
+            env.unconsolidatable(c, got[2])
+        return got[1]
+
+    def _should_now(self, method: str, c: Candidate, env: m.Env) -> bool:
         if method == "emptiness":
-            return m.emptiness_should(c, env, consolidatable(c.state, c.pool, self.at))
+            return m.emptiness_should(c, env, self._is_consolidatable(c))
         if method == "static-drift":
             return m.static_drift_should(c)
         if method == "drift":
             return m.drift_should(c)
-        return m.consolidation_should(c, env, consolidatable(c.state, c.pool, self.at))
+        return m.consolidation_should(c, env, self._is_consolidatable(c))
+
+    def _is_consolidatable(self, c: Candidate) -> bool:
+        """``consolidatable`` at the forecast's clock, once per candidate (candidates are kept
+        while their node is unchanged)."""
+        got = self._consolidatable.get(id(c))
+        if got is None or got[0] is not c:
+            got = self._consolidatable[id(c)] = (c, consolidatable(c.state, c.pool, self.at))
+        return got[1]
 
     def _compute(
         self,
@@ -283,6 +310,7 @@ class _Forecast:
             new_nodes.append(self._launch(rep))
         if not self.until_quiet:
             self.world.nodes = [mark_deleting(n) if n.metadata.name in names else n for n in self.world.nodes]
+            self.world.forget()
             if self.waves:
                 self.in_flight.append((cmd, new_nodes))
             return
@@ -290,6 +318,7 @@ class _Forecast:
 
     def complete_wave(self) -> None:
         """Every command in flight completes: its replacements come up, its candidates leave."""
+        self.world.forget()  # in-flight claims are re-made initialized: the state is rebuilt
         reps = {n: r for cmd, names in self.in_flight for n, r in zip(names, cmd.replacements, strict=True)}
         self.world.claims = [c for c in self.world.claims if c.metadata.name not in reps]
         for name, rep in reps.items():
@@ -305,20 +334,8 @@ class _Forecast:
         target_of = {
             key: (new_nodes[int(t[4:])] if t.startswith("new:") else t) for key, t in placements.items()
         }
-        self.world.nodes = [n for n in self.world.nodes if n.metadata.name not in names]
-        self.world.claims = [c for c in self.world.claims if c.metadata.name not in claims]
-        pods: list[Pod] = []
-        for p in self.world.pods:
-            target = target_of.get(p.key)
-            if target is not None and target not in names:
-                pods.append(_bind(p, target))
-            elif p.spec.node_name in names:
-                # the node's other pods leave with it; those that need a home wait as pending
-                if podutil.is_reschedulable(p):
-                    pods.append(_unbind(p))
-            else:
-                pods.append(p)
-        self.world.pods = pods
+        origins = cmd.sim.origins if cmd.sim is not None else set()
+        self.world.complete(names, claims, target_of, origins, new_nodes)
 
     def _launch(self, rep: Replacement) -> str:
         self.world.made += 1
@@ -380,21 +397,6 @@ class _Forecast:
                     }
                 )
             )
-
-
-def _bind(p: Pod, node: str) -> Pod:
-    if p.spec.node_name == node:
-        return p
-    spec = p.spec.model_copy(update={"node_name": node})
-    status = p.status.model_copy(update={"phase": "Running", "conditions": []})
-    return p.model_copy(update={"spec": spec, "status": status})
-
-
-def _unbind(p: Pod) -> Pod:
-    spec = p.spec.model_copy(update={"node_name": None})
-    cond = Condition(type="PodScheduled", status="False", reason="Unschedulable")
-    status = p.status.model_copy(update={"phase": "Pending", "conditions": [cond]})
-    return p.model_copy(update={"spec": spec, "status": status})
 
 
 def forecast(

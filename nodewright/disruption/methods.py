@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, Protocol
 
 from nodewright import labels
 from nodewright.algebra.quantity import parse_quantity
@@ -55,7 +55,13 @@ class Command:
         return self.source_cost() - sum(r.price() for r in self.replacements)
 
 
-Simulate = Callable[[Sequence[Candidate]], Simulation]
+class Simulate(Protocol):
+    """``SimulateScheduling`` of the candidates; ``claim_limit``: it may stop once it needs more
+    new NodeClaims than that (its result then only says so)."""
+
+    def __call__(self, cands: Sequence[Candidate], claim_limit: int | None = None, /) -> Simulation: ...
+
+
 Note = Callable[[Candidate, str], None]
 
 
@@ -196,7 +202,9 @@ def static_drift(
 # -- consolidation ----------------------------------------------------------------------------------
 def compute_consolidation(cands: Sequence[Candidate], env: Env, method: str) -> Command | None:
     single = len(cands) == 1
-    sim = env.simulate(cands)
+    # several candidates are replaced by at most one NodeClaim: a simulation that needs a second
+    # one is rejected whatever else it finds, so it may stop there (one candidate's note counts them)
+    sim = env.simulate(cands, None if single else 1)
     if not sim.all_non_pending_scheduled():
         if single:
             text = sim.error_text()

@@ -21,29 +21,24 @@ from typing import Final
 
 from nodewright import labels
 from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
-from nodewright.api.core import Node, Pod, Taint
+from nodewright.api.core import Pod, Taint
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType, Offering
 from nodewright.cluster.state import ClusterState
 from nodewright.disruption.candidates import Candidate
 from nodewright.disruption.pods import PdbLimits
+from nodewright.disruption.simbase import SimBase, deleting_pod_keys, mark_deleting, universe_for
 from nodewright.scheduling import podutil
+from nodewright.scheduling.existingnode import StateNode
 from nodewright.scheduling.instancetypes import TypeIndex, satisfies_min_values
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, CatalogFor, PlanOptions, prepare_round
-from nodewright.scheduling.scheduler import BEST_EFFORT
+from nodewright.scheduling.poddata import PodData
+from nodewright.scheduling.schedbase import NodeMemo
+from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler
 from nodewright.scheduling.topologydomains import DomainUniverse
 
-_DISRUPTED: Final = Taint(key=labels.DISRUPTED_TAINT_KEY, effect="NoSchedule")
 _CT_ORDER: Final = (labels.CAPACITY_TYPE_RESERVED, labels.CAPACITY_TYPE_SPOT, labels.CAPACITY_TYPE_ON_DEMAND)
 _INF: Final = float("inf")
-
-
-def mark_deleting(node: Node) -> Node:
-    """A copy of ``node`` with Karpenter's ``karpenter.sh/disrupted:NoSchedule`` taint."""
-    if any(t.key == labels.DISRUPTED_TAINT_KEY for t in node.spec.taints):
-        return node
-    spec = node.spec.model_copy(update={"taints": [*node.spec.taints, _DISRUPTED]})
-    return node.model_copy(update={"spec": spec})
 
 
 def _compatible(o: Offering, reqs: Requirements) -> bool:
@@ -147,6 +142,8 @@ class Simulation:
     new: list[Replacement]
     errors: dict[str, str]  # non-pending pods that would not schedule
     placements: dict[str, str]  # pod key -> existing node name or "new:<i>"
+    # the nodes the placed pods are bound to now ("" for pending pods)
+    origins: set[str] = field(default_factory=set)
 
     def all_non_pending_scheduled(self) -> bool:
         return not self.errors
@@ -166,12 +163,15 @@ class Simulation:
 
 @dataclass
 class SimCache:
-    """What every simulation of one forecast shares: the topology domains of the NodePools and
-    each NodePool's filtered instance types (rebuilt when the pools or types change)."""
+    """What every simulation of one forecast shares: the topology domains of the NodePools, each
+    NodePool's filtered instance types (rebuilt when the pools or types change), the per-node
+    scheduling facts, and the current reconcile's :class:`~.simbase.SimBase`."""
 
     universe_key: tuple[object, ...] = ()
     universe: DomainUniverse | None = None
     type_cache: dict[tuple[object, ...], TypeIndex | None] = field(default_factory=dict)
+    node_memo: NodeMemo = field(default_factory=NodeMemo)
+    base: SimBase | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,9 +182,14 @@ class SimContext:
     pdbs: PdbLimits
     now: datetime
     cache: SimCache = field(default_factory=SimCache)
+    # False: every simulation prepares its round from scratch (the reference the tests compare with)
+    incremental: bool = True
 
 
-def simulate(cluster: ClusterState, candidates: Sequence[Candidate], ctx: SimContext) -> Simulation:
+def _scratch(
+    cluster: ClusterState, candidates: Sequence[Candidate], ctx: SimContext
+) -> tuple[list[PodData], Scheduler]:
+    """A simulation's round prepared from the cluster with the candidates marked for deletion."""
     names = {c.name for c in candidates}
     nodes = tuple(mark_deleting(n) if n.metadata.name in names else n for n in cluster.nodes)
     view = dataclasses.replace(cluster, nodes=nodes, _node_index={})
@@ -194,47 +199,55 @@ def simulate(cluster: ClusterState, candidates: Sequence[Candidate], ctx: SimCon
         catalog_for=ctx.catalog_for,
         options=ctx.options,
     )
-    ukey = tuple((np.name, id(np), tuple(rnd.types_by_pool[np.name])) for np in rnd.pools)
-    if ctx.cache.universe is None or ctx.cache.universe_key != ukey:
-        ctx.cache.universe_key, ctx.cache.universe = ukey, rnd.domain_universe()
-    rnd.universe, rnd.type_cache = ctx.cache.universe, ctx.cache.type_cache
-    deleting_keys: set[str] = set()
-    candidate_keys: set[str] = set()
-    bound_deleting = {
-        n.metadata.name
-        for n in cluster.nodes
-        if n.metadata.deletion_timestamp is not None
-        or any(t.key == labels.DISRUPTED_TAINT_KEY for t in n.spec.taints)
-    }
-    for p in cluster.pods:
-        if p.spec.node_name in names:
-            candidate_keys.add(p.key)
-        elif p.spec.node_name and p.spec.node_name in bound_deleting:
-            deleting_keys.add(p.key)
-    claim_deleting = {
-        nc.status.node_name
-        for nc in cluster.nodeclaims
-        if nc.metadata.deletion_timestamp is not None and nc.status.node_name
-    }
-    for p in cluster.pods:
-        if p.spec.node_name and p.spec.node_name in claim_deleting:
-            deleting_keys.add(p.key)
+    universe_for(rnd, ctx)
     # only currently reschedulable pods of candidates and deleting nodes get new homes
     rnd.datas = [
         d
         for d in rnd.datas
         if not d.pod.spec.node_name or ctx.pdbs.is_currently_reschedulable(d.pod, ctx.now)
     ]
-    result = rnd.scheduler().solve(rnd.datas)
+    return rnd.datas, rnd.scheduler()
+
+
+def simulate(
+    cluster: ClusterState,
+    candidates: Sequence[Candidate],
+    ctx: SimContext,
+    *,
+    state_nodes: Sequence[StateNode] | None = None,
+    claim_limit: int | None = None,
+) -> Simulation:
+    """``SimulateScheduling`` of ``candidates`` leaving ``cluster`` (``state_nodes``: its state
+    nodes, when already built). ``claim_limit``: the solve may stop once it has opened more new
+    NodeClaims than that (then ``new`` holds more than ``claim_limit`` entries and the rest of the
+    result is incomplete); kept only while no NodeClaim can be dropped afterwards for minValues."""
+    got = None
+    if ctx.incremental:
+        base = ctx.cache.base
+        if base is None or base.cluster is not cluster:
+            base = ctx.cache.base = SimBase(cluster, ctx, state_nodes)
+        got = base.round(candidates)
+        deleting_keys = base.deleting_keys
+    else:
+        deleting_keys = deleting_pod_keys(cluster)
+    datas, scheduler = got if got is not None else _scratch(cluster, candidates, ctx)
+    if claim_limit is not None and (
+        ctx.options.min_values_policy == BEST_EFFORT
+        or not any(t.requirements.has_min_values() for t in scheduler.templates)
+    ):
+        scheduler.claim_limit = claim_limit
+    result = scheduler.solve(datas)
     errors: dict[str, str] = {}
-    pending = {d.key for d in rnd.datas if podutil.is_provisionable(d.pod)}
+    pending = {d.key for d in datas if podutil.is_provisionable(d.pod)}
     for key, err in result.errors.items():
         if key not in pending:
             errors[key] = err
     placements: dict[str, str] = {}
+    origins: set[str] = set()
     for en in result.existing:
         for pd in en.pods:
             placements[pd.key] = en.name
+            origins.add(pd.pod.spec.node_name or "")
             if not en.initialized and pd.key not in deleting_keys and pd.key not in pending:
                 info = []
                 if en.state.nodeclaim is not None:
@@ -260,6 +273,7 @@ def simulate(cluster: ClusterState, candidates: Sequence[Candidate], ctx: SimCon
         ref = claim.template.nodepool.spec.template.spec.node_class_ref
         for pd in claim.pods:
             placements[pd.key] = f"new:{len(new)}"
+            origins.add(pd.pod.spec.node_name or "")
         reqs = claim.requirements.copy()
         # the placeholder hostname is the scheduler's, not a label the node will carry
         reqs = Requirements([r for r in reqs.values() if r.key != labels.HOSTNAME])
@@ -273,4 +287,4 @@ def simulate(cluster: ClusterState, candidates: Sequence[Candidate], ctx: SimCon
                 taints=list(claim.template.taints),
             )
         )
-    return Simulation(new=new, errors=errors, placements=placements)
+    return Simulation(new=new, errors=errors, placements=placements, origins=origins)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import le
+from operator import gt, le
 from typing import TYPE_CHECKING, Any
 
 from nodewright import labels
@@ -56,6 +56,8 @@ class StateNode:
     node: Node | None
     nodeclaim: NodeClaimModel | None
     pods: list[Pod] = field(default_factory=list)
+    # facts derived from this (unchanging once built) state node, by whoever derives them
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def managed(self) -> bool:
@@ -72,6 +74,12 @@ class StateNode:
         )
         out.update(self.nodeclaim.metadata.labels)
         return out
+
+    def label(self, key: str) -> str | None:
+        """``labels().get(key)`` without copying the labels."""
+        if self.node is not None:
+            return self.node.metadata.labels.get(key)
+        return self.labels().get(key)
 
     def hostname(self) -> str:
         if self.node is not None:
@@ -203,6 +211,22 @@ class ExistingNode:
         self.volumes = volume_usage
         self.pods: list[PodData] = []
 
+    def clone(self) -> ExistingNode:
+        """A copy a solve may change without touching this one (what :meth:`add` mutates is copied;
+        ``remaining`` and ``requirements`` are replaced by :meth:`add`, never changed in place)."""
+        out = ExistingNode.__new__(ExistingNode)
+        out.state = self.state
+        out.name = self.name
+        out.hostname = self.hostname
+        out.initialized = self.initialized
+        out.taints = self.taints
+        out.remaining = self.remaining
+        out.requirements = self.requirements
+        out.ports = self.ports.copy()
+        out.volumes = self.volumes.copy()
+        out.pods = list(self.pods)
+        return out
+
     def can_add(self, pod: PodData, topology: Topology) -> Requirements | Failure:
         if self.taints and not is_tolerated(self.taints, pod.current.spec.tolerations):
             # the common rejection beside many nodes: the text is only built if someone reads it
@@ -291,6 +315,8 @@ class FitIndex:
             size *= 2
         self.size = size
         self.tree: list[tuple[int, ...]] = [self._none] * (2 * size)
+        # per request vector, the first node that covered it at the last walk
+        self._first: dict[tuple[int, ...], int] = {}
         for i, n in enumerate(nodes):
             self.tree[size + i] = self._vec(n)
         for i in range(size - 1, 0, -1):
@@ -302,35 +328,79 @@ class FitIndex:
             return self._none
         return tuple(rem.get(d, 0) for d in self.dims)
 
+    def copy(self, nodes: Sequence[ExistingNode]) -> FitIndex:
+        """The same index over ``nodes`` (a copy of this index's node list whose entries a solve
+        may replace), sharing nothing mutable with this one."""
+        out = FitIndex.__new__(FitIndex)
+        out.nodes = nodes
+        out.count = self.count
+        out.dims = self.dims
+        out._dimset = self._dimset
+        out._none = self._none
+        out.size = self.size
+        out.tree = list(self.tree)
+        out._first = {}
+        return out
+
+    def exclude(self, i: int) -> None:
+        """Node ``i`` no longer takes any pod (it left the round)."""
+        self._set(i, self._none)
+
     def update(self, i: int) -> None:
+        vec = self._vec(self.nodes[i])
+        if self._first and any(map(gt, vec, self.tree[self.size + i])):
+            self._first.clear()  # the node grew: walks may no longer skip it
+        self._set(i, vec)
+
+    def _set(self, i: int, vec: tuple[int, ...]) -> None:
+        tree = self.tree
         j = self.size + i
-        self.tree[j] = self._vec(self.nodes[i])
+        tree[j] = vec
         j //= 2
         while j:
-            self.tree[j] = tuple(map(max, self.tree[2 * j], self.tree[2 * j + 1]))
+            new = tuple(map(max, tree[2 * j], tree[2 * j + 1]))
+            if new == tree[j]:
+                break  # the maxima above are unchanged too
+            tree[j] = new
             j //= 2
 
     def candidates(self, requests: ResourceList) -> Iterator[int]:
         """Indexes of the nodes whose remaining resources cover ``requests``, in order.
 
-        One left-to-right walk of the tree per call (not one descent from the root per answer): a pod
-        every node has room for but none accepts costs O(n), not O(n log n). A subtree is tested when
-        it is reached, so an :meth:`update` between two answers is seen by the rest of the walk.
+        A walk from the leaf where the last walk for the same request started answering (nodes
+        shrink during a solve, so those before it still cannot cover it; :meth:`update` of a node
+        that grew forgets those starts), climbing to each next
+        subtree to the right and descending into those whose per-resource maxima cover the
+        request: a pod every node has room for but none accepts costs O(n), not O(n log n). A
+        subtree is tested when it is reached, so an :meth:`update` between two answers is seen by
+        the rest of the walk.
         """
         if any(v > 0 for k, v in requests.items() if k not in self._dimset):
             return  # a resource no node has: nothing fits
         req = tuple(requests.get(d, 0) for d in self.dims)
+        first = self._first
+        start = first.get(req, 0)
         tree, size, count = self.tree, self.size, self.count
-        stack = [1]
-        pop, push = stack.pop, stack.append
-        while stack:
-            node = pop()
-            if not all(map(le, req, tree[node])):
-                continue
-            if node >= size:
-                i = node - size
-                if i < count:
-                    yield i
-                continue
-            push(2 * node + 1)
-            push(2 * node)
+        if start >= count:
+            return
+        j = size + start
+        unanswered = True
+        while True:
+            if all(map(le, req, tree[j])):
+                if j < size:
+                    j *= 2  # the left child first
+                    continue
+                i = j - size
+                if i >= count:
+                    break
+                if unanswered:
+                    first[req] = i
+                    unanswered = False
+                yield i
+            while j & 1:  # a right child: climb to the first ancestor that is a left child
+                j >>= 1
+            if not j:
+                break
+            j += 1
+        if unanswered:
+            first[req] = count  # nothing covers it now, nor will

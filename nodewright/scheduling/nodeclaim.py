@@ -24,6 +24,7 @@ from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import Offering
 from nodewright.scheduling.hostports import HostPortUsage
 from nodewright.scheduling.instancetypes import (
+    CompatEntry,
     InstanceTypeFilterError,
     TypeIndex,
     iter_bits,
@@ -143,9 +144,12 @@ def filter_instance_types(
     total: tuple[int, ...],
     *,
     relax_min_values: bool,
+    entry: CompatEntry | None = None,
 ) -> tuple[int, dict[str, int]] | InstanceTypeFilterError:
-    """Karpenter ``filterInstanceTypesByRequirements`` over bitmasks; returns (kept, relaxed keys)."""
-    entry = idx.compat(reqs)
+    """Karpenter ``filterInstanceTypesByRequirements`` over bitmasks; returns (kept, relaxed keys).
+    ``entry``: ``idx.compat(reqs)``, when known."""
+    if entry is None:
+        entry = idx.compat(reqs)
     compat, offering = entry.compat, entry.offering
     kept = 0
     for g in groups:
@@ -192,6 +196,8 @@ class InflightClaim:
     """One simulated launch of a template."""
 
     __slots__ = (
+        "_alloc",
+        "_compat",
         "_domains",
         "groups",
         "headroom",
@@ -220,8 +226,10 @@ class InflightClaim:
         self.groups = [g.copy() for g in template.groups]
         self.reserved: list[Offering] = []
         self.min_values_relaxed: bool | None = None
-        self.headroom: tuple[int, ...] = template.types.max_alloc(options)
+        self._alloc = (options, template.types.max_alloc(options))  # the options' largest allocatable
+        self.headroom: tuple[int, ...] = self._alloc[1]
         self._domains: dict[str, Requirement] = {}
+        self._compat: tuple[Requirements, CompatEntry] | None = None
 
     def domain(self, key: str) -> Requirement:
         """The claim's requirement for ``key``, interned so equal domains are the same object."""
@@ -303,6 +311,10 @@ class InflightClaim:
                 if err is not None:
                     return Failure(err)
                 reqs = narrowed
+        # most pods leave the claim's requirements as they are: their compatibility is kept
+        known = self._compat
+        if known is None or known[0] is not reqs:
+            known = self._compat = (reqs, tmpl.types.compat(reqs))
         got = filter_instance_types(
             tmpl.types,
             self.options,
@@ -311,6 +323,7 @@ class InflightClaim:
             self.groups,
             vec_add(total, pod.vec),
             relax_min_values=relax_min_values,
+            entry=known[1],
         )
         if isinstance(got, InstanceTypeFilterError):
             return Failure(got)
@@ -365,9 +378,9 @@ class InflightClaim:
         self.options = placement.options
         self.requests = add(self.requests, pod.requests)
         self.requests_vec = vec_add(self.requests_vec, pod.vec)
-        self.headroom = tuple(
-            a - r for a, r in zip(self.template.types.max_alloc(self.options), self.requests_vec, strict=True)
-        )
+        if self._alloc[0] != self.options:
+            self._alloc = (self.options, self.template.types.max_alloc(self.options))
+        self.headroom = tuple(a - r for a, r in zip(self._alloc[1], self.requests_vec, strict=True))
         self.requirements = placement.requirements
         self._domains = {}
         topology.register(labels.HOSTNAME, self.hostname)

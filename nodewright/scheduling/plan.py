@@ -198,6 +198,8 @@ class Round:
     buffers: Generated = field(default_factory=Generated)
     # kept between rounds over the same NodePools and instance types (disruption simulations)
     universe: DomainUniverse | None = None
+    # every state node of the cluster, in build order (the deleting ones too)
+    state_nodes: list[StateNode] = field(default_factory=list)
     type_cache: dict[tuple[object, ...], TypeIndex | None] | None = None
 
     def domain_universe(self) -> DomainUniverse:
@@ -208,10 +210,11 @@ class Round:
 
     def topology(self) -> Topology:
         return Topology(
-            domain_sources=[
+            # built only without a kept universe
+            domain_sources=(
                 DomainSource.from_nodepool(np, [it.requirements for it in self.types_by_pool[np.name]])
                 for np in self.pools
-            ],
+            ),
             nodes=[s.node for s in self.active if s.node is not None],
             all_nodes=self.cluster.nodes,
             cluster_pods=self.cluster.pods,
@@ -270,20 +273,23 @@ def prepare_round(
     options: PlanOptions = PlanOptions(),
     workloads: Sequence[Input] = (),
     scales: Sequence[Scale] = (),
+    state_nodes: list[StateNode] | None = None,
 ) -> Round:
     """Everything :func:`plan` computes before the Solve (pod selection, validation, pools, types).
 
     The pending pods are the cluster's, plus those its workloads (and ``workloads``, the branch's)
     would create, plus, with the CapacityBuffer gate, the buffers' virtual pods (added after
-    validation, as the provisioner does)."""
-    state_nodes = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
-    deleting = [s for s in state_nodes if s.marked_for_deletion()]
-    active = [s for s in state_nodes if not s.marked_for_deletion()]
+    validation, as the provisioner does). ``state_nodes``: the cluster's, already built."""
+    if state_nodes is None:
+        state_nodes = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
+    marked = [s.marked_for_deletion() for s in state_nodes]
+    deleting = [s for s, m in zip(state_nodes, marked, strict=True) if m]
+    active = [s for s, m in zip(state_nodes, marked, strict=True) if not m]
 
     generated, buffers = round_pods(
         cluster, workloads, capacity_buffer=options.feature_gates.capacity_buffer, scales=scales
     )
-    pending = [p for p in cluster.pods if podutil.is_provisionable(p)]
+    pending = [p for p in cluster.pods if not p.spec.node_name and podutil.is_provisionable(p)]
     pending.extend(generated.pods)
     rescheduled = [p for s in deleting for p in s.pods if podutil.is_reschedulable(p)]
     errors: dict[str, str] = {}
@@ -308,19 +314,21 @@ def prepare_round(
     pools = order_nodepools(nodepools)
     used: dict[str, int] = {}
     for sn in active:
-        node_labels = sn.labels()
-        rid = node_labels.get(labels.CAPACITY_RESERVATION_ID)
-        if rid and node_labels.get(labels.CAPACITY_TYPE) == labels.CAPACITY_TYPE_RESERVED:
+        rid = sn.label(labels.CAPACITY_RESERVATION_ID)
+        if rid and sn.label(labels.CAPACITY_TYPE) == labels.CAPACITY_TYPE_RESERVED:
             used[rid] = used.get(rid, 0) + 1
+    catalogs = {np.name: catalog_for(np) for np in pools}
     types_by_pool: dict[str, Sequence[InstanceType]] = {
-        np.name: consume_reservations(catalog_for(np), used) for np in pools
+        name: consume_reservations(types, used) for name, types in catalogs.items()
     }
     datas: list[PodData] = []
     names: set[str] = set()
-    for types in types_by_pool.values():
-        for it in types:
-            names.update(it.capacity)
-            names.update(it.allocatable())
+    # NodePools of one NodeClass share their catalog (and its types): each distinct type once; a
+    # consumed reservation changes offerings only, not resources
+    distinct = {id(types): types for types in catalogs.values()}
+    for it in {id(it): it for types in distinct.values() for it in types}.values():
+        names.update(it.capacity)
+        names.update(it.allocatable())
     ds_pods = daemonset_pods(cluster)
     requests = {}
     memo: dict[tuple[object, ...], ResourceList] = {}
@@ -331,21 +339,11 @@ def prepare_round(
         names.update(k for k in np.spec.limits if k != "nodes")
     space = ResourceSpace(sorted(names))
     for p in batch:
-        try:
-            vol_reqs = volumes.topology(p) if volumes is not None else []
-            datas.append(
-                PodData(
-                    p,
-                    space=space,
-                    ignore_preferences=options.preference_policy == "Ignore",
-                    requests=requests[id(p)],
-                    volume_requirements=vol_reqs,
-                )
-            )
-        except RequirementError as exc:
-            errors[p.key] = FAILED + str(exc)
-        except VolumeTopologyError as exc:
-            errors[p.key] = "ignoring pod, failed getting volume topology requirements, " + str(exc)
+        got = pod_data(p, space=space, options=options, volumes=volumes, requests=requests[id(p)])
+        if isinstance(got, str):
+            errors[p.key] = got
+        else:
+            datas.append(got)
 
     return Round(
         cluster=cluster,
@@ -361,7 +359,35 @@ def prepare_round(
         options=options,
         generated=generated,
         buffers=buffers,
+        state_nodes=state_nodes,
     )
+
+
+def pod_data(
+    pod: Pod,
+    *,
+    space: ResourceSpace,
+    options: PlanOptions,
+    volumes: VolumeIndex | None,
+    requests: ResourceList | None = None,
+    memo: dict[tuple[object, ...], ResourceList] | None = None,
+) -> PodData | str:
+    """The round's :class:`PodData` of ``pod``, or the error that keeps it out of the round."""
+    if requests is None:
+        requests = _requests(pod, {} if memo is None else memo)
+    try:
+        vol_reqs = volumes.topology(pod) if volumes is not None else []
+        return PodData(
+            pod,
+            space=space,
+            ignore_preferences=options.preference_policy == "Ignore",
+            requests=requests,
+            volume_requirements=vol_reqs,
+        )
+    except RequirementError as exc:
+        return FAILED + str(exc)
+    except VolumeTopologyError as exc:
+        return "ignoring pod, failed getting volume topology requirements, " + str(exc)
 
 
 def plan(

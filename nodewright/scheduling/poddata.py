@@ -76,6 +76,22 @@ class PodData:
         self.topo_sig: str | None = None
         self.refresh(pod)
 
+    def fresh(self) -> PodData:
+        """A copy for another solve (a solve relaxes and memoises on the pods it places); this
+        one must not have been solved."""
+        out = PodData.__new__(PodData)
+        out.key, out.pod, out.requests, out.vec = self.key, self.pod, self.requests, self.vec
+        out.ports, out.volume_requirements, out.sort_key = self.ports, self.volume_requirements, self.sort_key
+        out._ignore, out.current, out.requirements, out.strict = (
+            self._ignore,
+            self.pod,
+            self.requirements,
+            self.strict,
+        )
+        out.tolerates = {}
+        out.topo_sig = None
+        return out
+
     def refresh(self, pod: Pod) -> None:
         """Recompute from ``pod`` (the original or a relaxed copy)."""
         self.current = pod

@@ -63,9 +63,10 @@ def is_active(pod: Pod) -> bool:
 
 def is_provisionable(pod: Pod) -> bool:
     """Karpenter's ``IsProvisionable``: the pending pods a provisioning round picks up."""
+    # the cheapest test first (most pods are bound); the conjunction is Karpenter's
     return (
-        failed_to_schedule(pod)
-        and not is_scheduled(pod)
+        not pod.spec.node_name
+        and failed_to_schedule(pod)
         and not is_preempting(pod)
         and not is_owned_by_daemonset(pod)
         and not is_owned_by_node(pod)

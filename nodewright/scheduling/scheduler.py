@@ -19,44 +19,39 @@ from operator import le
 from typing import Final
 
 from nodewright import labels
-from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
-from nodewright.algebra.resources import ResourceList, parse_resource_list, requests_for_pods, subtract
-from nodewright.algebra.taints import tolerates
+from nodewright.algebra.requirements import Requirement
+from nodewright.algebra.resources import ResourceList
 from nodewright.api.core import Pod
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
-from nodewright.scheduling.existingnode import ExistingNode, FitIndex, StateNode, daemon_compatible_with_node
-from nodewright.scheduling.hostports import HostPortUsage, host_ports
-from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, iter_bits
+from nodewright.scheduling.existingnode import ExistingNode, StateNode
+from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex
 from nodewright.scheduling.nodeclaim import (
-    DaemonGroup,
     Failure,
     InflightClaim,
     Placement,
     Template,
     clear_interned,
     hostname_for,
-    template_requirements,
 )
 from nodewright.scheduling.poddata import PodData
-from nodewright.scheduling.podrequirements import pod_requirements
-from nodewright.scheduling.preferences import Preferences, remove_required_node_affinity_term
+from nodewright.scheduling.preferences import Preferences
 from nodewright.scheduling.queue import Queue
 from nodewright.scheduling.reservations import ReservationManager
+from nodewright.scheduling.schedbase import BEST_EFFORT, NODES, SchedulerBase, preferences_tolerating
 from nodewright.scheduling.topology import Topology, TopologyError
 from nodewright.scheduling.topologygroup import TopologyType
-from nodewright.scheduling.volumes import VolumeIndex, VolumeUsage
+from nodewright.scheduling.volumes import VolumeIndex
 
 log = logging.getLogger("nodewright")
 
 NO_TEMPLATES: Final = "nodepool requirements filtered out all available instance types"
 NODES_EXHAUSTED: Final = "node limits have been exhausted for nodepool"
 LIMITS_EXCEEDED: Final = "all available instance types exceed limits for nodepool"
-NODES: Final = "nodes"
 RESPECT: Final = "Respect"
 IGNORE: Final = "Ignore"
 STRICT: Final = "Strict"
-BEST_EFFORT: Final = "BestEffort"
+__all__ = ["BEST_EFFORT", "NODES", "Scheduler", "SchedulerOptions", "SolveResult"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,143 +126,79 @@ class Scheduler:
     ) -> None:
         """``type_cache``: where each NodePool's filtered :class:`TypeIndex` is kept between rounds
         over the same NodePools, instance types and resource space (its memos are pure)."""
+        base = SchedulerBase(
+            nodepools=nodepools,
+            instance_types=instance_types,
+            state_nodes=state_nodes,
+            daemonset_pods=daemonset_pods,
+            space=space,
+            volumes=volumes,
+            min_values_policy=options.min_values_policy,
+            type_cache=type_cache,
+        )
+        self._start(base, topology, options, ())
+
+    @classmethod
+    def over(
+        cls,
+        base: SchedulerBase,
+        topology: Topology,
+        options: SchedulerOptions,
+        excluded: Sequence[int] = (),
+    ) -> Scheduler:
+        """A solve from ``base`` without its existing nodes at positions ``excluded`` (ascending):
+        the same decisions as a Scheduler built over the state nodes without them."""
+        self = cls.__new__(cls)
+        self._start(base, topology, options, excluded)
+        return self
+
+    def _start(
+        self, base: SchedulerBase, topology: Topology, options: SchedulerOptions, excluded: Sequence[int]
+    ) -> None:
         clear_interned()
         self.topology = topology
-        self.space = space
+        self.space = base.space
         self.options = options
-        self.relax_min_values = options.min_values_policy == BEST_EFFORT
-        self.preferences = Preferences(
-            tolerate_prefer_no_schedule=any(
-                t.effect == "PreferNoSchedule" for np in nodepools for t in np.spec.template.spec.taints
-            )
-        )
-        # NodePools of one NodeClass share their type objects: each distinct type once
-        all_types = list({id(it): it for np in nodepools for it in instance_types.get(np.name, ())}.values())
-        self.reservations = ReservationManager(all_types)
-        provider_keys: set[str] = set()
-        for it in all_types:
-            provider_keys.update(it.requirements.keys())
-        self.allow_undefined = ALLOW_UNDEFINED_WELL_KNOWN | provider_keys
-        self.templates: list[Template] = []
-        for np in nodepools:
-            its = instance_types.get(np.name, ())
-            if not its:
-                continue
-            reqs = template_requirements(np)
-            key = (np.name, id(np), tuple(its), tuple(space.names), self.relax_min_values)
-            if type_cache is not None and key in type_cache:
-                index = type_cache[key]
-            else:
-                index = self._template_types(np, reqs, its, space)
-                if type_cache is not None:
-                    type_cache[key] = index
-            if index is None:
-                continue
-            tmpl = Template(index=len(self.templates), nodepool=np, requirements=reqs, types=index, groups=[])
-            tmpl.allow_undefined = self.allow_undefined
-            tmpl.groups = self._daemon_groups(tmpl, daemonset_pods)
-            self.templates.append(tmpl)
-        self.remaining: dict[str, ResourceList] = {
-            np.name: parse_resource_list(np.spec.limits) for np in nodepools if np.spec.limits
-        }
-        self.existing: list[ExistingNode] = []
-        for sn in state_nodes:
-            taints = sn.taints()
-            node_labels = sn.labels()
-            daemons = [p for p in daemonset_pods if daemon_compatible_with_node(p, taints, node_labels)]
-            daemon_requests = requests_for_pods(daemons) if daemons else {}
-            self.existing.append(
-                ExistingNode(
-                    sn,
-                    daemon_requests=daemon_requests,
-                    volume_usage=VolumeUsage(volumes, sn.name, sn.active_pods()),
-                )
-            )
-            pool = node_labels.get(labels.NODEPOOL)
-            if pool is not None and pool in self.remaining:
-                self.remaining[pool] = subtract(self.remaining[pool], {**sn.capacity(), NODES: 1000})
-        self.existing.sort(key=lambda n: (not n.initialized, n.name))
-        self._fit = FitIndex(self.existing)
-        # how many existing nodes define each requirement key: a pod requiring (In/Exists/Gt/Lt) a
-        # key no node defines is refused by every node's requirements check (Requirements.is_compatible
-        # with no undefined keys allowed), so none of them is tried
-        self._node_keys: dict[str, int] = {}
-        for n in self.existing:
-            for req_key in n.requirements:
-                self._node_keys[req_key] = self._node_keys.get(req_key, 0) + 1
-        for n in self.existing:
-            topology.register(labels.HOSTNAME, n.hostname)
+        self.relax_min_values = base.relax_min_values
+        self.preferences = Preferences(tolerate_prefer_no_schedule=base.tolerate_prefer_no_schedule)
+        self.reservations = ReservationManager(base.reserved_types)
+        self.allow_undefined = base.allow_undefined
+        self.templates: list[Template] = list(base.templates)
+        self.remaining: dict[str, ResourceList] = dict(base.remaining)
+        self._cow = base.shared
+        self._owned: set[int] = set()
+        self._excluded = frozenset(excluded)
+        if self._cow:
+            self.existing: list[ExistingNode] = list(base.existing)
+            self._fit = base.fit.copy(self.existing)
+            self._node_keys: dict[str, int] = dict(base.node_keys)
+        else:
+            self.existing, self._fit, self._node_keys = base.existing, base.fit, base.node_keys
+        node_keys = self._node_keys
+        for i in excluded:
+            self._fit.exclude(i)
+            for req_key in self.existing[i].requirements:
+                node_keys[req_key] -= 1
+            charge = base.charges.get(i)
+            if charge is not None:
+                # the node's share of its NodePool's limits goes back (limits minus the others)
+                pool, taken = charge
+                self.remaining[pool] = {k: v + taken.get(k, 0) for k, v in self.remaining[pool].items()}
+        if topology.has_groups_of(labels.HOSTNAME):
+            for i, n in enumerate(self.existing):
+                if i not in self._excluded:
+                    topology.register(labels.HOSTNAME, n.hostname)
         self.claims: list[InflightClaim] = []
+        # a solve may stop once it has opened more NodeClaims than this (see drain)
+        self.claim_limit: int | None = None
         self._order = _ClaimOrder()
         self._hostnames = 0
         self._hostname_blocked: dict[str, int] = {}
         self._domain_index: dict[str, dict[Requirement, int]] = {}
 
-    # -- construction helpers ----------------------------------------------------------------------
-    def _template_types(
-        self, np: NodePool, reqs: Requirements, its: Sequence[InstanceType], space: ResourceSpace
-    ) -> TypeIndex | None:
-        """The NodePool's compatible, offered, fitting instance types (None: none, with a warning)."""
-        full = TypeIndex(its, space)
-        entry = full.compat(reqs)
-        mask = entry.compat & entry.offering & full.fit_mask((0,) * len(space.names))
-        kept = [its[i] for i in iter_bits(mask)]
-        if kept and reqs.has_min_values():
-            from nodewright.scheduling.instancetypes import satisfies_min_values
-
-            _, _, err = satisfies_min_values(reqs, kept)
-            if err is not None and not self.relax_min_values:
-                kept = []
-        if not kept:
-            log.warning(
-                "NodePool %s: requirements filtered out all compatible available instance types", np.name
-            )
-            return None
-        return TypeIndex(kept, space)
-
-    def _daemon_groups(self, tmpl: Template, daemons: Sequence[Pod]) -> list[DaemonGroup]:
-        groups: dict[tuple[str, ...], DaemonGroup] = {}
-        prepared = []
-        for p in daemons:
-            # a daemon pod never respects PreferNoSchedule
-            relaxed = self.preferences_tolerating(p)
-            prepared.append(relaxed)
-        taint_ok = [tolerates(tmpl.taints, p.spec.tolerations) is None for p in prepared]
-        for i, it in enumerate(tmpl.types.types):
-            compatible = [
-                p
-                for p, ok in zip(prepared, taint_ok, strict=True)
-                if ok and self._daemon_fits_type(tmpl, it, p)
-            ]
-            key = tuple(sorted(p.key for p in compatible))
-            g = groups.get(key)
-            if g is None:
-                overhead: ResourceList = requests_for_pods(compatible) if compatible else {}
-                ports = HostPortUsage()
-                for p in compatible:
-                    ports.add(p.key, host_ports(p))
-                g = groups[key] = DaemonGroup(0, overhead, self.space.vec(overhead), ports)
-            g.mask |= 1 << i
-        return list(groups.values())
-
     @staticmethod
     def preferences_tolerating(pod: Pod) -> Pod:
-        from nodewright.scheduling.preferences import tolerate_prefer_no_schedule_taints
-
-        relaxed = tolerate_prefer_no_schedule_taints(pod)
-        return relaxed if relaxed is not None else pod
-
-    @staticmethod
-    def _daemon_fits_type(tmpl: Template, it: InstanceType, pod: Pod) -> bool:
-        current: Pod | None = pod
-        while current is not None:
-            reqs = pod_requirements(current, include_preferred=False)
-            if tmpl.requirements.is_compatible(
-                reqs, allow_undefined=tmpl.allow_undefined
-            ) and it.requirements.has_intersection(reqs):
-                return True
-            current = remove_required_node_affinity_term(current)
-        return False
+        return preferences_tolerating(pod)
 
     # -- solve -------------------------------------------------------------------------------------
     def solve(self, pods: Sequence[PodData]) -> SolveResult:
@@ -277,8 +208,11 @@ class Scheduler:
         """The queue loop over ``pods``; returns the errors of those that never fit."""
         errors: dict[str, str] = {}
         queue: Queue[PodData] = Queue(pods)
+        limit = self.claim_limit
         while (pod := queue.pop()) is not None:
             err = self._try_schedule(pod)
+            if limit is not None and len(self.claims) > limit:
+                break  # the caller rejects any result with this many NodeClaims
             if err is None:
                 errors.pop(pod.key, None)
                 continue
@@ -292,9 +226,12 @@ class Scheduler:
         """Finalize every NodeClaim and collect the result."""
         for claim in self.claims:
             claim.finalize()
+        existing = self.existing
+        if self._excluded:
+            existing = [n for i, n in enumerate(existing) if i not in self._excluded]
         return SolveResult(
             new_claims=self.claims,
-            existing=self.existing,
+            existing=existing,
             errors=errors,
             templates=self.templates,
             remaining=self.remaining,
@@ -325,6 +262,9 @@ class Scheduler:
             node = existing[i]
             got = node.can_add(pod, topo)
             if not isinstance(got, Failure):
+                if self._cow and i not in self._owned:  # the base's node stays as it was
+                    node = existing[i] = node.clone()
+                    self._owned.add(i)
                 before = node.requirements
                 node.add(pod, got, topo)
                 for key in node.requirements:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Final
 from nodewright.algebra.requirements import Requirement, Requirements
 from nodewright.errors import SchedulingError
 from nodewright.labels import HOSTNAME
+from nodewright.scheduling.topologybase import TopologyBase, TopoNode, namespace_of, required_anti_affinity
 from nodewright.scheduling.topologydomains import DomainSource, DomainUniverse
 from nodewright.scheduling.topologyfilter import IGNORE, TopologyNodeFilter
 from nodewright.scheduling.topologygroup import (
@@ -119,43 +120,10 @@ class _PodInfo:
         return self.signature
 
 
-@dataclass(slots=True)
-class _Node:
-    name: str
-    labels: Mapping[str, str]
-    taints: Sequence[TaintLike]
-    _requirements: Requirements | None = None
-
-    @property
-    def requirements(self) -> Requirements:
-        if self._requirements is None:
-            self._requirements = Requirements.from_labels(self.labels)
-        return self._requirements
-
-
-@dataclass(frozen=True, slots=True)
-class _CountedPod:
-    labels: Mapping[str, str]
-    node: _Node
-
-
-def _namespace(pod: Pod) -> str:
-    return pod.metadata.namespace or "default"
-
-
 def _raw(selector: LabelSelector | None) -> RawSelector | None:
     if selector is None:
         return None
     return RawSelector.of(selector.match_labels, selector.match_expressions)
-
-
-def _countable(pod: Pod) -> bool:
-    """Not ``IgnoredForTopology``: scheduled, not terminal, not terminating."""
-    return (
-        bool(pod.spec.node_name)
-        and pod.status.phase not in ("Failed", "Succeeded")
-        and pod.metadata.deletion_timestamp is None
-    )
 
 
 class Topology:
@@ -178,6 +146,62 @@ class Topology:
         upstream's API lookup also finds deleting nodes. ``universe``: the domains of
         ``domain_sources`` already built (read-only; callers running many rounds over the same
         NodePools and instance types build it once)."""
+        batch = list(batch_pods)
+        base = TopologyBase(
+            nodes=nodes,
+            all_nodes=all_nodes,
+            cluster_pods=cluster_pods,
+            namespaces=[namespace_of(p) for p in batch],
+        )
+        self._start(
+            base,
+            domain_sources=domain_sources,
+            batch=batch,
+            preference_policy=preference_policy,
+            namespace_labels=namespace_labels,
+            universe=universe,
+            left_out={},
+        )
+
+    @classmethod
+    def over(
+        cls,
+        base: TopologyBase,
+        *,
+        batch_pods: Iterable[Pod],
+        left_out: Mapping[str, Node],
+        universe: DomainUniverse,
+        preference_policy: str = RESPECT,
+        batch_keys: set[str] | None = None,
+    ) -> Topology:
+        """A round over ``base``'s cluster without the active nodes of ``left_out`` (by name, each
+        with its Node as this round sees it, e.g. marked for deletion): the same groups and counts
+        as a Topology built from the cluster without them."""
+        self = cls.__new__(cls)
+        self._start(
+            base,
+            domain_sources=(),
+            batch=list(batch_pods),
+            preference_policy=preference_policy,
+            namespace_labels=None,
+            universe=universe,
+            left_out=left_out,
+            batch_keys=batch_keys,
+        )
+        return self
+
+    def _start(
+        self,
+        base: TopologyBase,
+        *,
+        domain_sources: Iterable[DomainSource],
+        batch: list[Pod],
+        preference_policy: str,
+        namespace_labels: Mapping[str, Mapping[str, str]] | None,
+        universe: DomainUniverse | None,
+        left_out: Mapping[str, Node],
+        batch_keys: set[str] | None = None,
+    ) -> None:
         self._respect = preference_policy == RESPECT
         self._universe = universe if universe is not None else DomainUniverse(domain_sources)
         self._groups: dict[GroupKey, TopologyGroup] = {}
@@ -192,45 +216,38 @@ class Topology:
         self._pods: dict[str, _PodInfo] = {}
         self._by_id: dict[int, tuple[Pod, _PodInfo]] = {}
 
-        batch = list(batch_pods)
-        self._excluded = {pod.key for pod in batch}
-        self._nodes: dict[str, _Node] = {}
-        for node in nodes:
-            self._nodes[node.metadata.name] = _Node(
-                node.metadata.name, node.metadata.labels, node.spec.taints
-            )
+        self._base = base
+        self._batch = batch
+        self._excluded = batch_keys if batch_keys is not None else {pod.key for pod in batch}
+        self._left_out = {name: TopoNode.of(node) for name, node in left_out.items()}
+        self._active: dict[str, TopoNode] | None = None if self._left_out else base.nodes
+        self._extra_namespace_labels = namespace_labels
+        self._namespace_labels_memo: dict[str, Mapping[str, str]] | None = None
 
-        lookup = dict(self._nodes)
-        for api_node in all_nodes or ():
-            name = api_node.metadata.name
-            if name not in lookup:
-                lookup[name] = _Node(name, api_node.metadata.labels, api_node.spec.taints)
-
-        cluster = list(cluster_pods)
-        known_namespaces = {_namespace(p) for p in cluster} | {_namespace(p) for p in batch}
-        self._namespace_labels: dict[str, Mapping[str, str]] = {
-            ns: {_NAMESPACE_NAME_LABEL: ns} for ns in sorted(known_namespaces)
-        }
-        for ns, labels in (namespace_labels or {}).items():
-            self._namespace_labels[ns] = {_NAMESPACE_NAME_LABEL: ns, **labels}
-
-        self._counted: dict[str, list[_CountedPod]] = {}
-        inverse_candidates: list[tuple[Pod, _Node]] = []
-        for pod in cluster:
-            if pod.key in self._excluded:
-                continue
-            bound = lookup.get(pod.spec.node_name or "")
-            if bound is None:
-                continue  # unscheduled, or its node is gone (upstream skips NotFound nodes)
-            if _countable(pod):
-                self._counted.setdefault(_namespace(pod), []).append(_CountedPod(pod.metadata.labels, bound))
-            if pod.status.phase not in ("Failed", "Succeeded") and _required_anti_affinity(pod):
-                inverse_candidates.append((pod, bound))
-
-        for pod, bound in inverse_candidates:
-            self._update_inverse_anti_affinity(pod, bound.labels)
+        excluded = self._excluded
+        for pod, bound in base.inverse():
+            if pod.key not in excluded:
+                self._update_inverse_anti_affinity(pod, self._left_out.get(bound.name, bound).labels)
         for pod in batch:
-            self.update(pod)
+            # a pod without spread constraints or affinity owns no group: nothing to derive
+            if pod.spec.topology_spread_constraints or pod.spec.affinity is not None:
+                self.update(pod)
+
+    def _nodes(self) -> dict[str, TopoNode]:
+        """The active nodes of this round."""
+        if self._active is None:
+            left = self._left_out
+            self._active = {name: n for name, n in self._base.nodes.items() if name not in left}
+        return self._active
+
+    def _namespace_labels(self) -> dict[str, Mapping[str, str]]:
+        if self._namespace_labels_memo is None:
+            known = self._base.namespaces() | {namespace_of(p) for p in self._batch}
+            out: dict[str, Mapping[str, str]] = {ns: {_NAMESPACE_NAME_LABEL: ns} for ns in sorted(known)}
+            for ns, labels in (self._extra_namespace_labels or {}).items():
+                out[ns] = {_NAMESPACE_NAME_LABEL: ns, **labels}
+            self._namespace_labels_memo = out
+        return self._namespace_labels_memo
 
     # -- public API ------------------------------------------------------------------------------
     def update(self, pod: Pod) -> None:
@@ -255,8 +272,14 @@ class Topology:
         info.owned = sorted(owned.values(), key=lambda g: g.seq)
         info.plan = None
 
+    def has_groups_of(self, key: str) -> bool:
+        """True when some group (forward or inverse) is keyed on ``key``."""
+        return bool(self._by_key.get(key))
+
     def has_groups_for(self, pod: Pod) -> bool:
         """True when some group owns ``pod`` or inversely selects it (else topology is a no-op)."""
+        if not self._groups and not self._inverse:
+            return False
         return bool(self._plan(self._info(pod)))
 
     def add_requirements(
@@ -331,6 +354,8 @@ class Topology:
     ) -> None:
         """``Record``: count ``pod`` placed on a node with ``requirements`` and ``taints``."""
         del allow_undefined  # upstream's node filter does not pass the options on either
+        if not self._groups and not self._inverse:
+            return  # no group to count in
         info = self._info(pod)
         for group in self._selecting(info):
             node_filter = group.node_filter
@@ -359,7 +384,7 @@ class Topology:
         key = pod.key
         info = self._pods.get(key)
         if info is None:
-            info = _PodInfo(key, _namespace(pod), pod.metadata.labels)
+            info = _PodInfo(key, namespace_of(pod), pod.metadata.labels)
             self._pods[key] = info
         self._by_id[id(pod)] = (pod, info)  # the pod is kept alive, so its id is not reused
         return info
@@ -433,18 +458,24 @@ class Topology:
         node_filter = group.node_filter
         everything = node_filter.passes_everything
         key = group.key
-        for node in self._nodes.values():
+        for node in self._nodes().values():
             domain = node.labels.get(key)
             if domain is None:
                 continue
             if everything or node_filter.matches(node.taints, node.requirements):
                 group.register(domain)
         selector = group.list_selector
+        counted_pods = self._base.counted()
+        excluded, left_out = self._excluded, self._left_out
         for namespace in sorted(group.namespaces):
-            for counted in self._counted.get(namespace, ()):
+            for counted in counted_pods.get(namespace, ()):
+                if counted.key in excluded:
+                    continue  # being scheduled in this round
                 if selector is not EVERYTHING and not selector.matches(counted.labels):
                     continue
                 node = counted.node
+                if left_out:
+                    node = left_out.get(node.name, node)
                 domain = node.labels.get(key)
                 if domain is None:
                     if key != HOSTNAME:
@@ -457,7 +488,7 @@ class Topology:
     def _update_inverse_anti_affinity(self, pod: Pod, node_labels: Mapping[str, str] | None) -> None:
         info = self._info(pod)
         owned = {id(g) for g in info.inverse_owned}
-        for term in _required_anti_affinity(pod):
+        for term in required_anti_affinity(pod):
             spec = _GroupSpec(
                 topology_type=TopologyType.POD_ANTI_AFFINITY,
                 key=term.topology_key,
@@ -485,7 +516,7 @@ class Topology:
         """``buildNamespaceList``; namespace labels are known only as ``kubernetes.io/metadata.name``
         (plus any given to the constructor), since cluster files carry no Namespace objects."""
         if not term.namespaces and term.namespace_selector is None:
-            return frozenset({_namespace(pod)})
+            return frozenset({namespace_of(pod)})
         if term.namespace_selector is None:
             return frozenset(term.namespaces)
         selector = selector_for_matching(_raw(term.namespace_selector))
@@ -496,13 +527,13 @@ class Topology:
                 "pod %s: invalid namespaceSelector in a pod (anti-)affinity term; it selects no namespace",
                 pod.key,
             )
-        selected = {ns for ns, labels in self._namespace_labels.items() if selector.matches(labels)}
+        selected = {ns for ns, labels in self._namespace_labels().items() if selector.matches(labels)}
         return frozenset(selected | set(term.namespaces))
 
     def _specs_for(self, pod: Pod) -> list[_GroupSpec]:
         """``newForTopologies`` then ``newForAffinities`` (affinity terms, then anti-affinity)."""
         specs: list[_GroupSpec] = []
-        namespace = _namespace(pod)
+        namespace = namespace_of(pod)
         labels = pod.metadata.labels
         for tsc in pod.spec.topology_spread_constraints:
             if not self._respect and tsc.when_unsatisfiable != _DO_NOT_SCHEDULE:
@@ -577,10 +608,3 @@ class _GroupSpec:
             max_skew=self.max_skew,
             node_filter=self.node_filter,
         )
-
-
-def _required_anti_affinity(pod: Pod) -> list[PodAffinityTerm]:
-    affinity = pod.spec.affinity
-    if affinity is None or affinity.pod_anti_affinity is None:
-        return []
-    return list(affinity.pod_anti_affinity.required_during_scheduling_ignored_during_execution)

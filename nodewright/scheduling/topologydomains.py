@@ -70,11 +70,35 @@ class _Domain:
         return not self.taint_sets[0]
 
 
+def _sequence(source: DomainSource) -> list[tuple[str, list[str]]]:
+    """The (key, values) a source inserts, in order, each value of a key once."""
+    out: list[tuple[str, list[str]]] = []
+    seen: set[tuple[str, str]] = set()
+
+    def emit(key: str, values: Iterable[str]) -> None:
+        fresh = [v for v in values if (key, v) not in seen]
+        if fresh:
+            seen.update((key, v) for v in fresh)
+            out.append((key, fresh))
+
+    base = source.nodepool_requirements
+    for it_requirements in source.instance_type_requirements:
+        requirements = base.copy()
+        requirements.add(*it_requirements.values())
+        for requirement in requirements.values():
+            emit(requirement.key, requirement.values)
+    for requirement in base.values():
+        if requirement.operator == "In":
+            emit(requirement.key, requirement.values)
+    return out
+
+
 class DomainUniverse:
     """Domains per topology key, each with the taint sets of the NodePools that offer it."""
 
     def __init__(self, sources: Iterable[DomainSource] = ()) -> None:
         self._domains: dict[str, dict[str, _Domain]] = {}
+        self._sequences: dict[tuple[object, ...], list[tuple[str, list[str]]]] = {}
         for source in sources:
             self._add_source(source)
 
@@ -88,16 +112,20 @@ class DomainUniverse:
                 entry.insert(taints)
 
     def _add_source(self, source: DomainSource) -> None:
-        base = source.nodepool_requirements
+        # NodePools alike but for their name (same requirements, taints and instance types) insert
+        # the same values: the sequence is derived once. Within it, a value already inserted for
+        # its key is left out (inserting it again with the same taints changes no answer)
+        memo_key = (
+            tuple(source.nodepool_requirements.values()),
+            tuple(map(id, source.taints)),
+            tuple(map(id, source.instance_type_requirements)),
+        )
+        sequence = self._sequences.get(memo_key)
+        if sequence is None:
+            sequence = self._sequences[memo_key] = _sequence(source)
         taints = source.taints
-        for it_requirements in source.instance_type_requirements:
-            requirements = base.copy()
-            requirements.add(*it_requirements.values())
-            for requirement in requirements.values():
-                self._insert(requirement.key, requirement.values, taints)
-        for requirement in base.values():
-            if requirement.operator == "In":
-                self._insert(requirement.key, requirement.values, taints)
+        for key, values in sequence:
+            self._insert(key, values, taints)
 
     def keys(self) -> Iterator[str]:
         return iter(self._domains)

@@ -280,6 +280,13 @@ class VolumeUsage:
                 for drv, keys in index.pod_volumes(p).items():
                     self._used.setdefault(drv, set()).update(keys)
 
+    def copy(self) -> VolumeUsage:
+        out = VolumeUsage.__new__(VolumeUsage)
+        out._index = self._index
+        out._limits = self._limits
+        out._used = {drv: set(keys) for drv, keys in self._used.items()}
+        return out
+
     def exceeds_limits(self, pod: Pod) -> str | None:
         if not self._limits or self._index is None:
             return None

@@ -1,0 +1,207 @@
+"""Incremental ``SimulateScheduling``: one provisioning round's preparation per reconcile, shared by
+every simulation of that reconcile.
+
+A simulation differs from the cluster as it is only by its candidates: they are marked for
+deletion, so they leave the existing nodes and their currently reschedulable pods join the pods
+to schedule. :class:`SimBase` prepares the round once for the unchanged cluster (pods to
+schedule, NodePools, instance types, resource space, topology's cluster side, the scheduler's
+templates and existing nodes) and :meth:`SimBase.round` derives a simulation's round from it by
+leaving the candidates out (:meth:`Scheduler.over`, :meth:`Topology.over`) and adding their pods
+in the order a round built from scratch lists them. Per-node facts survive between reconciles
+(:class:`~nodewright.scheduling.schedbase.NodeMemo`).
+
+A simulation the base cannot express exactly falls back to a round built from scratch (returns
+``None``): a candidate holding reserved capacity (the NodePools' instance types would change) or a
+candidate's pod requesting a resource outside the round's resource space.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from nodewright import labels
+from nodewright.algebra.resources import requests_for_pod
+from nodewright.api.core import Node, Pod, Taint
+from nodewright.cluster.state import ClusterState
+from nodewright.disruption.candidates import Candidate
+from nodewright.scheduling import podutil
+from nodewright.scheduling.existingnode import StateNode
+from nodewright.scheduling.plan import Round, pod_data, prepare_round
+from nodewright.scheduling.poddata import PodData
+from nodewright.scheduling.schedbase import SchedulerBase
+from nodewright.scheduling.scheduler import Scheduler, SchedulerOptions
+from nodewright.scheduling.topology import Topology
+from nodewright.scheduling.topologybase import TopologyBase
+from nodewright.scheduling.topologydomains import DomainUniverse
+
+if TYPE_CHECKING:
+    from nodewright.disruption.simulate import SimContext
+
+
+_DISRUPTED: Final = Taint(key=labels.DISRUPTED_TAINT_KEY, effect="NoSchedule")
+
+
+def mark_deleting(node: Node) -> Node:
+    """A copy of ``node`` with Karpenter's ``karpenter.sh/disrupted:NoSchedule`` taint."""
+    if any(t.key == labels.DISRUPTED_TAINT_KEY for t in node.spec.taints):
+        return node
+    spec = node.spec.model_copy(update={"taints": [*node.spec.taints, _DISRUPTED]})
+    return node.model_copy(update={"spec": spec})
+
+
+def deleting_pod_keys(cluster: ClusterState) -> set[str]:
+    """Pods of nodes already deleting (deletion timestamp or Karpenter's disrupted taint, or a
+    deleting NodeClaim's node): placing them on an uninitialized node is no error."""
+    keys: set[str] = set()
+    bound_deleting = {
+        n.metadata.name
+        for n in cluster.nodes
+        if n.metadata.deletion_timestamp is not None
+        or any(t.key == labels.DISRUPTED_TAINT_KEY for t in n.spec.taints)
+    }
+    claim_deleting = {
+        nc.status.node_name
+        for nc in cluster.nodeclaims
+        if nc.metadata.deletion_timestamp is not None and nc.status.node_name
+    }
+    names = bound_deleting | claim_deleting
+    if names:
+        for p in cluster.pods:
+            if p.spec.node_name and p.spec.node_name in names:
+                keys.add(p.key)
+    return keys
+
+
+def universe_for(rnd: Round, ctx: SimContext) -> DomainUniverse:
+    """Give ``rnd`` the forecast's domain universe and type cache (rebuilt when the pools or their
+    instance types change)."""
+    cache = ctx.cache
+    ukey = tuple((np.name, id(np), tuple(rnd.types_by_pool[np.name])) for np in rnd.pools)
+    if cache.universe is None or cache.universe_key != ukey:
+        cache.universe_key, cache.universe = ukey, rnd.domain_universe()
+    rnd.universe, rnd.type_cache = cache.universe, cache.type_cache
+    return cache.universe
+
+
+class SimBase:
+    """The shared preparation of one reconcile's simulations (see the module docstring)."""
+
+    def __init__(
+        self, cluster: ClusterState, ctx: SimContext, state_nodes: Sequence[StateNode] | None = None
+    ) -> None:
+        self.cluster = cluster
+        self.ctx = ctx
+        rnd = prepare_round(
+            nodepools=ctx.nodepools,
+            cluster=cluster,
+            catalog_for=ctx.catalog_for,
+            options=ctx.options,
+            state_nodes=None if state_nodes is None else list(state_nodes),
+        )
+        self.universe = universe_for(rnd, ctx)
+        self.rnd = rnd
+        self.deleting_keys = deleting_pod_keys(cluster)
+        self.position = {id(sn): i for i, sn in enumerate(rnd.state_nodes)}
+        self.by_node_name = {sn.name: sn for sn in rnd.state_nodes if sn.node is not None}
+        deleting = [sn for sn in rnd.state_nodes if sn.marked_for_deletion()]
+        # the pods a round schedules: the pending (and virtual) ones first, then per deleting node
+        self.prefix = [d for d in rnd.datas if not d.pod.spec.node_name]
+        self.moving: dict[str, list[PodData]] = {sn.name: [] for sn in deleting}
+        for d in rnd.datas:
+            if d.pod.spec.node_name:
+                self.moving[d.pod.spec.node_name].append(d)
+        self.deleting = [self.position[id(sn)] for sn in deleting]
+        self.moving_now: dict[str, list[tuple[PodData, bool]]] = {}
+        self.marked: dict[str, Node] = {}  # candidates' Nodes marked for deletion
+        self.reschedulable: dict[str, bool] = {}
+        self.topology = TopologyBase(
+            nodes=[s.node for s in rnd.active if s.node is not None],
+            all_nodes=cluster.nodes,
+            cluster_pods=cluster.pods,
+        )
+        self.scheduler = SchedulerBase(
+            nodepools=rnd.pools,
+            instance_types=rnd.types_by_pool,
+            state_nodes=rnd.active,
+            daemonset_pods=rnd.ds_pods,
+            space=rnd.space,
+            volumes=rnd.volumes,
+            min_values_policy=ctx.options.min_values_policy,
+            type_cache=rnd.type_cache,
+            memo=ctx.cache.node_memo,
+        )
+        self.options = SchedulerOptions(
+            preference_policy=ctx.options.preference_policy,
+            min_values_policy=ctx.options.min_values_policy,
+            reserved_fallback=ctx.options.reserved_fallback,
+        )
+        self._names = frozenset(rnd.space.names)
+
+    def _currently_reschedulable(self, pod: Pod) -> bool:
+        got = self.reschedulable.get(pod.key)
+        if got is None:
+            got = self.reschedulable[pod.key] = self.ctx.pdbs.is_currently_reschedulable(pod, self.ctx.now)
+        return got
+
+    def _moving(self, sn: StateNode) -> list[tuple[PodData, bool]] | None:
+        """The PodData of ``sn``'s reschedulable pods, each with whether it is currently
+        reschedulable (None: a pod outside the round's resource space)."""
+        got = self.moving_now.get(sn.name)
+        if got is not None:
+            return got
+        datas = self.moving.get(sn.name)
+        if datas is None:
+            rnd = self.rnd
+            datas = []
+            for p in sn.pods:
+                if not podutil.is_reschedulable(p):
+                    continue
+                requests = requests_for_pod(p)
+                if not requests.keys() <= self._names:
+                    return None
+                d = pod_data(p, space=rnd.space, options=rnd.options, volumes=rnd.volumes, requests=requests)
+                if isinstance(d, PodData):
+                    datas.append(d)
+            self.moving[sn.name] = datas
+        got = self.moving_now[sn.name] = [(d, self._currently_reschedulable(d.pod)) for d in datas]
+        return got
+
+    def round(self, candidates: Sequence[Candidate]) -> tuple[list[PodData], Scheduler] | None:
+        """The pods to schedule and the scheduler of a simulation without ``candidates``."""
+        left: list[StateNode] = []
+        for c in candidates:
+            sn = self.by_node_name.get(c.name)
+            if sn is None or sn.node is None or sn.marked_for_deletion():
+                return None
+            node_labels = sn.node.metadata.labels
+            if node_labels.get(labels.CAPACITY_RESERVATION_ID) and (
+                node_labels.get(labels.CAPACITY_TYPE) == labels.CAPACITY_TYPE_RESERVED
+            ):
+                return None  # the NodePools' reserved offerings would change
+            left.append(sn)
+        order = sorted([*self.deleting, *(self.position[id(sn)] for sn in left)])
+        datas = [d.fresh() for d in self.prefix]
+        states = self.rnd.state_nodes
+        for i in order:
+            moving = self._moving(states[i])
+            if moving is None:
+                return None
+            datas.extend(d.fresh() for d, ok in moving if ok)
+        left_out: dict[str, Node] = {}
+        for sn in left:
+            marked = self.marked.get(sn.name)
+            if marked is None and sn.node is not None:
+                marked = self.marked[sn.name] = mark_deleting(sn.node)
+            if marked is not None:
+                left_out[sn.name] = marked
+        topology = Topology.over(
+            self.topology,
+            batch_pods=[d.pod for d in datas],
+            batch_keys={d.key for d in datas},
+            left_out=left_out,
+            universe=self.universe,
+            preference_policy=self.ctx.options.preference_policy,
+        )
+        excluded = self.scheduler.indexes_of(left_out)
+        return datas, Scheduler.over(self.scheduler, topology, self.options, excluded)

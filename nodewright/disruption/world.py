@@ -1,0 +1,153 @@
+"""The forecast's cluster as commands change it, and its state nodes kept up to date.
+
+Building the state nodes (``build_state_nodes``) walks every pod; a completed command changes
+only its candidates (they leave), the nodes that receive pods and the nodes it launched. After
+:meth:`World.complete` the next state reuses every other :class:`StateNode` object as it was (so
+the per-node memos of the forecast hit on identity) and rebuilds only the changed ones, with their
+pods in cluster order. Anything it cannot follow exactly (a marked node, a NodeClaim without a
+Node, a launched node whose name or provider ID an existing one already uses) drops the state,
+which the next reconcile rebuilds from scratch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+from nodewright.api.core import Condition, Node, Pod
+from nodewright.api.karpenter import NodeClaim
+from nodewright.cluster.state import ClusterState
+from nodewright.scheduling import podutil
+from nodewright.scheduling.existingnode import StateNode, build_state_nodes
+
+
+@dataclass
+class World:
+    base: ClusterState
+    nodes: list[Node]
+    claims: list[NodeClaim]
+    pods: list[Pod]
+    made: int = 0
+    _state: list[StateNode] | None = field(default=None, repr=False)
+
+    def cluster(self) -> ClusterState:
+        return dataclasses.replace(
+            self.base,
+            nodes=tuple(self.nodes),
+            nodeclaims=tuple(self.claims),
+            pods=tuple(self.pods),
+            _node_index={},
+        )
+
+    def state(self, cluster: ClusterState) -> list[StateNode]:
+        """The state nodes of ``cluster`` (this world's current objects)."""
+        if self._state is None:
+            self._state = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
+        return self._state
+
+    def forget(self) -> None:
+        """The objects changed in a way :meth:`complete` does not follow."""
+        self._state = None
+
+    def complete(
+        self,
+        names: Collection[str],
+        claim_names: Collection[str],
+        target_of: Mapping[str, str],
+        origins: Collection[str],
+        launched: Collection[str],
+    ) -> None:
+        """A command completed: the candidates ``names`` (and their NodeClaims) leave, the placed
+        pods (``target_of``: pod key -> node, bound now to one of ``origins`` or pending: "") bind
+        to their new nodes, the candidates' other reschedulable pods wait as pending.
+        ``launched``: the nodes the command launched (already appended)."""
+        prev = self._state
+        self.nodes = [n for n in self.nodes if n.metadata.name not in names]
+        self.claims = [c for c in self.claims if c.metadata.name not in claim_names]
+        # the nodes whose pods change: those that receive pods and those placed pods leave
+        pods_of: dict[str, list[Pod]] = {
+            t: [] for t in (*target_of.values(), *origins) if t and t not in names
+        }
+        for t in launched:
+            pods_of.setdefault(t, [])
+        pods: list[Pod] = []
+        for p in self.pods:
+            bound = p.spec.node_name or ""
+            if bound not in origins and bound not in names:
+                pods.append(p)  # neither placed nor leaving
+                if bound in pods_of:
+                    pods_of[bound].append(p)
+                continue
+            target = target_of.get(p.key)
+            if target is not None and target not in names:
+                q = _bind(p, target)
+                pods.append(q)
+                pods_of[target].append(q)
+            elif p.spec.node_name in names:
+                # the node's other pods leave with it; those that need a home wait as pending
+                if podutil.is_reschedulable(p):
+                    pods.append(_unbind(p))
+            else:
+                pods.append(p)
+                if bound in pods_of:
+                    pods_of[bound].append(p)
+        self.pods = pods
+        self._state = None if prev is None else self._next(prev, names, claim_names, pods_of, launched)
+
+    def _next(
+        self,
+        prev: list[StateNode],
+        names: Collection[str],
+        claim_names: Collection[str],
+        pods_of: Mapping[str, list[Pod]],
+        launched: Collection[str],
+    ) -> list[StateNode] | None:
+        out: list[StateNode] = []
+        provider_ids: set[str] = set()
+        for sn in prev:
+            if sn.node is None:
+                return None  # a NodeClaim without a Node: rebuilt from scratch
+            if sn.name in names:
+                continue
+            if sn.nodeclaim is not None and sn.nodeclaim.metadata.name in claim_names:
+                return None
+            provider_ids.add(sn.node.spec.provider_id or "")
+            got = pods_of.get(sn.name)
+            out.append(
+                sn if got is None else StateNode(name=sn.name, node=sn.node, nodeclaim=sn.nodeclaim, pods=got)
+            )
+        kept = len(out)
+        if len(self.nodes) != kept + len(launched):
+            return None
+        claims = {c.status.provider_id: c for c in self.claims[len(self.claims) - len(launched) :]}
+        taken = {sn.name for sn in out}
+        for node in self.nodes[kept:]:
+            name = node.metadata.name
+            claim = claims.get(node.spec.provider_id or "")
+            if (
+                name in taken
+                or node.spec.provider_id in provider_ids
+                or claim is None
+                or name not in launched
+            ):
+                return None
+            out.append(StateNode(name=name, node=node, nodeclaim=claim, pods=list(pods_of.get(name, []))))
+        if any(a.node is not b for a, b in zip(out, self.nodes, strict=True)):
+            return None
+        return out
+
+
+def _bind(p: Pod, node: str) -> Pod:
+    if p.spec.node_name == node:
+        return p
+    spec = p.spec.model_copy(update={"node_name": node})
+    status = p.status.model_copy(update={"phase": "Running", "conditions": []})
+    return p.model_copy(update={"spec": spec, "status": status})
+
+
+def _unbind(p: Pod) -> Pod:
+    spec = p.spec.model_copy(update={"node_name": None})
+    cond = Condition(type="PodScheduled", status="False", reason="Unschedulable")
+    status = p.status.model_copy(update={"phase": "Pending", "conditions": [cond]})
+    return p.model_copy(update={"spec": spec, "status": status})

@@ -1,0 +1,300 @@
+"""What a scheduling round derives before its first pod (Karpenter ``NewScheduler``), kept apart so
+that many solves over the same cluster can share it.
+
+A :class:`SchedulerBase` holds the templates (each NodePool with its filtered instance types and
+daemon overhead groups), the NodePools' remaining limits and the existing nodes in the scheduler's
+order (initialized first, then by name) with their fit index and requirement-key counts.
+:meth:`nodewright.scheduling.scheduler.Scheduler.over` starts a solve from it with some nodes left
+out (a disruption simulation's candidates): the left-out nodes are closed in a copy of the fit
+index, their capacity is given back to their NodePool's limits and their requirement keys are
+uncounted, which is what a base built without them holds. A solve clones an existing node the
+first time it places a pod on it (copy on write), so the base is never changed.
+
+:class:`NodeMemo` keeps each node's derived facts between bases over changing clusters, keyed by
+the identity of its Node, NodeClaim and bound pods (disruption forecasts rebuild the state every
+reconcile while most nodes stay as they were).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from nodewright import labels
+from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirements
+from nodewright.algebra.resources import ResourceList, parse_resource_list, requests_for_pods, subtract
+from nodewright.algebra.taints import tolerates
+from nodewright.api.core import Pod, Taint
+from nodewright.api.karpenter import NodePool
+from nodewright.catalog.model import InstanceType
+from nodewright.scheduling.existingnode import ExistingNode, FitIndex, StateNode, daemon_compatible_with_node
+from nodewright.scheduling.hostports import HostPortUsage, host_ports
+from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, iter_bits, satisfies_min_values
+from nodewright.scheduling.nodeclaim import DaemonGroup, Template, template_requirements
+from nodewright.scheduling.podrequirements import pod_requirements
+from nodewright.scheduling.preferences import remove_required_node_affinity_term
+from nodewright.scheduling.volumes import VolumeIndex, VolumeUsage
+
+log = logging.getLogger("nodewright")
+
+NODES: Final = "nodes"
+BEST_EFFORT: Final = "BestEffort"
+
+
+@dataclass(slots=True)
+class _Facts:
+    """One state node's derived facts, valid while its Node, NodeClaim and pods are the same objects."""
+
+    node: object
+    nodeclaim: object
+    pods: tuple[Pod, ...]
+    ids: tuple[int, ...]
+    taints: list[Taint]
+    labels: dict[str, str]
+    capacity: ResourceList
+    daemon_requests: ResourceList | None = None
+    existing: ExistingNode | None = None
+
+
+class NodeMemo:
+    """Per node name, the facts of its last state (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, _Facts] = {}
+        # the last templates built, by what they derive from
+        self.templates: dict[tuple[object, ...], tuple[list[Template], object]] = {}
+
+    def facts(self, sn: StateNode) -> _Facts:
+        mine = sn.memo.get("schedbase")
+        if isinstance(mine, _Facts):
+            return mine
+        sn.memo["schedbase"] = got = self._facts(sn)
+        return got
+
+    def _facts(self, sn: StateNode) -> _Facts:
+        got = self._by_name.get(sn.name)
+        ids = tuple(map(id, sn.pods))
+        if got is not None and got.node is sn.node and got.nodeclaim is sn.nodeclaim and got.ids == ids:
+            return got
+        got = self._by_name[sn.name] = _fresh(sn, ids)
+        return got
+
+
+def _fresh(sn: StateNode, ids: tuple[int, ...] = ()) -> _Facts:
+    return _Facts(
+        node=sn.node,
+        nodeclaim=sn.nodeclaim,
+        pods=tuple(sn.pods),  # kept alive with the entry, so their ids are not reused
+        ids=ids,
+        taints=sn.taints(),
+        labels=sn.labels(),
+        capacity=sn.capacity(),
+    )
+
+
+def preferences_tolerating(pod: Pod) -> Pod:
+    from nodewright.scheduling.preferences import tolerate_prefer_no_schedule_taints
+
+    relaxed = tolerate_prefer_no_schedule_taints(pod)
+    return relaxed if relaxed is not None else pod
+
+
+class SchedulerBase:
+    """See the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        nodepools: Sequence[NodePool],
+        instance_types: Mapping[str, Sequence[InstanceType]],
+        state_nodes: Sequence[StateNode],
+        daemonset_pods: Sequence[Pod],
+        space: ResourceSpace,
+        volumes: VolumeIndex | None = None,
+        min_values_policy: str = "Strict",
+        type_cache: dict[tuple[object, ...], TypeIndex | None] | None = None,
+        memo: NodeMemo | None = None,
+    ) -> None:
+        """``type_cache``: where each NodePool's filtered :class:`TypeIndex` is kept between rounds
+        over the same NodePools, instance types and resource space (its memos are pure). ``memo``:
+        node facts kept between bases (its existing nodes are then shared: solves must copy on
+        write, which :meth:`Scheduler.over` does)."""
+        self.space = space
+        self.shared = memo is not None
+        self.relax_min_values = min_values_policy == BEST_EFFORT
+        self.tolerate_prefer_no_schedule = any(
+            t.effect == "PreferNoSchedule" for np in nodepools for t in np.spec.template.spec.taints
+        )
+        # NodePools of one NodeClass share their type objects: each distinct type once
+        self.all_types = list(
+            {id(it): it for np in nodepools for it in instance_types.get(np.name, ())}.values()
+        )
+        # the types a ReservationManager tracks (it reads nothing else)
+        self.reserved_types = [
+            it
+            for it in self.all_types
+            if any(
+                o.capacity_type == labels.CAPACITY_TYPE_RESERVED and o.reservation_id is not None
+                for o in it.offerings
+            )
+        ]
+        provider_keys: set[str] = set()
+        for it in self.all_types:
+            provider_keys.update(it.requirements.keys())
+        self.allow_undefined = ALLOW_UNDEFINED_WELL_KNOWN | provider_keys
+        kept = None
+        if memo is not None:
+            tkey = (
+                tuple((np.name, id(np), tuple(map(id, instance_types.get(np.name, ())))) for np in nodepools),
+                tuple(space.names),
+                self.relax_min_values,
+                tuple(p.model_dump_json() for p in daemonset_pods),
+            )
+            kept = memo.templates.get(tkey)
+        if kept is not None:
+            self.templates = kept[0]
+        else:
+            self.templates = self._templates(nodepools, instance_types, daemonset_pods, type_cache)
+            if memo is not None:
+                # the key's objects stay alive with the entry, so their ids are not reused
+                memo.templates = {tkey: (self.templates, (nodepools, dict(instance_types)))}
+        self.remaining: dict[str, ResourceList] = {
+            np.name: parse_resource_list(np.spec.limits) for np in nodepools if np.spec.limits
+        }
+        existing: list[ExistingNode] = []
+        # per existing node: its NodePool (when limited) and what it takes from the pool's limits
+        charges: dict[int, tuple[str, ResourceList]] = {}
+        for sn in state_nodes:
+            facts = memo.facts(sn) if memo is not None else _fresh(sn)
+            daemons = [
+                p for p in daemonset_pods if daemon_compatible_with_node(p, facts.taints, facts.labels)
+            ]
+            daemon_requests = requests_for_pods(daemons) if daemons else {}
+            node = facts.existing
+            if node is None or facts.daemon_requests != daemon_requests or volumes is not None:
+                node = ExistingNode(
+                    sn,
+                    daemon_requests=daemon_requests,
+                    volume_usage=VolumeUsage(volumes, sn.name, sn.active_pods()),
+                )
+                if memo is not None and volumes is None:
+                    facts.existing, facts.daemon_requests = node, daemon_requests
+            existing.append(node)
+            pool = facts.labels.get(labels.NODEPOOL)
+            if pool is not None and pool in self.remaining:
+                charge = {**facts.capacity, NODES: 1000}
+                charges[id(node)] = (pool, charge)
+                self.remaining[pool] = subtract(self.remaining[pool], charge)
+        existing.sort(key=lambda n: (not n.initialized, n.name))
+        self.existing = existing
+        self.charges = {i: charges[id(n)] for i, n in enumerate(existing) if id(n) in charges}
+        self.fit = FitIndex(existing)
+        # how many existing nodes define each requirement key: a pod requiring (In/Exists/Gt/Lt) a
+        # key no node defines is refused by every node's requirements check (Requirements.is_compatible
+        # with no undefined keys allowed), so none of them is tried
+        self.node_keys: dict[str, int] = {}
+        for n in existing:
+            for req_key in n.requirements:
+                self.node_keys[req_key] = self.node_keys.get(req_key, 0) + 1
+        self._by_node_name: dict[str, int] | None = None
+
+    def indexes_of(self, node_names: Collection[str]) -> list[int]:
+        """Positions of the existing nodes that have a Node named in ``node_names``."""
+        if self._by_node_name is None:
+            self._by_node_name = {n.name: i for i, n in enumerate(self.existing) if n.state.node is not None}
+        got = (self._by_node_name.get(name) for name in node_names)
+        return sorted(i for i in got if i is not None)
+
+    def _templates(
+        self,
+        nodepools: Sequence[NodePool],
+        instance_types: Mapping[str, Sequence[InstanceType]],
+        daemonset_pods: Sequence[Pod],
+        type_cache: dict[tuple[object, ...], TypeIndex | None] | None,
+    ) -> list[Template]:
+        templates: list[Template] = []
+        self._indexes: dict[tuple[object, ...], TypeIndex] = {}
+        for np in nodepools:
+            its = instance_types.get(np.name, ())
+            if not its:
+                continue
+            reqs = template_requirements(np)
+            space = self.space
+            key = (np.name, id(np), tuple(its), tuple(space.names), self.relax_min_values)
+            if type_cache is not None and key in type_cache:
+                index = type_cache[key]
+            else:
+                index = self._template_types(np, reqs, its, space)
+                if type_cache is not None:
+                    type_cache[key] = index
+            if index is None:
+                continue
+            tmpl = Template(index=len(templates), nodepool=np, requirements=reqs, types=index, groups=[])
+            tmpl.allow_undefined = self.allow_undefined
+            tmpl.groups = self._daemon_groups(tmpl, daemonset_pods)
+            templates.append(tmpl)
+        return templates
+
+    # -- construction helpers ----------------------------------------------------------------------
+    def _template_types(
+        self, np: NodePool, reqs: Requirements, its: Sequence[InstanceType], space: ResourceSpace
+    ) -> TypeIndex | None:
+        """The NodePool's compatible, offered, fitting instance types (None: none, with a warning).
+        NodePools of one NodeClass share one index of the same types (its memos are pure)."""
+        full = self._index(its, space)
+        entry = full.compat(reqs)
+        mask = entry.compat & entry.offering & full.fit_mask((0,) * len(space.names))
+        kept = [its[i] for i in iter_bits(mask)]
+        if kept and reqs.has_min_values():
+            _, _, err = satisfies_min_values(reqs, kept)
+            if err is not None and not self.relax_min_values:
+                kept = []
+        if not kept:
+            log.warning(
+                "NodePool %s: requirements filtered out all compatible available instance types", np.name
+            )
+            return None
+        return self._index(kept, space)
+
+    def _index(self, its: Sequence[InstanceType], space: ResourceSpace) -> TypeIndex:
+        key = (tuple(map(id, its)), tuple(space.names))
+        got = self._indexes.get(key)
+        if got is None:
+            got = self._indexes[key] = TypeIndex(its, space)
+        return got
+
+    def _daemon_groups(self, tmpl: Template, daemons: Sequence[Pod]) -> list[DaemonGroup]:
+        groups: dict[tuple[str, ...], DaemonGroup] = {}
+        # a daemon pod never respects PreferNoSchedule
+        prepared = [preferences_tolerating(p) for p in daemons]
+        taint_ok = [tolerates(tmpl.taints, p.spec.tolerations) is None for p in prepared]
+        for i, it in enumerate(tmpl.types.types):
+            compatible = [
+                p
+                for p, ok in zip(prepared, taint_ok, strict=True)
+                if ok and self._daemon_fits_type(tmpl, it, p)
+            ]
+            key = tuple(sorted(p.key for p in compatible))
+            g = groups.get(key)
+            if g is None:
+                overhead: ResourceList = requests_for_pods(compatible) if compatible else {}
+                ports = HostPortUsage()
+                for p in compatible:
+                    ports.add(p.key, host_ports(p))
+                g = groups[key] = DaemonGroup(0, overhead, self.space.vec(overhead), ports)
+            g.mask |= 1 << i
+        return list(groups.values())
+
+    @staticmethod
+    def _daemon_fits_type(tmpl: Template, it: InstanceType, pod: Pod) -> bool:
+        current: Pod | None = pod
+        while current is not None:
+            reqs = pod_requirements(current, include_preferred=False)
+            if tmpl.requirements.is_compatible(
+                reqs, allow_undefined=tmpl.allow_undefined
+            ) and it.requirements.has_intersection(reqs):
+                return True
+            current = remove_required_node_affinity_term(current)
+        return False

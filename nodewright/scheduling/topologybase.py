@@ -1,0 +1,129 @@
+"""The cluster side of a :class:`~nodewright.scheduling.topology.Topology`, derived once and shared
+by every round over the same cluster (a disruption forecast's simulations of one reconcile).
+
+It holds the active nodes whose labels seed group domains, where each bound pod runs (every Node
+of the cluster, deleting ones included), and, computed on first use, the pods topology counts
+(scheduled, not terminal, not terminating, on a known node) and the bound pods with required
+anti-affinity terms. A round subtracts its own batch (those pods are being scheduled, so they
+are not counted) and the nodes it leaves out, instead of recounting the cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from nodewright.algebra.requirements import Requirements
+
+if TYPE_CHECKING:
+    from nodewright.algebra.taints import TaintLike
+    from nodewright.api.core import Node, Pod, PodAffinityTerm
+
+
+@dataclass(slots=True)
+class TopoNode:
+    name: str
+    labels: Mapping[str, str]
+    taints: Sequence[TaintLike]
+    _requirements: Requirements | None = None
+
+    @property
+    def requirements(self) -> Requirements:
+        if self._requirements is None:
+            self._requirements = Requirements.from_labels(self.labels)
+        return self._requirements
+
+    @classmethod
+    def of(cls, node: Node) -> TopoNode:
+        return cls(node.metadata.name, node.metadata.labels, node.spec.taints)
+
+
+@dataclass(frozen=True, slots=True)
+class CountedPod:
+    key: str
+    labels: Mapping[str, str]
+    node: TopoNode
+
+
+def namespace_of(pod: Pod) -> str:
+    return pod.metadata.namespace or "default"
+
+
+def countable(pod: Pod) -> bool:
+    """Not ``IgnoredForTopology``: scheduled, not terminal, not terminating."""
+    return (
+        bool(pod.spec.node_name)
+        and pod.status.phase not in ("Failed", "Succeeded")
+        and pod.metadata.deletion_timestamp is None
+    )
+
+
+def required_anti_affinity(pod: Pod) -> list[PodAffinityTerm]:
+    affinity = pod.spec.affinity
+    if affinity is None or affinity.pod_anti_affinity is None:
+        return []
+    return list(affinity.pod_anti_affinity.required_during_scheduling_ignored_during_execution)
+
+
+class TopologyBase:
+    """See the module docstring. ``nodes``: the active nodes; ``all_nodes`` (default ``nodes``):
+    every Node, to find where a pod runs; ``namespaces``: namespaces known beside the pods'."""
+
+    def __init__(
+        self,
+        *,
+        nodes: Iterable[Node] = (),
+        all_nodes: Iterable[Node] | None = None,
+        cluster_pods: Iterable[Pod] = (),
+        namespaces: Iterable[str] = (),
+    ) -> None:
+        self.nodes: dict[str, TopoNode] = {}
+        for node in nodes:
+            self.nodes[node.metadata.name] = TopoNode.of(node)
+        self.lookup = dict(self.nodes)
+        for api_node in all_nodes or ():
+            name = api_node.metadata.name
+            if name not in self.lookup:
+                self.lookup[name] = TopoNode.of(api_node)
+        self.pods = cluster_pods if isinstance(cluster_pods, Sequence) else list(cluster_pods)
+        self._extra_namespaces = set(namespaces)
+        self._namespaces: set[str] | None = None
+        self._counted: dict[str, list[CountedPod]] | None = None
+        self._inverse: list[tuple[Pod, TopoNode]] | None = None
+
+    def namespaces(self) -> set[str]:
+        if self._namespaces is None:
+            self._namespaces = {namespace_of(p) for p in self.pods} | self._extra_namespaces
+        return self._namespaces
+
+    def counted(self) -> dict[str, list[CountedPod]]:
+        """Per namespace, in cluster order, the pods a group may count."""
+        if self._counted is None:
+            out: dict[str, list[CountedPod]] = {}
+            lookup = self.lookup
+            for pod in self.pods:
+                bound = lookup.get(pod.spec.node_name or "")
+                if bound is not None and countable(pod):
+                    out.setdefault(namespace_of(pod), []).append(
+                        CountedPod(pod.key, pod.metadata.labels, bound)
+                    )
+            self._counted = out
+        return self._counted
+
+    def inverse(self) -> list[tuple[Pod, TopoNode]]:
+        """In cluster order, the bound, non-terminal pods with required anti-affinity terms, and
+        their nodes."""
+        if self._inverse is None:
+            lookup = self.lookup
+            out = []
+            for pod in [p for p in self.pods if p.spec.affinity is not None]:
+                bound = lookup.get(pod.spec.node_name or "")
+                if (
+                    bound is not None
+                    and pod.status.phase not in ("Failed", "Succeeded")
+                    and required_anti_affinity(pod)
+                ):
+                    out.append((pod, bound))
+            self._inverse = out
+        return self._inverse
