@@ -1,4 +1,4 @@
-"""Scale benchmark of ``nodewright disrupt`` (issue 21): one whole process on a generated cluster.
+"""Scale benchmark of ``nodewright disrupt``: one whole process on a generated cluster.
 
 Default: 5,000 nodes, 50,000 bound pods (10 per node), 100 NodePools (:mod:`bench.bigcluster`,
 deterministic), ``--until-quiet``; reports wall time, CPU time (user + system: steadier than wall

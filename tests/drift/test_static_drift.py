@@ -159,7 +159,7 @@ def _drift(tmp_path: Path, replicas: int, node_limit: int | None) -> dict[str, A
 
 
 def test_cli_replicas_equal_to_the_node_limit_never_roll(tmp_path: Path) -> None:
-    """Issue #20: replicas 5 with limits.nodes 5 rolls none ("should not drift nodes when we cannot acquire limits")."""
+    """Replicas 5 with limits.nodes 5 rolls none ("should not drift nodes when we cannot acquire limits")."""
     pool = _drift(tmp_path, 5, 5)
     assert pool["replaced"] == 5
     ro = pool["rollout"]
@@ -168,7 +168,7 @@ def test_cli_replicas_equal_to_the_node_limit_never_roll(tmp_path: Path) -> None
 
 
 def test_cli_one_spare_node_rolls_one_at_a_time(tmp_path: Path) -> None:
-    """Issue #20: with one spare node (limit 6) Karpenter replaces one node at a time."""
+    """With one spare node (limit 6) Karpenter replaces one node at a time."""
     ro = _drift(tmp_path, 5, 6)["rollout"]
     assert ro["allowedPerWave"] == 1 and ro["waves"] == 5 and not ro["blocked"]
 
