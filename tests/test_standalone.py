@@ -58,3 +58,30 @@ def test_nothing_points_outside_the_repository() -> None:
             if FORBIDDEN.search(line):
                 hits.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
     assert not hits, "\n".join(hits)
+
+
+# The project's own work items are not part of the product: code, tests and docs say what a
+# behaviour is and cite upstream (``kubernetes-sigs/karpenter#711``), never "issue 21".
+ISSUE_REF = re.compile(r"\b[Ii]ssue[ #]+#?\d+|\(#\d+\)")
+
+
+def test_issue_pattern() -> None:
+    for sample in ("see issue 21", "Issue #20: replicas", "(#19)", "issue #23, row 1"):
+        assert ISSUE_REF.search(sample), sample
+    for fine in ("kubernetes-sigs/karpenter#711", "aws/karpenter-provider-aws#3732", "an issue with"):
+        assert not ISSUE_REF.search(fine), fine
+
+
+def test_no_references_to_the_projects_own_issues() -> None:
+    hits = []
+    for path in _tracked_files():
+        if path.suffix in SKIP_SUFFIXES or not path.is_file() or path.name == "test_standalone.py":
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        for number, line in enumerate(text.splitlines(), start=1):
+            if ISSUE_REF.search(line):
+                hits.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
+    assert not hits, "\n".join(hits)
