@@ -75,9 +75,11 @@ def _meta(body: Mapping[str, Any]) -> Mapping[str, Any]:
 def _conditions(body: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     status = body.get("status")
     out: dict[str, Mapping[str, Any]] = {}
-    if _is_map(status):
+    if type(status) is dict or isinstance(status, Mapping):  # _is_map, inline: once per NodeClaim
         for c in status.get("conditions") or []:
-            if _is_map(c) and isinstance(t := c.get("type"), str):
+            if (type(c) is dict or isinstance(c, Mapping)) and (
+                type(t := c.get("type")) is str or isinstance(t, str)
+            ):
                 out[t] = c
     return out
 
@@ -105,8 +107,11 @@ class _ClaimIndex:
         self.by_label: dict[str, list[int]] = {}
         for i, claim in enumerate(claims):
             meta = _meta(claim)
-            refs = [r for r in meta.get("ownerReferences") or [] if isinstance(r, Mapping)]
-            pool_refs = [r for r in refs if r.get("kind") == "NodePool"]
+            pool_refs = [
+                r
+                for r in meta.get("ownerReferences") or []
+                if (type(r) is dict or isinstance(r, Mapping)) and r.get("kind") == "NodePool"
+            ]
             if pool_refs:
                 for key, index in (("uid", self.by_uid), ("name", self.by_name)):
                     for value in dict.fromkeys(r.get(key) for r in pool_refs):
@@ -284,9 +289,9 @@ def verified_nodeclasses(
         init = _conditions(c).get("Initialized")
         if init is None or init.get("status") != "True":
             continue
-        spec = c.get("spec") if isinstance(c.get("spec"), Mapping) else {}
-        ref = (spec or {}).get("nodeClassRef")
-        name = str(ref.get("name", "")) if isinstance(ref, Mapping) else ""
+        spec = c.get("spec")
+        ref = spec.get("nodeClassRef") if _is_map(spec) else None
+        name = str(ref.get("name", "")) if _is_map(ref) else ""
         if not name:
             continue
         uid = str(_meta(nodeclasses.get(name, {})).get("uid") or "")
