@@ -6,12 +6,13 @@ everywhere: one :class:`~nodewright.errors.InputError` naming the file (and the 
 never a traceback, a hang or a memory blow-up. The limits:
 
 * size: at most :data:`MAX_BYTES` per file;
-* nesting depth: at most :data:`MAX_DEPTH` levels (checked before building anything, so a deep
-  document cannot exhaust the C stack of libyaml's composer or Python's recursion limit);
+* nesting depth: at most :data:`~nodewright.decoding.MAX_DEPTH` levels (checked before building
+  anything, so a deep document cannot exhaust the C stack of libyaml's composer or Python's
+  recursion limit);
 * YAML aliases: at most :data:`MAX_ALIASES` alias references and at most :data:`MAX_NODES` nodes
   once aliases are expanded (the "billion laughs" bomb is refused before it is built);
-* numbers: integers of at most :data:`MAX_INT_DIGITS` digits, finite floats only (no ``.inf``,
-  ``.nan``, ``1e400``): what Kubernetes' JSON decoding accepts;
+* numbers: integers of at most :data:`~nodewright.decoding.MAX_INT_DIGITS` digits, finite floats
+  only (no ``.inf``, ``.nan``, ``1e400``): what Kubernetes' JSON decoding accepts;
 * duplicate mapping keys are errors with their line, in YAML and in JSON (strict decoding in the
   API server refuses duplicate fields; Python's ``json`` would keep the last one silently).
 
@@ -32,33 +33,31 @@ from typing import Any, Final
 import yaml
 
 from nodewright import yamlfast
+from nodewright.decoding import (
+    MAX_DEPTH,
+    MAX_INT_DIGITS,
+    _deeper_than,
+    _duplicate_at,
+    _DuplicateKey,
+    _json_constant,
+    _json_float,
+    _json_int,
+    _json_loads,
+    _line_col,
+    _orjson,
+    _pairs,
+    _Refused,
+    _stack_depth,
+)
 from nodewright.errors import InputError, clip
 
 MAX_BYTES: Final = 512 * 1024 * 1024
-MAX_DEPTH: Final = 200
 MAX_ALIASES: Final = 10_000
 MAX_NODES: Final = 2_000_000
-MAX_INT_DIGITS: Final = 40
-
-_orjson: Any
-try:
-    import orjson as _orjson
-except ImportError:  # pragma: no cover - orjson is a dependency; keep working without it
-    _orjson = None
 
 HAS_LIBYAML: Final = bool(getattr(yaml, "__with_libyaml__", False))
 _BaseLoader: Any = yaml.CSafeLoader if HAS_LIBYAML else yaml.SafeLoader
 _BaseDumper: Any = yaml.CSafeDumper if HAS_LIBYAML else yaml.SafeDumper
-
-
-class _Refused(Exception):
-    """A limit was hit while scanning; carries the message and the 1-based line (0: unknown)."""
-
-    def __init__(self, message: str, line: int = 0, literal: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.literal = literal
 
 
 # ---------------------------------------------------------------------------------------------
@@ -102,170 +101,6 @@ def read_text(path: str | Path, *, max_bytes: int = MAX_BYTES) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # JSON
-
-
-def _stack_depth() -> int:
-    frame: Any = sys._getframe()
-    depth = 0
-    while frame is not None:
-        depth += 1
-        frame = frame.f_back
-    return depth
-
-
-def _deeper_than(data: Any, limit: int) -> bool:
-    """Whether ``data`` nests deeper than ``limit`` (iterative: never recurses itself)."""
-    stack = [(data, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            return True
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values() if isinstance(v, dict | list))
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node if isinstance(v, dict | list))
-    return False
-
-
-class _DuplicateKey(Exception):
-    """A JSON object repeats a key (``at``: offset of the object's ``{`` when known, else -1)."""
-
-    def __init__(self, key: str, at: int = -1) -> None:
-        super().__init__(key)
-        self.key = key
-        self.at = at
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook``: a dict, refusing a repeated key (strict decoding in the API server
-    rejects duplicate fields; Python's ``json`` would keep the last one silently)."""
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return out
-
-
-def _duplicate_at(text: str, key: str, start: int = 0) -> int:
-    """Offset of the ``{`` of the first object repeating ``key`` (the pure-Python scanner, run only
-    on this error path, tells where each object starts)."""
-    import json.decoder
-    import json.scanner
-
-    decoding: Any = json.decoder  # JSONObject and py_make_scanner are not in the type stubs
-    scanning: Any = json.scanner
-    decoder: Any = json.JSONDecoder()
-
-    def parse_object(s_and_end: tuple[str, int], strict: bool, scan_once: Any, *rest: Any) -> Any:
-        opened = s_and_end[1] - 1
-
-        def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-            try:
-                return _pairs(pairs)
-            except _DuplicateKey as exc:
-                raise _DuplicateKey(exc.key, opened) from None
-
-        return decoding.JSONObject(s_and_end, strict, scan_once, None, hook, {})
-
-    decoder.parse_object = parse_object
-    decoder.scan_once = scanning.py_make_scanner(decoder)
-    try:
-        while start < len(text) and text[start].isspace():
-            start += 1
-        decoder.raw_decode(text, start)
-    except _DuplicateKey as exc:
-        return exc.at
-    except (ValueError, RecursionError):
-        return -1
-    return -1
-
-
-def _json_loads(text: str) -> Any:
-    """``json.loads`` refusing nesting deeper than MAX_DEPTH and repeated keys.
-
-    The text is decoded without an ``object_pairs_hook`` (a Python call per object is a third of
-    the decoding of a big cluster state), then :func:`_may_repeat_keys` proves, in C, that no
-    object lost a key; only when it cannot (or the text does not decode) is it decoded again with
-    the hook, which finds the repeated key or raises the same error as always."""
-    try:
-        data = _json_decode(text, None)
-    except Exception:  # the hooked decoder raises the error it always raised (duplicates first)
-        return _json_decode(text, _pairs)
-    if _may_repeat_keys(text, data):
-        return _json_decode(text, _pairs)
-    return data
-
-
-def _json_decode(text: str, hook: Any) -> Any:
-    """On CPython 3.11 the C decoder counts its nesting against the recursion limit, so lowering
-    the limit for the call bounds the depth at no cost; newer interpreters count C recursion
-    separately, so the result is walked instead."""
-    kwargs: dict[str, Any] = {
-        "parse_int": _json_int,
-        "parse_float": _json_float,
-        "parse_constant": _json_constant,
-        "object_pairs_hook": hook,
-    }
-    if sys.version_info < (3, 12):
-        old = sys.getrecursionlimit()
-        sys.setrecursionlimit(_stack_depth() + MAX_DEPTH + 20)
-        try:
-            return json.loads(text, **kwargs)
-        except RecursionError:
-            raise _Refused(f"nesting deeper than {MAX_DEPTH} levels") from None
-        finally:
-            sys.setrecursionlimit(old)
-    try:
-        data = json.loads(text, **kwargs)
-    except RecursionError:
-        raise _Refused(f"nesting deeper than {MAX_DEPTH} levels") from None
-    if _deeper_than(data, MAX_DEPTH):
-        raise _Refused(f"nesting deeper than {MAX_DEPTH} levels")
-    return data
-
-
-_ESCAPED_COLON: Final = re.compile(r"\\u003[aA]")
-
-
-def _may_repeat_keys(text: str, data: Any) -> bool:
-    """False when ``data`` (``text`` decoded, the last of repeated keys winning) provably kept
-    every key of ``text``. Outside strings a JSON text has one ``:`` per key; inside, its strings'
-    colons, which decode one for one unless written ``\\u003a``. The decoded data, encoded again
-    (orjson, C), has one ``:`` per kept key plus its strings' colons. So without escaped colons
-    the two counts are equal exactly when no key was dropped; True (not proven) otherwise."""
-    if _orjson is None or _ESCAPED_COLON.search(text):
-        return True
-    try:
-        encoded = _orjson.dumps(data)
-    except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError; big ints, surrogates
-        return True
-    return bool(encoded.count(b":") != text.count(":"))
-
-
-def _line_col(text: str, offset: int) -> str:
-    line = text.count("\n", 0, offset) + 1
-    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return f"line {line} column {col}"
-
-
-def _json_int(s: str) -> int:
-    if len(s.lstrip("-")) > MAX_INT_DIGITS:
-        raise _Refused(f"number {clip(s, 24)} out of range (more than {MAX_INT_DIGITS} digits)", literal=s)
-    return int(s)
-
-
-def _json_float(s: str) -> float:
-    value = float(s)
-    if not math.isfinite(value):
-        raise _Refused(f"number {clip(s, 24)} out of range (not a finite float)", literal=s)
-    return value
-
-
-def _json_constant(s: str) -> Any:
-    raise _Refused(f"{s} is not a JSON number; use a finite number")
 
 
 def load_json(text: str, *, file: str) -> Any:

@@ -2,8 +2,8 @@
 dataclass with one ``as_dict()`` (the ``-o json|yaml`` document), and the command modules read
 those results by attribute, never by a document key.
 
-``disrupt`` still renders its tables from the wire document; it is listed in ``_PENDING`` and the
-list only shrinks (the test fails once a pending module complies).
+A module not there yet would be listed in ``_PENDING`` (now empty); the list only shrinks (the
+test fails once a pending module complies).
 """
 
 from __future__ import annotations
@@ -40,8 +40,16 @@ CORE_CALLS: dict[str, Callable[..., Any]] = {
 }
 
 # modules that format a typed result (no document-key reads), and those not there yet
-_TYPED = ("plan.py", "drift.py", "health.py", "preview.py", "render_userdata.py", "render_osc.py")
-_PENDING = frozenset({"disrupt.py"})
+_TYPED = (
+    "plan.py",
+    "disrupt.py",
+    "drift.py",
+    "health.py",
+    "preview.py",
+    "render_userdata.py",
+    "render_osc.py",
+)
+_PENDING: frozenset[str] = frozenset()
 
 
 @pytest.mark.parametrize("command", sorted(CORE_CALLS))

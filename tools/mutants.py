@@ -139,7 +139,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m(
         "json-duplicate-keys-unchecked",
         "nodewright",
-        "nodewright/reader.py",
+        "nodewright/decoding.py",
         'return bool(encoded.count(b":") != text.count(":"))',
         "return False",
         "tests/property/test_json_duplicate_keys_prop.py",
@@ -212,7 +212,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m(
         "instance-type-wait-dropped",
         "karpenter",
-        "nodewright/drift/detect.py",
+        "nodewright/drift/claims.py",
         "if claim.created is not None and now - claim.created <= INSTANCE_TYPE_CHECK_MIN_AGE:",
         "if False:",
         "tests/drift/test_instance_type_age_gate.py",
@@ -221,7 +221,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m(
         "instance-type-wait-boundary",
         "karpenter",
-        "nodewright/drift/detect.py",
+        "nodewright/drift/claims.py",
         "now - claim.created <= INSTANCE_TYPE_CHECK_MIN_AGE",
         "now - claim.created < INSTANCE_TYPE_CHECK_MIN_AGE",
         "tests/drift/test_instance_type_age_gate.py",
@@ -338,7 +338,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m(
         "hash-version-mismatch-drifts",
         "karpenter",
-        "nodewright/drift/detect.py",
+        "nodewright/drift/claims.py",
         "if h is None or v is None or v != owner_version:",
         "if h is None or v is None:",
         "tests/drift",
@@ -365,7 +365,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m(
         "requirements-negative-forgiven",
         "karpenter",
-        "nodewright/algebra/requirements.py",
+        "nodewright/algebra/requirement.py",
         "self.negative: Final = operator in (NOT_IN, DOES_NOT_EXIST)",
         "self.negative: Final = operator in (NOT_IN,)",
         "tests/algebra",
@@ -437,7 +437,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _m(
         "upgrade-restamp-drifts",
         "karpenter",
-        "nodewright/drift/detect.py",
+        "nodewright/drift/claims.py",
         "    if live_version == current_version:\n        return False",
         "    if True:\n        return False",
         "tests/drift",

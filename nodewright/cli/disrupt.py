@@ -37,97 +37,82 @@ from nodewright.userdata import pool_catalogs
 _HEADERS = ["ROUND", "METHOD", "DECISION", "DISRUPTED", "REPLACEMENTS", "PODS", "SAVINGS/H"]
 
 
-def _rows(doc: dict[str, Any]) -> list[list[Any]]:
+def _rows(result: DisruptionForecast) -> list[list[Any]]:
     rows = []
-    for c in doc["commands"]:
-        reps = [
-            f"{r['nodePool']}:{(r.get('launch') or {}).get('instanceType', '-')}" for r in c["replacements"]
-        ]
+    for c in result.commands:
+        reps = [f"{pool}:{itype}" for pool, itype in c.replacement_types]
         rows.append(
             [
-                c["round"],
-                c["method"],
-                c["decision"],
-                ", ".join(f"{x['node']} ({x['instanceType']})" for x in c["candidates"]),
+                c.round,
+                c.method,
+                c.decision,
+                ", ".join(f"{node} ({itype})" for node, itype in c.candidate_nodes),
                 ", ".join(reps) or "-",
-                c["podsMoved"],
-                f"{c['hourlyCostBefore'] - c['hourlyCostAfter']:.4f}",
+                c.pods_moved,
+                # the document's rounding (6 places) first, as -o json shows the costs
+                f"{round(c.hourly_cost_before, 6) - round(c.hourly_cost_after, 6):.4f}",
             ]
         )
     return rows
 
 
-def _summary_line(doc: dict[str, Any]) -> str:
-    s = doc["summary"]
-    mode = "until quiet" if doc["untilQuiet"] else "nothing completes"
+def _summary_line(result: DisruptionForecast) -> str:
+    mode = "until quiet" if result.until_quiet else "nothing completes"
+    disrupted = sum(len(c.candidates) for c in result.commands)
+    replacements = sum(len(c.replacements) for c in result.commands)
+    before, after = round(result.hourly_cost_before, 6), round(result.hourly_cost_after, 6)
+    savings = round(result.hourly_cost_before - result.hourly_cost_after, 6)
     return (
-        f"at {doc['at']} ({mode}): {s['nodesDisrupted']} node(s) disrupted, {s['replacements']} replacement(s), "
-        f"hourly cost {s['hourlyCostBefore']:.4f} -> {s['hourlyCostAfter']:.4f} "
-        f"(saves {s['hourlySavings']:.4f}); {s['rounds']} round(s), stopped: {s['stopped']}"
+        f"at {result.at} ({mode}): {disrupted} node(s) disrupted, {replacements} replacement(s), "
+        f"hourly cost {before:.4f} -> {after:.4f} "
+        f"(saves {savings:.4f}); {result.rounds} round(s), stopped: {result.stopped}"
     )
 
 
-def _render_table(doc: dict[str, Any]) -> str:
-    out = [format_table(_HEADERS, _rows(doc)) if doc["commands"] else "No disruption."]
-    if doc["blocked"]:
+def _blocked_rows(result: DisruptionForecast) -> list[list[Any]]:
+    return [[b.node, b.node_claim, b.reason] for b in result.blocked]
+
+
+def _blocked_pool_rows(result: DisruptionForecast) -> list[list[Any]]:
+    return [[b.node_pool, b.reason, b.allowed, b.disrupting] for b in result.blocked_pools]
+
+
+def _unconsolidatable_rows(result: DisruptionForecast) -> list[list[Any]]:
+    return [[u.node_claim, u.message] for u in result.unconsolidatable]
+
+
+def _render_table(result: DisruptionForecast) -> str:
+    out = [format_table(_HEADERS, _rows(result)) if result.commands else "No disruption."]
+    if result.blocked:
+        out += ["", format_table(["BLOCKED NODE", "NODECLAIM", "REASON"], _blocked_rows(result))]
+    if result.blocked_pools:
         out += [
             "",
-            format_table(
-                ["BLOCKED NODE", "NODECLAIM", "REASON"],
-                [[b["node"], b["nodeClaim"], b["reason"]] for b in doc["blocked"]],
-            ),
+            format_table(["NODEPOOL", "REASON", "ALLOWED", "DISRUPTING"], _blocked_pool_rows(result)),
         ]
-    if doc["blockedNodePools"]:
-        out += [
-            "",
-            format_table(
-                ["NODEPOOL", "REASON", "ALLOWED", "DISRUPTING"],
-                [
-                    [b["nodePool"], b["reason"], b["allowed"], b["disrupting"]]
-                    for b in doc["blockedNodePools"]
-                ],
-            ),
-        ]
-    if doc["unconsolidatable"]:
-        out += [
-            "",
-            format_table(
-                ["UNCONSOLIDATABLE", "WHY"], [[u["nodeClaim"], u["message"]] for u in doc["unconsolidatable"]]
-            ),
-        ]
-    out += ["", _summary_line(doc)]
+    if result.unconsolidatable:
+        out += ["", format_table(["UNCONSOLIDATABLE", "WHY"], _unconsolidatable_rows(result))]
+    out += ["", _summary_line(result)]
     return "\n".join(out)
 
 
-def _render_markdown(doc: dict[str, Any]) -> str:
-    out = ["### nodewright disrupt", "", _summary_line(doc)]
-    if doc["commands"]:
-        out += ["", format_markdown_table(_HEADERS, _rows(doc))]
-    if doc["blocked"]:
+def _render_markdown(result: DisruptionForecast) -> str:
+    out = ["### nodewright disrupt", "", _summary_line(result)]
+    if result.commands:
+        out += ["", format_markdown_table(_HEADERS, _rows(result))]
+    if result.blocked:
+        out += ["", format_markdown_table(["Blocked node", "NodeClaim", "Reason"], _blocked_rows(result))]
+    if result.blocked_pools:
         out += [
             "",
             format_markdown_table(
-                ["Blocked node", "NodeClaim", "Reason"],
-                [[b["node"], b["nodeClaim"], b["reason"]] for b in doc["blocked"]],
+                ["NodePool", "Reason", "Allowed", "Disrupting"], _blocked_pool_rows(result)
             ),
         ]
-    if doc["blockedNodePools"]:
+    if result.unconsolidatable:
         out += [
             "",
-            format_markdown_table(
-                ["NodePool", "Reason", "Allowed", "Disrupting"],
-                [
-                    [b["nodePool"], b["reason"], b["allowed"], b["disrupting"]]
-                    for b in doc["blockedNodePools"]
-                ],
-            ),
-        ]
-    if doc["unconsolidatable"]:
-        out += [
-            "",
-            format_markdown_table(
-                ["Unconsolidatable", "Why"], [[u["nodeClaim"], u["message"]] for u in doc["unconsolidatable"]]
-            ),
+            format_markdown_table(["Unconsolidatable", "Why"], _unconsolidatable_rows(result)),
         ]
     return "\n".join(out)
 
@@ -204,5 +189,9 @@ def command(
         drifted=drifted,
         max_rounds=max_rounds,
     )
-    doc = result.as_dict()
-    emit(doc, output, table=lambda: _render_table(doc), markdown=lambda: _render_markdown(doc))
+    emit(
+        result.as_dict(),
+        output,
+        table=lambda: _render_table(result),
+        markdown=lambda: _render_markdown(result),
+    )

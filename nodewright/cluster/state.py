@@ -96,7 +96,9 @@ def _raw_and_record(documents: Sequence[Document]) -> dict[str, object]:
     raw: dict[str, list[Document]] = {}
     out: dict[str, object] = {}
     for doc in documents:
-        kind = doc.kind
+        kind = doc.body.get("kind", "")  # Document.kind, inline: every document passes here
+        if type(kind) is not str:
+            kind = str(kind)
         if kind in RAW_KINDS:
             if doc.api_version != BY_KIND[kind].api_version:
                 log.warning(

@@ -31,6 +31,18 @@ class CommandResult:
     def savings(self) -> float:
         return self.hourly_cost_before - self.hourly_cost_after
 
+    @property
+    def candidate_nodes(self) -> tuple[tuple[Any, Any], ...]:
+        """(node, instance type) of each candidate, in order."""
+        return tuple((c["node"], c["instanceType"]) for c in self.candidates)
+
+    @property
+    def replacement_types(self) -> tuple[tuple[Any, Any], ...]:
+        """(NodePool, instance type, ``-`` when it has no launch) of each replacement, in order."""
+        return tuple(
+            (r["nodePool"], (r.get("launch") or {}).get("instanceType", "-")) for r in self.replacements
+        )
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "round": self.round,

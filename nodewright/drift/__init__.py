@@ -17,13 +17,7 @@ file readers in :mod:`nodewright.drift.inputs`.
 
 from __future__ import annotations
 
-from nodewright.drift.detect import (
-    DriftedNodeClaim,
-    DriftReport,
-    PoolImpact,
-    drift_impact,
-    drift_impact_files,
-)
+from nodewright.drift.detect import drift_impact, drift_impact_files
 from nodewright.drift.inputs import hash_documents
 from nodewright.drift.nodeclasshash import nodeclass_hash
 from nodewright.drift.nodepoolhash import (
@@ -32,6 +26,7 @@ from nodewright.drift.nodepoolhash import (
     nodepool_hash,
     template_hash,
 )
+from nodewright.drift.report import DriftedNodeClaim, DriftReport, PoolImpact
 from nodewright.goduration import DurationError, format_duration, parse_duration
 
 __all__ = [

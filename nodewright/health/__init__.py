@@ -14,14 +14,9 @@ Boundary: pure functions over cluster states; no clock except ``now`` (defaults 
 from __future__ import annotations
 
 from nodewright.health.derive import (
-    CONDITION_TYPE,
     LAUNCH_TIMEOUT,
     REGISTRATION_TIMEOUT,
-    HealthCondition,
-    HealthReport,
     PoolFlag,
-    PoolHealth,
-    Result,
     claim_results,
     degraded_reading,
     evaluate_pool,
@@ -30,6 +25,13 @@ from nodewright.health.derive import (
     verified_nodeclasses,
 )
 from nodewright.health.metrics import render_prometheus
+from nodewright.health.report import (
+    CONDITION_TYPE,
+    HealthCondition,
+    HealthReport,
+    PoolHealth,
+    Result,
+)
 from nodewright.health.tracker import (
     BUFFER_SIZE,
     HEALTHY,

@@ -26,7 +26,7 @@ Per NodePool it reconstructs what Karpenter's controllers hold at ``now``:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final, TypeGuard, cast
@@ -39,121 +39,23 @@ from nodewright.crd import Release
 from nodewright.drift.detect import parse_time
 from nodewright.drift.nodepoolhash import as_mapping, raw_body
 from nodewright.health.pending import assign_pending
-from nodewright.health.repair import NodeRepair, node_repairs
+from nodewright.health.repair import node_repairs
+from nodewright.health.report import (
+    CONDITION_TYPE,
+    HealthCondition,
+    HealthReport,
+    PoolHealth,
+    Result,
+)
 from nodewright.health.tracker import HEALTHY, UNHEALTHY, UNKNOWN, Status, Tracker
 from nodewright.settings import FeatureGates
 
-CONDITION_TYPE: Final = "NodeRegistrationHealthy"
 LAUNCH_TIMEOUT: Final = timedelta(minutes=5)
 REGISTRATION_TIMEOUT: Final = timedelta(minutes=15)
 REASON_REGISTRATION_FAILED: Final = "RegistrationFailed"
 MESSAGE_REGISTRATION_FAILED: Final = "Failed to register node"
 REASON_AWAITING: Final = "AwaitingReconciliation"
 MESSAGE_AWAITING: Final = "object is awaiting reconciliation"
-
-
-@dataclass(frozen=True, kw_only=True)
-class HealthCondition:
-    """The ``NodeRegistrationHealthy`` condition as Karpenter would write it."""
-
-    status: str  # "True" | "False" | "Unknown"
-    reason: str
-    message: str
-    observed_generation: int | None
-    last_transition_time: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "type": CONDITION_TYPE,
-            "status": self.status,
-            "reason": self.reason,
-            "message": self.message,
-            "observedGeneration": self.observed_generation,
-            "lastTransitionTime": self.last_transition_time,
-        }
-
-
-@dataclass(frozen=True, kw_only=True)
-class Result:
-    """One launch/registration result of one NodeClaim."""
-
-    node_claim: str
-    ok: bool
-    at: datetime
-    reason: str = ""
-    message: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class PoolHealth:
-    """Everything ``nodewright health`` says about one NodePool."""
-
-    name: str
-    uid: str
-    generation: int | None
-    tracker_status: Status
-    condition: HealthCondition
-    buffer: tuple[bool, ...]
-    results: tuple[Result, ...]
-    nodeclass: str
-    verified_nodeclasses: Mapping[str, bool]
-    verified: bool
-    degraded: HealthCondition
-    pending_pods: tuple[str, ...]
-    reset: bool = False
-
-    @property
-    def flagged(self) -> bool:
-        """Unhealthy, or its current NodePool/NodeClass pair has never launched an initialized node."""
-        return self.condition.status == "False" or not self.verified
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "status": self.tracker_status,
-            "condition": self.condition.as_dict(),
-            "buffer": list(self.buffer),
-            "results": [
-                {
-                    "nodeClaim": r.node_claim,
-                    "ok": r.ok,
-                    "at": r.at.isoformat().replace("+00:00", "Z"),
-                    "reason": r.reason,
-                }
-                for r in self.results
-            ],
-            "reset": self.reset,
-            "nodeClass": self.nodeclass,
-            "verifiedNodeClasses": dict(self.verified_nodeclasses),
-            "verified": self.verified,
-            "degraded": self.degraded.as_dict() | {"type": "Degraded"},
-            "pendingPods": list(self.pending_pods),
-        }
-
-
-@dataclass(frozen=True, kw_only=True)
-class HealthReport:
-    now: datetime
-    pools: tuple[PoolHealth, ...]
-    unmatched_pods: tuple[str, ...] = ()
-    pending_since: Mapping[str, datetime] = field(default_factory=dict)
-    repairs: tuple[NodeRepair, ...] = ()  # nodes the node health controller repairs (NodeRepair)
-    skipped: tuple[tuple[str, str], ...] = ()  # NodePools this Karpenter does not own, and why
-
-    def pool(self, name: str) -> PoolHealth | None:
-        return next((p for p in self.pools if p.name == name), None)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "at": self.now.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-            "now": self.now.astimezone(UTC).isoformat().replace("+00:00", "Z"),  # the former name of "at"
-            "nodePools": [p.as_dict() for p in self.pools],
-            "unmatchedPendingPods": list(self.unmatched_pods),
-            "nodeRepairs": [r.as_dict() for r in self.repairs],
-            **(
-                {"skippedNodePools": [{"name": n, "why": w} for n, w in self.skipped]} if self.skipped else {}
-            ),
-        }
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -173,9 +75,11 @@ def _meta(body: Mapping[str, Any]) -> Mapping[str, Any]:
 def _conditions(body: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     status = body.get("status")
     out: dict[str, Mapping[str, Any]] = {}
-    if _is_map(status):
+    if type(status) is dict or isinstance(status, Mapping):  # _is_map, inline: once per NodeClaim
         for c in status.get("conditions") or []:
-            if _is_map(c) and isinstance(t := c.get("type"), str):
+            if (type(c) is dict or isinstance(c, Mapping)) and (
+                type(t := c.get("type")) is str or isinstance(t, str)
+            ):
                 out[t] = c
     return out
 
@@ -203,8 +107,11 @@ class _ClaimIndex:
         self.by_label: dict[str, list[int]] = {}
         for i, claim in enumerate(claims):
             meta = _meta(claim)
-            refs = [r for r in meta.get("ownerReferences") or [] if isinstance(r, Mapping)]
-            pool_refs = [r for r in refs if r.get("kind") == "NodePool"]
+            pool_refs = [
+                r
+                for r in meta.get("ownerReferences") or []
+                if (type(r) is dict or isinstance(r, Mapping)) and r.get("kind") == "NodePool"
+            ]
             if pool_refs:
                 for key, index in (("uid", self.by_uid), ("name", self.by_name)):
                     for value in dict.fromkeys(r.get(key) for r in pool_refs):
@@ -382,9 +289,9 @@ def verified_nodeclasses(
         init = _conditions(c).get("Initialized")
         if init is None or init.get("status") != "True":
             continue
-        spec = c.get("spec") if isinstance(c.get("spec"), Mapping) else {}
-        ref = (spec or {}).get("nodeClassRef")
-        name = str(ref.get("name", "")) if isinstance(ref, Mapping) else ""
+        spec = c.get("spec")
+        ref = spec.get("nodeClassRef") if _is_map(spec) else None
+        name = str(ref.get("name", "")) if _is_map(ref) else ""
         if not name:
             continue
         uid = str(_meta(nodeclasses.get(name, {})).get("uid") or "")

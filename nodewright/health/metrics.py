@@ -19,7 +19,7 @@ Which Karpenter metric each one mirrors is in docs/health.md:
 
 from __future__ import annotations
 
-from nodewright.health.derive import CONDITION_TYPE, HealthReport
+from nodewright.health.report import CONDITION_TYPE, HealthReport
 
 
 def render_prometheus(report: HealthReport) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nodewright import reader
+from nodewright import decoding, reader
 from nodewright.errors import InputError
 
 # keys and strings rich in colons, escaped colons and look-alikes
@@ -40,8 +40,8 @@ _JSON = st.recursive(
 def _reference(text: str) -> tuple[str, Any]:
     """Decoding with the hook only (what the reader did before the fast path)."""
     try:
-        return "ok", reader._json_decode(text, reader._pairs)
-    except reader._DuplicateKey as exc:
+        return "ok", decoding._json_decode(text, decoding._pairs)
+    except decoding._DuplicateKey as exc:
         return "duplicate", exc.key
     except Exception as exc:
         return "error", type(exc).__name__
