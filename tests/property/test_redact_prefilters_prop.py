@@ -1,7 +1,11 @@
 """The redactor's fast prefilters (substring tests, a case-insensitive search done on the
-lower-cased text) answer exactly as the regular expressions they stand for."""
+lower-cased text) never skip a text their regular expression admits: case-insensitive ones answer
+exactly as it does, and the case-folded gates of case-sensitive ones may only be wider (the full
+pattern then decides, so the redaction is the same)."""
 
 from __future__ import annotations
+
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,4 +23,8 @@ TEXT = st.lists(st.one_of(st.sampled_from(WORDS), st.text(max_size=4)), max_size
 def test_quick_prefilters_agree_with_their_regexes(text: str) -> None:
     for d in DETECTORS:
         if d.quick is not None and d.prefilter is not None:
-            assert d.quick(text) == (d.prefilter.search(text) is not None), (d.name, text)
+            admitted = d.prefilter.search(text) is not None
+            if d.prefilter.flags & re.IGNORECASE:
+                assert d.quick(text) == admitted, (d.name, text)
+            elif admitted:
+                assert d.quick(text), (d.name, text)
