@@ -31,7 +31,6 @@ Boundary: no instance types, no resources; requirements algebra from
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
@@ -47,22 +46,18 @@ from nodewright.scheduling.topologygroup import (
     GroupKey,
     TopologyGroup,
     TopologyType,
-    group_key,
 )
-from nodewright.scheduling.topologyselector import EVERYTHING, Expression, RawSelector, selector_for_matching
+from nodewright.scheduling.topologyselector import EVERYTHING
+from nodewright.scheduling.topologyspecs import GroupSpec, group_specs, namespaces_for, raw_selector
 
 if TYPE_CHECKING:
     from nodewright.algebra.taints import TaintLike
-    from nodewright.api.core import LabelSelector, Node, Pod, PodAffinityTerm
+    from nodewright.api.core import Node, Pod
 
 __all__ = ["DomainSource", "Topology", "TopologyError", "TopologyGroup", "TopologyType", "pretty_map"]
 
-_log = logging.getLogger("nodewright")
-
 RESPECT: Final = "Respect"
 _NAMESPACE_NAME_LABEL: Final = "kubernetes.io/metadata.name"
-_DO_NOT_SCHEDULE: Final = "DoNotSchedule"
-_HONOR: Final = "Honor"
 
 
 def pretty_map(values: Mapping[str, int], max_items: int) -> str:
@@ -118,12 +113,6 @@ class _PodInfo:
         if self.signature is None:
             self.signature = (self.namespace, tuple(sorted(self.labels.items())))
         return self.signature
-
-
-def _raw(selector: LabelSelector | None) -> RawSelector | None:
-    if selector is None:
-        return None
-    return RawSelector.of(selector.match_labels, selector.match_expressions)
 
 
 class Topology:
@@ -258,7 +247,7 @@ class Topology:
         # upstream gates on HasPodAntiAffinity / HasRequiredPodAntiAffinity, then walks required terms only
         self._update_inverse_anti_affinity(pod, None)
         owned: dict[GroupKey, TopologyGroup] = {}
-        for spec in self._specs_for(pod):
+        for spec in group_specs(pod, respect=self._respect, namespace_labels=self._namespace_labels):
             hash_key = spec.group_key()
             existing = self._groups.get(hash_key)
             if existing is None:
@@ -436,7 +425,7 @@ class Topology:
         self._seq += 1
         return self._seq
 
-    def _new_group(self, spec: _GroupSpec, pod: Pod) -> TopologyGroup:
+    def _new_group(self, spec: GroupSpec, pod: Pod) -> TopologyGroup:
         honor_taints = spec.node_filter.taint_policy != IGNORE
         domains = self._universe.eligible(
             spec.key, tolerations=pod.spec.tolerations, honor_taints=honor_taints
@@ -489,11 +478,11 @@ class Topology:
         info = self._info(pod)
         owned = {id(g) for g in info.inverse_owned}
         for term in required_anti_affinity(pod):
-            spec = _GroupSpec(
+            spec = GroupSpec(
                 topology_type=TopologyType.POD_ANTI_AFFINITY,
                 key=term.topology_key,
-                namespaces=self._namespaces_for(pod, term),
-                raw_selector=_raw(term.label_selector),
+                namespaces=namespaces_for(pod, term, self._namespace_labels),
+                raw_selector=raw_selector(term.label_selector),
                 max_skew=MAX_INT32,
                 min_domains=None,
                 node_filter=TopologyNodeFilter(),
@@ -511,100 +500,3 @@ class Topology:
             if id(group) not in owned:
                 owned.add(id(group))
                 info.inverse_owned.append(group)
-
-    def _namespaces_for(self, pod: Pod, term: PodAffinityTerm) -> frozenset[str]:
-        """``buildNamespaceList``; namespace labels are known only as ``kubernetes.io/metadata.name``
-        (plus any given to the constructor), since cluster files carry no Namespace objects."""
-        if not term.namespaces and term.namespace_selector is None:
-            return frozenset({namespace_of(pod)})
-        if term.namespace_selector is None:
-            return frozenset(term.namespaces)
-        selector = selector_for_matching(_raw(term.namespace_selector))
-        if selector.nothing and (
-            term.namespace_selector.match_labels or term.namespace_selector.match_expressions
-        ):
-            _log.warning(
-                "pod %s: invalid namespaceSelector in a pod (anti-)affinity term; it selects no namespace",
-                pod.key,
-            )
-        selected = {ns for ns, labels in self._namespace_labels().items() if selector.matches(labels)}
-        return frozenset(selected | set(term.namespaces))
-
-    def _specs_for(self, pod: Pod) -> list[_GroupSpec]:
-        """``newForTopologies`` then ``newForAffinities`` (affinity terms, then anti-affinity)."""
-        specs: list[_GroupSpec] = []
-        namespace = namespace_of(pod)
-        labels = pod.metadata.labels
-        for tsc in pod.spec.topology_spread_constraints:
-            if not self._respect and tsc.when_unsatisfiable != _DO_NOT_SCHEDULE:
-                continue
-            raw = _raw(tsc.label_selector)
-            if raw is not None and tsc.match_label_keys:
-                raw = raw.with_expressions(
-                    Expression(k, "In", (labels[k],)) for k in tsc.match_label_keys if k in labels
-                )
-            node_filter = TopologyNodeFilter.for_pod(
-                pod,
-                taint_policy=tsc.node_taints_policy or IGNORE,
-                affinity_policy=tsc.node_affinity_policy or _HONOR,
-            )
-            specs.append(
-                _GroupSpec(
-                    topology_type=TopologyType.SPREAD,
-                    key=tsc.topology_key,
-                    namespaces=frozenset({namespace}),
-                    raw_selector=raw,
-                    max_skew=tsc.max_skew,
-                    min_domains=tsc.min_domains,
-                    node_filter=node_filter,
-                )
-            )
-        affinity = pod.spec.affinity
-        if affinity is None:
-            return specs
-        for topology_type, rules in (
-            (TopologyType.POD_AFFINITY, affinity.pod_affinity),
-            (TopologyType.POD_ANTI_AFFINITY, affinity.pod_anti_affinity),
-        ):
-            if rules is None:
-                continue
-            terms = list(rules.required_during_scheduling_ignored_during_execution)
-            if self._respect:
-                terms.extend(
-                    w.pod_affinity_term for w in rules.preferred_during_scheduling_ignored_during_execution
-                )
-            for term in terms:
-                specs.append(
-                    _GroupSpec(
-                        topology_type=topology_type,
-                        key=term.topology_key,
-                        namespaces=self._namespaces_for(pod, term),
-                        raw_selector=_raw(term.label_selector),
-                        max_skew=MAX_INT32,
-                        min_domains=None,
-                        node_filter=TopologyNodeFilter(),
-                    )
-                )
-        return specs
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _GroupSpec:
-    topology_type: TopologyType
-    key: str
-    namespaces: frozenset[str]
-    raw_selector: RawSelector | None
-    max_skew: int
-    min_domains: int | None
-    node_filter: TopologyNodeFilter
-
-    def group_key(self) -> GroupKey:
-        """The dedupe key of the group this spec describes (Karpenter's ``TopologyGroup.Hash()``)."""
-        return group_key(
-            topology_type=self.topology_type,
-            key=self.key,
-            namespaces=self.namespaces,
-            raw_selector=self.raw_selector,
-            max_skew=self.max_skew,
-            node_filter=self.node_filter,
-        )
