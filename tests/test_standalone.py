@@ -45,18 +45,24 @@ def _tracked_files() -> list[Path]:
     return [ROOT / line for line in out.splitlines() if line]
 
 
-def test_nothing_points_outside_the_repository() -> None:
+def _lines_matching(pattern: re.Pattern[str], *, skip: frozenset[str] = frozenset()) -> list[str]:
+    """``file:line: text`` of every tracked text file's lines that ``pattern`` finds."""
     hits = []
     for path in _tracked_files():
-        if path.suffix in SKIP_SUFFIXES or not path.is_file():
+        if path.suffix in SKIP_SUFFIXES or not path.is_file() or path.name in skip:
             continue
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue
         for number, line in enumerate(text.splitlines(), start=1):
-            if FORBIDDEN.search(line):
+            if pattern.search(line):
                 hits.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
+    return hits
+
+
+def test_nothing_points_outside_the_repository() -> None:
+    hits = _lines_matching(FORBIDDEN)
     assert not hits, "\n".join(hits)
 
 
@@ -73,15 +79,5 @@ def test_issue_pattern() -> None:
 
 
 def test_no_references_to_the_projects_own_issues() -> None:
-    hits = []
-    for path in _tracked_files():
-        if path.suffix in SKIP_SUFFIXES or not path.is_file() or path.name == "test_standalone.py":
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue
-        for number, line in enumerate(text.splitlines(), start=1):
-            if ISSUE_REF.search(line):
-                hits.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
+    hits = _lines_matching(ISSUE_REF, skip=frozenset({"test_standalone.py"}))
     assert not hits, "\n".join(hits)
