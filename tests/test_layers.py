@@ -60,6 +60,20 @@ def test_readme_architecture_lists_the_declared_layers() -> None:
     assert positions == sorted(positions), "README's layers are not in the contract's order"
 
 
+def test_every_core_module_has_a_layer() -> None:
+    """A new top-level module or package of ``nodewright`` is placed in the layers contract (and so
+    in the no-click-no-pulumi contract and the README picture), never left outside the check."""
+    layers = next(c for c in _config()["contracts"] if c["id"] == "layers")["layers"]  # type: ignore[attr-defined]
+    declared = {n.strip() for layer in layers for n in layer.split("|")} | {"cli"}
+    core = ROOT / "nodewright"
+    present = {
+        p.stem if p.is_file() else p.name
+        for p in core.iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p.is_dir() and (p / "__init__.py").exists())
+    }
+    assert present - declared - {"data"} == set(), "modules outside the layers contract"
+
+
 def _imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
     found: set[str] = set()
