@@ -189,23 +189,27 @@ def test_an_incremental_simulation_equals_one_from_scratch(seed: int) -> None:
         assert _view(got) == _view(want), [c.name for c in batch]
 
 
+def _forecast(seed: int, *, until_quiet: bool) -> object:
+    """The whole forecast of the seeded random state (30 reconciles at most)."""
+    pools, state, types = random_state(seed)
+    return forecast(
+        nodepools=pools,
+        cluster=state,
+        catalog_for=lambda _np: list(types),
+        settings=resolve(flags={}),
+        at=AT,
+        until_quiet=until_quiet,
+        max_rounds=30,
+    )
+
+
 @pytest.mark.parametrize("until_quiet", [False, True])
 @pytest.mark.parametrize("seed", range(25))
 def test_a_forecast_is_the_same_with_incremental_simulations(
     seed: int, until_quiet: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pools, state, types = random_state(seed)
-
     def run() -> object:
-        return forecast(
-            nodepools=pools,
-            cluster=state,
-            catalog_for=lambda _np: list(types),
-            settings=resolve(flags={}),
-            at=AT,
-            until_quiet=until_quiet,
-            max_rounds=30,
-        )
+        return _forecast(seed, until_quiet=until_quiet)
 
     got = run()
     monkeypatch.setattr(loop, "SimContext", functools.partial(SimContext, incremental=False))
@@ -282,18 +286,9 @@ def test_a_forecast_is_the_same_when_simulations_do_not_stop_early(
 ) -> None:
     """Multi-node simulations stop once they need a second NodeClaim (``claim_limit``); a forecast
     whose simulations always run to the end decides the same."""
-    pools, state, types = random_state(seed)
 
     def run() -> object:
-        return forecast(
-            nodepools=pools,
-            cluster=state,
-            catalog_for=lambda _np: list(types),
-            settings=resolve(flags={}),
-            at=AT,
-            until_quiet=True,
-            max_rounds=30,
-        )
+        return _forecast(seed, until_quiet=True)
 
     got = run()
     real = loop.simulate
