@@ -57,7 +57,8 @@ class Command:
 
 class Simulate(Protocol):
     """``SimulateScheduling`` of the candidates; ``claim_limit``: it may stop once it needs more
-    new NodeClaims than that (its result then only says so)."""
+    new NodeClaims than that (its result then only says so), or not run at all when resource
+    arithmetic shows it would (``over_limit``)."""
 
     def __call__(self, cands: Sequence[Candidate], claim_limit: int | None = None, /) -> Simulation: ...
 
@@ -205,6 +206,8 @@ def compute_consolidation(cands: Sequence[Candidate], env: Env, method: str) -> 
     # several candidates are replaced by at most one NodeClaim: a simulation that needs a second
     # one is rejected whatever else it finds, so it may stop there (one candidate's note counts them)
     sim = env.simulate(cands, None if single else 1)
+    if sim.over_limit:
+        return None
     if not sim.all_non_pending_scheduled():
         if single:
             text = sim.error_text()

@@ -18,6 +18,7 @@ candidate's pod requesting a resource outside the round's resource space.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import add, sub
 from typing import TYPE_CHECKING, Final
 
 from nodewright import labels
@@ -84,6 +85,27 @@ def universe_for(rnd: Round, ctx: SimContext) -> DomainUniverse:
     return cache.universe
 
 
+class _Same:
+    """Equal only to a wrapper of the very same object (PdbLimits has no value equality)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+
+def _fits_times(least: tuple[int, ...], room: tuple[int, ...]) -> int:
+    """How many requests of ``least`` fit in ``room`` (every request asks for one pod, so
+    this is finite)."""
+    return min(r // q for q, r in zip(least, room, strict=True) if q > 0)
+
+
 class SimBase:
     """The shared preparation of one reconcile's simulations (see the module docstring)."""
 
@@ -137,6 +159,15 @@ class SimBase:
             reserved_fallback=ctx.options.reserved_fallback,
         )
         self._names = frozenset(rnd.space.names)
+        # what a node's moving pods depend on besides its pods (kept on the StateNode, which an
+        # unchanged node carries to the next reconcile); volumes: per round, not kept
+        self._memo_key: tuple[object, ...] | None = (
+            None
+            if rnd.volumes is not None
+            else (tuple(rnd.space.names), ctx.options, _Same(ctx.pdbs), ctx.now)
+        )
+        self._bounds: tuple[dict[str, tuple[int, ...]], tuple[int, ...], tuple[int, ...]] | None = None
+        self._held: dict[tuple[int, ...], tuple[dict[str, int], int]] = {}
 
     def _currently_reschedulable(self, pod: Pod) -> bool:
         got = self.reschedulable.get(pod.key)
@@ -149,6 +180,12 @@ class SimBase:
         reschedulable (None: a pod outside the round's resource space)."""
         got = self.moving_now.get(sn.name)
         if got is not None:
+            return got
+        key = self._memo_key
+        kept = sn.memo.get("simbase") if key is not None else None
+        if isinstance(kept, tuple) and kept[0] == key:
+            # the same pods under the same resources, options, PDBs and clock (an unchanged node)
+            got = self.moving_now[sn.name] = kept[1]
             return got
         datas = self.moving.get(sn.name)
         if datas is None:
@@ -165,10 +202,12 @@ class SimBase:
                     datas.append(d)
             self.moving[sn.name] = datas
         got = self.moving_now[sn.name] = [(d, self._currently_reschedulable(d.pod)) for d in datas]
+        if key is not None:
+            sn.memo["simbase"] = (key, got)
         return got
 
-    def round(self, candidates: Sequence[Candidate]) -> tuple[list[PodData], Scheduler] | None:
-        """The pods to schedule and the scheduler of a simulation without ``candidates``."""
+    def _left(self, candidates: Sequence[Candidate]) -> list[StateNode] | None:
+        """The candidates' state nodes (None: a simulation the base cannot express)."""
         left: list[StateNode] = []
         for c in candidates:
             sn = self.by_node_name.get(c.name)
@@ -180,6 +219,82 @@ class SimBase:
             ):
                 return None  # the NodePools' reserved offerings would change
             left.append(sn)
+        return left
+
+    def needs_more_claims(self, candidates: Sequence[Candidate], limit: int) -> bool:
+        """True when the simulation without ``candidates`` certainly needs more than ``limit`` new
+        NodeClaims or leaves a bound pod unscheduled, by resource arithmetic alone: in some
+        resource, the pods it must move (the candidates' and the deleting nodes' currently
+        reschedulable pods) ask for more than the room the other existing nodes have now plus
+        ``limit`` times the largest allocatable of any NodePool's instance type. Existing nodes only
+        fill up during a solve and a NodeClaim never holds more than its type's allocatable, so
+        such a solve cannot place them all with ``limit`` NodeClaims. False: no answer."""
+        left = self._left(candidates)
+        if left is None:
+            return False
+        if self._bounds is None:
+            self._bounds = self._claim_bounds()
+        room, total, cap = self._bounds
+        need = [0] * len(cap)
+        least: tuple[int, ...] | None = None  # per resource, the least any of the pods asks
+        count = 0
+        states = self.rnd.state_nodes
+        for sn in [*(states[i] for i in self.deleting), *left]:
+            moving = self._moving(sn)
+            if moving is None:
+                return False
+            for d, ok in moving:
+                if ok:
+                    need = list(map(add, need, d.vec))
+                    least = d.vec if least is None else tuple(map(min, least, d.vec))
+                    count += 1
+        if least is None:
+            return False
+        free = list(total)
+        for sn in left:
+            mine = room.get(sn.name)
+            if mine is not None:
+                free = list(map(sub, free, mine))
+        if any(n > f + limit * c for n, f, c in zip(need, free, cap, strict=True)):
+            return True
+        # by count: a node holds at most as many of them as it has room for pods of ``least``
+        per_node, held = self._holds(least)
+        held -= sum(per_node.get(sn.name, 0) for sn in left)
+        return count > held + limit * _fits_times(least, cap)
+
+    def _holds(self, least: tuple[int, ...]) -> tuple[dict[str, int], int]:
+        """How many pods asking ``least`` each existing node has room for, and their sum."""
+        got = self._held.get(least)
+        if got is None:
+            assert self._bounds is not None
+            per_node = {name: k for name, vec in self._bounds[0].items() if (k := _fits_times(least, vec))}
+            got = self._held[least] = (per_node, sum(per_node.values()))
+        return got
+
+    def _claim_bounds(self) -> tuple[dict[str, tuple[int, ...]], tuple[int, ...], tuple[int, ...]]:
+        """Per existing node its room now (nothing when a resource is overcommitted, as ``fits``
+        says), their sum, and per resource the largest allocatable of any template's type."""
+        space = self.rnd.space
+        dims = len(space.names)
+        room: dict[str, tuple[int, ...]] = {}
+        total = [0] * dims
+        for n in self.scheduler.existing:
+            if any(v < 0 for v in n.remaining.values()):
+                continue
+            # a pod asks only for the round's resources (else it has no base): the rest is no room
+            vec = space.vec({k: v for k, v in n.remaining.items() if k in self._names})
+            room[n.name] = vec
+            total = list(map(add, total, vec))
+        cap = [0] * dims
+        for tmpl in self.scheduler.templates:
+            cap = list(map(max, cap, tmpl.types.max_alloc(tmpl.types.all)))
+        return room, tuple(total), tuple(cap)
+
+    def round(self, candidates: Sequence[Candidate]) -> tuple[list[PodData], Scheduler] | None:
+        """The pods to schedule and the scheduler of a simulation without ``candidates``."""
+        left = self._left(candidates)
+        if left is None:
+            return None
         order = sorted([*self.deleting, *(self.position[id(sn)] for sn in left)])
         datas = [d.fresh() for d in self.prefix]
         states = self.rnd.state_nodes

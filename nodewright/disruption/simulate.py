@@ -144,6 +144,8 @@ class Simulation:
     placements: dict[str, str]  # pod key -> existing node name or "new:<i>"
     # the nodes the placed pods are bound to now ("" for pending pods)
     origins: set[str] = field(default_factory=set)
+    # not solved: it would need more new NodeClaims than its limit, or leave a bound pod unscheduled
+    over_limit: bool = False
 
     def all_non_pending_scheduled(self) -> bool:
         return not self.errors
@@ -220,12 +222,16 @@ def simulate(
     """``SimulateScheduling`` of ``candidates`` leaving ``cluster`` (``state_nodes``: its state
     nodes, when already built). ``claim_limit``: the solve may stop once it has opened more new
     NodeClaims than that (then ``new`` holds more than ``claim_limit`` entries and the rest of the
-    result is incomplete); kept only while no NodeClaim can be dropped afterwards for minValues."""
+    result is incomplete); kept only while no NodeClaim can be dropped afterwards for minValues. A
+    simulation that resource arithmetic shows to need more than ``claim_limit`` NodeClaims (or to
+    leave a bound pod unscheduled) is not solved at all: ``over_limit``."""
     got = None
     if ctx.incremental:
         base = ctx.cache.base
         if base is None or base.cluster is not cluster:
             base = ctx.cache.base = SimBase(cluster, ctx, state_nodes)
+        if claim_limit is not None and base.needs_more_claims(candidates, claim_limit):
+            return Simulation(new=[], errors={}, placements={}, over_limit=True)
         got = base.round(candidates)
         deleting_keys = base.deleting_keys
     else:
