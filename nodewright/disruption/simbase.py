@@ -185,8 +185,9 @@ class SimBase:
         kept = sn.memo.get("simbase") if key is not None else None
         if isinstance(kept, tuple) and kept[0] == key:
             # the same pods under the same resources, options, PDBs and clock (an unchanged node)
-            got = self.moving_now[sn.name] = kept[1]
-            return got
+            mine: list[tuple[PodData, bool]] = kept[1]
+            self.moving_now[sn.name] = mine
+            return mine
         datas = self.moving.get(sn.name)
         if datas is None:
             rnd = self.rnd
