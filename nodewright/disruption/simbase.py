@@ -167,6 +167,7 @@ class SimBase:
             else (tuple(rnd.space.names), ctx.options, _Same(ctx.pdbs), ctx.now)
         )
         self._bounds: tuple[dict[str, tuple[int, ...]], tuple[int, ...], tuple[int, ...]] | None = None
+        self.asks: dict[str, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
         self._held: dict[tuple[int, ...], tuple[dict[str, int], int]] = {}
 
     def _currently_reschedulable(self, pod: Pod) -> bool:
@@ -241,14 +242,13 @@ class SimBase:
         count = 0
         states = self.rnd.state_nodes
         for sn in [*(states[i] for i in self.deleting), *left]:
-            moving = self._moving(sn)
-            if moving is None:
+            got = self._asks(sn)
+            if got is None:
                 return False
-            for d, ok in moving:
-                if ok:
-                    need = list(map(add, need, d.vec))
-                    least = d.vec if least is None else tuple(map(min, least, d.vec))
-                    count += 1
+            if got[2]:
+                need = list(map(add, need, got[0]))
+                least = got[1] if least is None else tuple(map(min, least, got[1]))
+                count += got[2]
         if least is None:
             return False
         free = list(total)
@@ -262,6 +262,23 @@ class SimBase:
         per_node, held = self._holds(least)
         held -= sum(per_node.get(sn.name, 0) for sn in left)
         return count > held + limit * _fits_times(least, cap)
+
+    def _asks(self, sn: StateNode) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
+        """Of ``sn``'s currently reschedulable pods: the sum and the per-resource least of their
+        requests, and how many (None: a pod outside the round's resource space)."""
+        got = self.asks.get(sn.name)
+        if got is None:
+            moving = self._moving(sn)
+            if moving is None:
+                return None
+            vecs = [d.vec for d, ok in moving if ok]
+            dims = len(self.rnd.space.names)
+            got = self.asks[sn.name] = (
+                tuple(map(sum, zip(*vecs, strict=True))) if vecs else (0,) * dims,
+                tuple(map(min, zip(*vecs, strict=True))) if vecs else (0,) * dims,
+                len(vecs),
+            )
+        return got
 
     def _holds(self, least: tuple[int, ...]) -> tuple[dict[str, int], int]:
         """How many pods asking ``least`` each existing node has room for, and their sum."""

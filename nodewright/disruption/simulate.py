@@ -14,7 +14,7 @@ on capacity that has not come up.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
@@ -45,18 +45,38 @@ def _compatible(o: Offering, reqs: Requirements) -> bool:
     return reqs.is_compatible(o.requirements, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN)
 
 
-def cheapest_price(it: InstanceType, reqs: Requirements) -> float:
-    prices = [o.price for o in it.offerings if o.available and _compatible(o, reqs)]
+def compatibility(reqs: Requirements) -> Callable[[Offering], bool]:
+    """Whether an offering is compatible with ``reqs`` (which must not change while it is used),
+    once per distinct offering requirement: an offering's requirements are its capacity type,
+    zone and reservation, and a replacement's hundreds of types repeat a few of them."""
+    seen: dict[tuple[str, str, str | None], bool] = {}
+
+    def ok(o: Offering) -> bool:
+        key = (o.capacity_type, o.zone, o.reservation_id)
+        got = seen.get(key)
+        if got is None:
+            got = seen[key] = _compatible(o, reqs)
+        return got
+
+    return ok
+
+
+def cheapest_price(
+    it: InstanceType, reqs: Requirements, ok: Callable[[Offering], bool] | None = None
+) -> float:
+    ok = ok or compatibility(reqs)
+    prices = [o.price for o in it.offerings if o.available and ok(o)]
     return min(prices) if prices else _INF
 
 
-def worst_launch_price(it: InstanceType, reqs: Requirements) -> float:
+def worst_launch_price(
+    it: InstanceType, reqs: Requirements, ok: Callable[[Offering], bool] | None = None
+) -> float:
     """``Offerings.Available().WorstLaunchPrice``: the dearest compatible offering of the capacity
     type the launch would use (reserved, then spot, then on-demand)."""
+    ok = ok or compatibility(reqs)
     for ct in _CT_ORDER:
-        prices = [
-            o.price for o in it.offerings if o.available and o.capacity_type == ct and _compatible(o, reqs)
-        ]
+        prices = [o.price for o in it.offerings if o.available and o.capacity_type == ct and ok(o)]
         if prices:
             return max(prices)
     return _INF
@@ -74,15 +94,18 @@ class Replacement:
     taints: list[Taint] = field(default_factory=list)
 
     def order_by_price(self) -> None:
-        self.types.sort(key=lambda it: (cheapest_price(it, self.requirements), it.name))
+        ok = compatibility(self.requirements)
+        self.types.sort(key=lambda it: (cheapest_price(it, self.requirements, ok), it.name))
 
     def compatible(self) -> None:
-        self.types = [it for it in self.types if cheapest_price(it, self.requirements) < _INF]
+        ok = compatibility(self.requirements)
+        self.types = [it for it in self.types if cheapest_price(it, self.requirements, ok) < _INF]
 
     def remove_by_price_and_min_values(self, max_price: float) -> str | None:
         """Keep the types whose worst-case launch price is below ``max_price``; the minValues
         error text when the rest no longer satisfies them (the replacement is then unusable)."""
-        self.types = [it for it in self.types if worst_launch_price(it, self.requirements) < max_price]
+        ok = compatibility(self.requirements)
+        self.types = [it for it in self.types if worst_launch_price(it, self.requirements, ok) < max_price]
         _, _, err = satisfies_min_values(self.requirements, self.types)
         return err
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from nodewright import labels
 from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirements
@@ -64,7 +64,10 @@ class NodeMemo:
     def __init__(self) -> None:
         self._by_name: dict[str, _Facts] = {}
         # the last templates built, by what they derive from
-        self.templates: dict[tuple[object, ...], tuple[list[Template], object]] = {}
+        self.templates: dict[
+            tuple[object, ...],
+            tuple[list[Template], object, tuple[list[InstanceType], list[InstanceType], Any]],
+        ] = {}
 
     def facts(self, sn: StateNode) -> _Facts:
         mine = sn.memo.get("schedbase")
@@ -127,24 +130,8 @@ class SchedulerBase:
         self.tolerate_prefer_no_schedule = any(
             t.effect == "PreferNoSchedule" for np in nodepools for t in np.spec.template.spec.taints
         )
-        # NodePools of one NodeClass share their type objects: each distinct type once
-        self.all_types = list(
-            {id(it): it for np in nodepools for it in instance_types.get(np.name, ())}.values()
-        )
-        # the types a ReservationManager tracks (it reads nothing else)
-        self.reserved_types = [
-            it
-            for it in self.all_types
-            if any(
-                o.capacity_type == labels.CAPACITY_TYPE_RESERVED and o.reservation_id is not None
-                for o in it.offerings
-            )
-        ]
-        provider_keys: set[str] = set()
-        for it in self.all_types:
-            provider_keys.update(it.requirements.keys())
-        self.allow_undefined = ALLOW_UNDEFINED_WELL_KNOWN | provider_keys
         kept = None
+        tkey: tuple[object, ...] = ()
         if memo is not None:
             tkey = (
                 tuple((np.name, id(np), tuple(map(id, instance_types.get(np.name, ())))) for np in nodepools),
@@ -154,12 +141,19 @@ class SchedulerBase:
             )
             kept = memo.templates.get(tkey)
         if kept is not None:
-            self.templates = kept[0]
+            self.templates, _, (self.all_types, self.reserved_types, self.allow_undefined) = kept
         else:
+            self._type_facts(nodepools, instance_types)
             self.templates = self._templates(nodepools, instance_types, daemonset_pods, type_cache)
             if memo is not None:
                 # the key's objects stay alive with the entry, so their ids are not reused
-                memo.templates = {tkey: (self.templates, (nodepools, dict(instance_types)))}
+                memo.templates = {
+                    tkey: (
+                        self.templates,
+                        (nodepools, dict(instance_types)),
+                        (self.all_types, self.reserved_types, self.allow_undefined),
+                    )
+                }
         self.remaining: dict[str, ResourceList] = {
             np.name: parse_resource_list(np.spec.limits) for np in nodepools if np.spec.limits
         }
@@ -199,6 +193,27 @@ class SchedulerBase:
             for req_key in n.requirements:
                 self.node_keys[req_key] = self.node_keys.get(req_key, 0) + 1
         self._by_node_name: dict[str, int] | None = None
+
+    def _type_facts(
+        self, nodepools: Sequence[NodePool], instance_types: Mapping[str, Sequence[InstanceType]]
+    ) -> None:
+        # NodePools of one NodeClass share their type objects: each distinct type once
+        self.all_types = list(
+            {id(it): it for np in nodepools for it in instance_types.get(np.name, ())}.values()
+        )
+        # the types a ReservationManager tracks (it reads nothing else)
+        self.reserved_types = [
+            it
+            for it in self.all_types
+            if any(
+                o.capacity_type == labels.CAPACITY_TYPE_RESERVED and o.reservation_id is not None
+                for o in it.offerings
+            )
+        ]
+        provider_keys: set[str] = set()
+        for it in self.all_types:
+            provider_keys.update(it.requirements.keys())
+        self.allow_undefined = ALLOW_UNDEFINED_WELL_KNOWN | provider_keys
 
     def indexes_of(self, node_names: Collection[str]) -> list[int]:
         """Positions of the existing nodes that have a Node named in ``node_names``."""
