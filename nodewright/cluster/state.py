@@ -66,6 +66,11 @@ class ClusterState:
     karpenter_controller: str | None = None
     karpenter_settings: Mapping[str, object] = field(default_factory=dict)
     _node_index: dict[str, Node] = field(default_factory=dict, compare=False, repr=False)
+    # views of ``pods`` by name, each with the pods tuple it was taken from (a copy made with other
+    # pods shares this dict but never reads a stale view); a caller that keeps them may hand them in
+    _views: dict[str, tuple[tuple[Pod, ...], tuple[Pod, ...]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def node(self, name: str) -> Node | None:
         if not self._node_index and self.nodes:
@@ -75,6 +80,22 @@ class ClusterState:
     def raw(self, kind: str) -> tuple[Document, ...]:
         """The documents of one kind of ``kinds.RAW_KINDS`` (e.g. ``"Deployment"``), in listed order."""
         return self.raw_objects.get(kind, ())
+
+    def unbound_pods(self) -> tuple[Pod, ...]:
+        """The pods without a node, in listed order."""
+        return self._view("unbound", lambda p: not p.spec.node_name)
+
+    def affinity_pods(self) -> tuple[Pod, ...]:
+        """The pods with an affinity stanza, in listed order."""
+        return self._view("affinity", lambda p: p.spec.affinity is not None)
+
+    def _view(self, name: str, keep: Callable[[Pod], bool]) -> tuple[Pod, ...]:
+        got = self._views.get(name)
+        if got is not None and got[0] is self.pods:
+            return got[1]
+        view = tuple(p for p in self.pods if keep(p))
+        self._views[name] = (self.pods, view)
+        return view
 
     def pods_on(self, node_name: str) -> list[Pod]:
         return [p for p in self.pods if p.spec.node_name == node_name]

@@ -141,6 +141,7 @@ class SimBase:
             nodes=[s.node for s in rnd.active if s.node is not None],
             all_nodes=cluster.nodes,
             cluster_pods=cluster.pods,
+            affinity_pods=cluster.affinity_pods(),
         )
         self.scheduler = SchedulerBase(
             nodepools=rnd.pools,

@@ -12,14 +12,34 @@ which the next reconcile rebuilds from scratch.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from nodewright.api.core import Condition, Node, Pod
 from nodewright.api.karpenter import NodeClaim
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
+
+
+@dataclass
+class _PodIndex:
+    """Positions in the world's pod list: per node name ("" for pods without one) and of the pods
+    with an affinity stanza (kept while pods only change their node)."""
+
+    on: dict[str, set[int]]
+    affinity: set[int]
+
+    @classmethod
+    def of(cls, pods: Sequence[Pod]) -> _PodIndex:
+        on: dict[str, set[int]] = {}
+        affinity: set[int] = set()
+        for i, p in enumerate(pods):
+            on.setdefault(p.spec.node_name or "", set()).add(i)
+            if p.spec.affinity is not None:
+                affinity.add(i)
+        return cls(on, affinity)
 
 
 @dataclass
@@ -30,14 +50,22 @@ class World:
     pods: list[Pod]
     made: int = 0
     _state: list[StateNode] | None = field(default=None, repr=False)
+    _index: _PodIndex | None = field(default=None, repr=False)
 
     def cluster(self) -> ClusterState:
+        pods = tuple(self.pods)
+        views: dict[str, tuple[tuple[Pod, ...], tuple[Pod, ...]]] = {}
+        idx = self._index
+        if idx is not None:
+            views["unbound"] = (pods, tuple(pods[i] for i in sorted(idx.on.get("", ()))))
+            views["affinity"] = (pods, tuple(pods[i] for i in sorted(idx.affinity)))
         return dataclasses.replace(
             self.base,
             nodes=tuple(self.nodes),
             nodeclaims=tuple(self.claims),
-            pods=tuple(self.pods),
+            pods=pods,
             _node_index={},
+            _views=views,
         )
 
     def state(self, cluster: ClusterState) -> list[StateNode]:
@@ -60,39 +88,49 @@ class World:
     ) -> None:
         """A command completed: the candidates ``names`` (and their NodeClaims) leave, the placed
         pods (``target_of``: pod key -> node, bound now to one of ``origins`` or pending: "") bind
-        to their new nodes, the candidates' other reschedulable pods wait as pending.
-        ``launched``: the nodes the command launched (already appended)."""
+        to their new nodes, the candidates' other reschedulable pods wait as pending, the rest of
+        their pods leave with them. ``launched``: the nodes the command launched (already
+        appended). Only the pods of ``origins`` and ``names`` are visited (:class:`_PodIndex`)."""
         prev = self._state
         self.nodes = [n for n in self.nodes if n.metadata.name not in names]
         self.claims = [c for c in self.claims if c.metadata.name not in claim_names]
-        # the nodes whose pods change: those that receive pods and those placed pods leave
-        pods_of: dict[str, list[Pod]] = {
-            t: [] for t in (*target_of.values(), *origins) if t and t not in names
-        }
-        for t in launched:
-            pods_of.setdefault(t, [])
-        pods: list[Pod] = []
-        for p in self.pods:
+        idx = self._index
+        if idx is None:
+            idx = self._index = _PodIndex.of(self.pods)
+        pods: list[Pod | None] = list(self.pods)
+        on = idx.on
+        dropped = False
+        visit = sorted(i for n in {*origins, *names} for i in on.get(n, ()))
+        for i in visit:
+            p = pods[i]
+            assert p is not None
             bound = p.spec.node_name or ""
-            if bound not in origins and bound not in names:
-                pods.append(p)  # neither placed nor leaving
-                if bound in pods_of:
-                    pods_of[bound].append(p)
-                continue
             target = target_of.get(p.key)
+            q: Pod | None = p
             if target is not None and target not in names:
                 q = _bind(p, target)
-                pods.append(q)
-                pods_of[target].append(q)
-            elif p.spec.node_name in names:
+            elif bound in names:
                 # the node's other pods leave with it; those that need a home wait as pending
-                if podutil.is_reschedulable(p):
-                    pods.append(_unbind(p))
-            else:
-                pods.append(p)
-                if bound in pods_of:
-                    pods_of[bound].append(p)
-        self.pods = pods
+                q = _unbind(p) if podutil.is_reschedulable(p) else None
+            pods[i] = q
+            now = "" if q is None else (q.spec.node_name or "")
+            if q is None or now != bound:
+                on[bound].discard(i)
+                if q is None:
+                    dropped = True
+                    idx.affinity.discard(i)
+                else:
+                    on.setdefault(now, set()).add(i)
+        for n in names:
+            on.pop(n, None)
+        # the nodes whose pods change: those that receive pods and those placed pods leave
+        pods_of: dict[str, list[Pod]] = {}
+        for t in (*target_of.values(), *origins, *launched):
+            if t and t not in names and t not in pods_of:
+                pods_of[t] = [q for i in sorted(on.get(t, ())) if (q := pods[i]) is not None]
+        self.pods = [q for q in pods if q is not None] if dropped else cast("list[Pod]", pods)
+        if dropped:
+            self._index = None  # positions moved: rebuilt on the next command
         self._state = None if prev is None else self._next(prev, names, claim_names, pods_of, launched)
 
     def _next(

@@ -289,7 +289,7 @@ def prepare_round(
     generated, buffers = round_pods(
         cluster, workloads, capacity_buffer=options.feature_gates.capacity_buffer, scales=scales
     )
-    pending = [p for p in cluster.pods if not p.spec.node_name and podutil.is_provisionable(p)]
+    pending = [p for p in cluster.unbound_pods() if podutil.is_provisionable(p)]
     pending.extend(generated.pods)
     rescheduled = [p for s in deleting for p in s.pods if podutil.is_reschedulable(p)]
     errors: dict[str, str] = {}

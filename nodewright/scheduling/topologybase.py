@@ -68,7 +68,8 @@ def required_anti_affinity(pod: Pod) -> list[PodAffinityTerm]:
 
 class TopologyBase:
     """See the module docstring. ``nodes``: the active nodes; ``all_nodes`` (default ``nodes``):
-    every Node, to find where a pod runs; ``namespaces``: namespaces known beside the pods'."""
+    every Node, to find where a pod runs; ``namespaces``: namespaces known beside the pods';
+    ``affinity_pods``: those of ``cluster_pods`` with an affinity stanza, in order, when known."""
 
     def __init__(
         self,
@@ -77,6 +78,7 @@ class TopologyBase:
         all_nodes: Iterable[Node] | None = None,
         cluster_pods: Iterable[Pod] = (),
         namespaces: Iterable[str] = (),
+        affinity_pods: Sequence[Pod] | None = None,
     ) -> None:
         self.nodes: dict[str, TopoNode] = {}
         for node in nodes:
@@ -91,6 +93,7 @@ class TopologyBase:
         self._namespaces: set[str] | None = None
         self._counted: dict[str, list[CountedPod]] | None = None
         self._inverse: list[tuple[Pod, TopoNode]] | None = None
+        self._affinity_pods = affinity_pods
 
     def namespaces(self) -> set[str]:
         if self._namespaces is None:
@@ -117,7 +120,10 @@ class TopologyBase:
         if self._inverse is None:
             lookup = self.lookup
             out = []
-            for pod in [p for p in self.pods if p.spec.affinity is not None]:
+            with_affinity = self._affinity_pods
+            if with_affinity is None:
+                with_affinity = [p for p in self.pods if p.spec.affinity is not None]
+            for pod in with_affinity:
                 bound = lookup.get(pod.spec.node_name or "")
                 if (
                     bound is not None
