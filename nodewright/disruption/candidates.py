@@ -246,16 +246,25 @@ def pool_node_counts(state_nodes: Sequence[StateNode]) -> tuple[dict[str, int], 
     num: dict[str, int] = {}
     disrupting: dict[str, int] = {}
     for sn in state_nodes:
-        if sn.nodeclaim is None or not sn.initialized() or _cond_true(sn, INSTANCE_TERMINATING):
-            continue
-        pool = sn.label(labels.NODEPOOL) or ""
-        num[pool] = num.get(pool, 0) + 1
-        ready = sn.node is not None and any(
-            c.type == "Ready" and c.status == "True" for c in sn.node.status.conditions
-        )
-        if not ready or sn.marked_for_deletion():
-            disrupting[pool] = disrupting.get(pool, 0) + 1
+        got = sn.memo.get("pool_count")
+        if not isinstance(got, tuple):
+            got = sn.memo["pool_count"] = _pool_count(sn)  # a StateNode's objects do not change
+        pool, counted, busy = got
+        if counted:
+            num[pool] = num.get(pool, 0) + 1
+            if busy:
+                disrupting[pool] = disrupting.get(pool, 0) + 1
     return num, disrupting
+
+
+def _pool_count(sn: StateNode) -> tuple[str, bool, bool]:
+    """The node's pool, whether its pool's budgets count it, and whether it is disrupting."""
+    if sn.nodeclaim is None or not sn.initialized() or _cond_true(sn, INSTANCE_TERMINATING):
+        return "", False, False
+    ready = sn.node is not None and any(
+        c.type == "Ready" and c.status == "True" for c in sn.node.status.conditions
+    )
+    return sn.label(labels.NODEPOOL) or "", True, not ready or sn.marked_for_deletion()
 
 
 def budget_mapping(
