@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any, Final, TypeVar, overload
 
 from nodewright.algebra import resources as res
-from nodewright.catalog import aws, cache
+from nodewright.catalog import aws, cache, ec2calls
 from nodewright.catalog import overhead as oh
 from nodewright.catalog.fileformat import load_catalog_file
 from nodewright.catalog.model import Catalog, InstanceType, Overhead
@@ -85,7 +85,7 @@ def _source_inputs(region: str, embedded: bool) -> dict[str, Any]:
 
 def aws_base_types(region: str) -> list[aws.BaseType]:
     """The family-independent EC2 catalog of ``region``: memory cache, disk cache, then EC2."""
-    embedded = not aws.has_aws_credentials()
+    embedded = not ec2calls.has_aws_credentials()
     inputs = _source_inputs(region, embedded)
     memo_key = (region, repr(sorted(inputs.items())))
     with _lock:
@@ -100,7 +100,7 @@ def aws_base_types(region: str) -> list[aws.BaseType]:
             "the embedded EC2 model" if embedded else "EC2",
             path.parent,
         )
-        answers, _ = aws.fetch(region, embedded=embedded)
+        answers, _ = ec2calls.fetch(region, embedded=embedded)
         types = aws.base_types(answers)
         if not types and embedded:
             raise CatalogError(
@@ -161,7 +161,7 @@ def load_catalog(spec: str = DEFAULT_SPEC, *, options: NodeClassOptions | None =
                 f'invalid catalog "{spec}"; expected aws:<region> such as aws:us-east-1', file=spec
             )
         if not has_table(region):
-            aws.check_region(region)
+            ec2calls.check_region(region)
         return load_aws_catalog(region, options=options)
     catalog = _file_catalog(spec)
     if not shape:

@@ -15,11 +15,10 @@ import dataclasses
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from nodewright import labels
-from nodewright.algebra.resources import format_resource_list
-from nodewright.api.core import Condition, Node
+from nodewright.api.core import Condition
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
@@ -45,7 +44,7 @@ from nodewright.disruption.result import (
 )
 from nodewright.disruption.simbase import mark_deleting
 from nodewright.disruption.simulate import Replacement, SimCache, SimContext, simulate
-from nodewright.disruption.world import World
+from nodewright.disruption.world import World, launched
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
 from nodewright.scheduling.nodeclaim import template_requirements
 from nodewright.scheduling.plan import CatalogFor, PlanOptions
@@ -60,7 +59,6 @@ METHODS: Final = (
 )
 DRIFT_METHODS: Final = ("emptiness", "static-drift", "drift")
 """``scope="drift"``: the methods that roll drifted nodes (emptiness only for drifted nodes)."""
-EPOCH: Final = "1970-01-01T00:00:00Z"
 MAX_ROUNDS: Final = 10_000
 
 
@@ -345,58 +343,10 @@ class _Forecast:
 
     def _make(self, name: str, rep: Replacement, *, up: bool) -> None:
         """The NodeClaim ``name`` launched for ``rep``; ``up``: initialized, with its Ready Node."""
-        got = rep.launch()
-        node_labels: dict[str, str] = {
-            k: v for k, v in rep.requirements.labels(include_restricted=True).items() if k != labels.HOSTNAME
-        }
-        cap: dict[str, str] = {}
-        alloc: dict[str, str] = {}
-        if got is not None:
-            it, o = got
-            node_labels.update(
-                {labels.INSTANCE_TYPE: it.name, labels.ZONE: o.zone, labels.CAPACITY_TYPE: o.capacity_type}
-            )
-            if o.reservation_id:
-                node_labels[labels.CAPACITY_RESERVATION_ID] = o.reservation_id
-            cap, alloc = format_resource_list(it.capacity), format_resource_list(it.allocatable())
-        node_labels[labels.NODEPOOL] = rep.pool
-        quiet = up
-        conds: list[dict[str, Any]] = [
-            {"type": "Launched", "status": "True", "lastTransitionTime": self.at_text}
-        ]
-        if quiet:
-            conds.append({"type": "Initialized", "status": "True", "lastTransitionTime": EPOCH})
-        claim = NodeClaim.model_validate(
-            {
-                "metadata": {"name": name, "labels": node_labels},
-                "spec": {"requirements": []},
-                "status": {
-                    "capacity": cap,
-                    "allocatable": alloc,
-                    "conditions": conds,
-                    "providerID": f"forecast://{name}",
-                    **({"nodeName": name} if quiet else {}),
-                },
-            }
-        )
+        claim, node = launched(name, rep, up=up, at=self.at_text)
         self.world.claims.append(claim)
-        if quiet:
-            self.world.nodes.append(
-                Node.model_validate(
-                    {
-                        "metadata": {
-                            "name": name,
-                            "labels": {**node_labels, labels.HOSTNAME: name, labels.NODE_INITIALIZED: "true"},
-                        },
-                        "spec": {"providerID": f"forecast://{name}"},
-                        "status": {
-                            "capacity": cap,
-                            "allocatable": alloc,
-                            "conditions": [{"type": "Ready", "status": "True"}],
-                        },
-                    }
-                )
-            )
+        if node is not None:
+            self.world.nodes.append(node)
 
 
 def forecast(

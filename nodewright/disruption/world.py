@@ -14,13 +14,20 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
+from nodewright import labels
+from nodewright.algebra.resources import format_resource_list
 from nodewright.api.core import Condition, Node, Pod
 from nodewright.api.karpenter import NodeClaim
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
+
+if TYPE_CHECKING:
+    from nodewright.disruption.simulate import Replacement
+
+EPOCH: Final = "1970-01-01T00:00:00Z"
 
 
 @dataclass
@@ -189,3 +196,56 @@ def _unbind(p: Pod) -> Pod:
     cond = Condition(type="PodScheduled", status="False", reason="Unschedulable")
     status = p.status.model_copy(update={"phase": "Pending", "conditions": [cond]})
     return p.model_copy(update={"spec": spec, "status": status})
+
+
+def launched(name: str, rep: Replacement, *, up: bool, at: str) -> tuple[NodeClaim, Node | None]:
+    """The NodeClaim ``name`` a forecast launches for ``rep`` (launched at ``at``) and, when ``up``
+    (initialized), its Ready Node."""
+    got = rep.launch()
+    node_labels: dict[str, str] = {
+        k: v for k, v in rep.requirements.labels(include_restricted=True).items() if k != labels.HOSTNAME
+    }
+    cap: dict[str, str] = {}
+    alloc: dict[str, str] = {}
+    if got is not None:
+        it, o = got
+        node_labels.update(
+            {labels.INSTANCE_TYPE: it.name, labels.ZONE: o.zone, labels.CAPACITY_TYPE: o.capacity_type}
+        )
+        if o.reservation_id:
+            node_labels[labels.CAPACITY_RESERVATION_ID] = o.reservation_id
+        cap, alloc = format_resource_list(it.capacity), format_resource_list(it.allocatable())
+    node_labels[labels.NODEPOOL] = rep.pool
+    conds: list[dict[str, Any]] = [{"type": "Launched", "status": "True", "lastTransitionTime": at}]
+    if up:
+        conds.append({"type": "Initialized", "status": "True", "lastTransitionTime": EPOCH})
+    claim = NodeClaim.model_validate(
+        {
+            "metadata": {"name": name, "labels": node_labels},
+            "spec": {"requirements": []},
+            "status": {
+                "capacity": cap,
+                "allocatable": alloc,
+                "conditions": conds,
+                "providerID": f"forecast://{name}",
+                **({"nodeName": name} if up else {}),
+            },
+        }
+    )
+    if not up:
+        return claim, None
+    node = Node.model_validate(
+        {
+            "metadata": {
+                "name": name,
+                "labels": {**node_labels, labels.HOSTNAME: name, labels.NODE_INITIALIZED: "true"},
+            },
+            "spec": {"providerID": f"forecast://{name}"},
+            "status": {
+                "capacity": cap,
+                "allocatable": alloc,
+                "conditions": [{"type": "Ready", "status": "True"}],
+            },
+        }
+    )
+    return claim, node

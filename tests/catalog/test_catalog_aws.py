@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from nodewright import labels
-from nodewright.catalog import Catalog, apply_kubelet, load_catalog, loader
+from nodewright.catalog import Catalog, apply_kubelet, ec2calls, load_catalog, loader
 from nodewright.catalog import aws as aws_mod
 from nodewright.catalog import cache as cache_mod
 from nodewright.userdata import nodeclass_catalog
@@ -76,7 +76,7 @@ def test_warm_load_comes_from_disk_cache(
     def no_ec2(*_: Any, **__: Any) -> Any:
         raise AssertionError("EC2 was called although the disk cache is warm")
 
-    monkeypatch.setattr(aws_mod, "fetch", no_ec2)
+    monkeypatch.setattr(ec2calls, "fetch", no_ec2)
     again = load_catalog("aws:us-east-1")
     assert again.names() == catalog.names()
     assert again["m5.large"].allocatable() == catalog["m5.large"].allocatable()
@@ -212,7 +212,7 @@ def test_real_aws_spot_prices_and_missing_zones(catalog: Catalog) -> None:
             "EncryptionInTransitSupported": False,
         },
     }
-    answers = aws_mod._call_ec2(_RecordedEC2(info), "us-east-1", trust_spot=True)
+    answers = ec2calls._call_ec2(_RecordedEC2(info), "us-east-1", trust_spot=True)
     (base,) = aws_mod.base_types(answers)
     by = {(o.zone, o.capacity_type): o for o in base.offerings}
     assert by[("eu-x-1a", "spot")].price == pytest.approx(0.04)  # latest record wins
@@ -223,11 +223,11 @@ def test_real_aws_spot_prices_and_missing_zones(catalog: Catalog) -> None:
 
 def test_credentials_detection(tmp_path: Path) -> None:
     missing = str(tmp_path / "none")
-    assert not aws_mod.has_aws_credentials({"AWS_SHARED_CREDENTIALS_FILE": missing})
-    assert aws_mod.has_aws_credentials({"AWS_ACCESS_KEY_ID": "x", "AWS_SHARED_CREDENTIALS_FILE": missing})
-    assert aws_mod.has_aws_credentials({"AWS_PROFILE": "dev", "AWS_SHARED_CREDENTIALS_FILE": missing})
-    assert not aws_mod.has_aws_credentials({"AWS_PROFILE": "dev", aws_mod.SOURCE_ENV: "embedded"})
-    assert aws_mod.has_aws_credentials({aws_mod.SOURCE_ENV: "aws", "AWS_SHARED_CREDENTIALS_FILE": missing})
+    assert not ec2calls.has_aws_credentials({"AWS_SHARED_CREDENTIALS_FILE": missing})
+    assert ec2calls.has_aws_credentials({"AWS_ACCESS_KEY_ID": "x", "AWS_SHARED_CREDENTIALS_FILE": missing})
+    assert ec2calls.has_aws_credentials({"AWS_PROFILE": "dev", "AWS_SHARED_CREDENTIALS_FILE": missing})
+    assert not ec2calls.has_aws_credentials({"AWS_PROFILE": "dev", ec2calls.SOURCE_ENV: "embedded"})
+    assert ec2calls.has_aws_credentials({ec2calls.SOURCE_ENV: "aws", "AWS_SHARED_CREDENTIALS_FILE": missing})
 
 
 def test_invalid_region_spec() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,22 @@ def test_example_cluster_file() -> None:
     assert len(state.daemonsets) == 3
     assert state.node("ip-10-0-1-17.ec2.internal") is not None
     assert len(state.pods_on("ip-10-0-1-17.ec2.internal")) == 3
+
+
+def test_pod_views_follow_the_pods_of_a_copy() -> None:
+    """``unbound_pods``/``affinity_pods`` are views of the state's own pods: a copy made with
+    other pods (``dataclasses.replace``, which shares the views' memo) never answers from the
+    original's."""
+    state = load_cluster(EXAMPLE)
+    bound = state.unbound_pods()
+    assert [p.key for p in bound] == [p.key for p in state.pods if not p.spec.node_name]
+    pending = state.pods[0].model_copy(
+        update={"spec": state.pods[0].spec.model_copy(update={"node_name": None})}
+    )
+    copy = dataclasses.replace(state, pods=(pending, *state.pods[1:]))
+    assert pending in copy.unbound_pods()
+    assert pending not in state.unbound_pods()
+    assert [p.key for p in copy.affinity_pods()] == [p.key for p in copy.pods if p.spec.affinity is not None]
 
 
 def test_pod_with_bad_quantity_names_path(tmp_path: Path) -> None:
