@@ -44,7 +44,7 @@ from nodewright.disruption.result import (
 )
 from nodewright.disruption.simbase import mark_deleting
 from nodewright.disruption.simulate import Replacement, SimCache, SimContext, simulate
-from nodewright.disruption.world import World, launched
+from nodewright.disruption.world import World, replacement_objects
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
 from nodewright.scheduling.nodeclaim import template_requirements
 from nodewright.scheduling.plan import CatalogFor, PlanOptions
@@ -343,7 +343,7 @@ class _Forecast:
 
     def _make(self, name: str, rep: Replacement, *, up: bool) -> None:
         """The NodeClaim ``name`` launched for ``rep``; ``up``: initialized, with its Ready Node."""
-        claim, node = launched(name, rep, up=up, at=self.at_text)
+        claim, node = replacement_objects(name, rep, up=up, at=self.at_text)
         self.world.claims.append(claim)
         if node is not None:
             self.world.nodes.append(node)

@@ -198,7 +198,7 @@ def _unbind(p: Pod) -> Pod:
     return p.model_copy(update={"spec": spec, "status": status})
 
 
-def launched(name: str, rep: Replacement, *, up: bool, at: str) -> tuple[NodeClaim, Node | None]:
+def replacement_objects(name: str, rep: Replacement, *, up: bool, at: str) -> tuple[NodeClaim, Node | None]:
     """The NodeClaim ``name`` a forecast launches for ``rep`` (launched at ``at``) and, when ``up``
     (initialized), its Ready Node."""
     got = rep.launch()

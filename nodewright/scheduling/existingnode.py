@@ -87,6 +87,12 @@ class StateNode:
         return self.name
 
     def initialized(self) -> bool:
+        got = self.memo.get("initialized")
+        if got is None:
+            got = self.memo["initialized"] = self._initialized()
+        return bool(got)
+
+    def _initialized(self) -> bool:
         if self.node is None:
             return False
         if self.nodeclaim is None and labels.NODEPOOL not in self.node.metadata.labels:
@@ -94,6 +100,12 @@ class StateNode:
         return self.node.metadata.labels.get(labels.NODE_INITIALIZED) == "true"
 
     def marked_for_deletion(self) -> bool:
+        got = self.memo.get("marked")
+        if got is None:
+            got = self.memo["marked"] = self._marked_for_deletion()
+        return bool(got)
+
+    def _marked_for_deletion(self) -> bool:
         if self.node is not None and (
             self.node.metadata.deletion_timestamp is not None
             or any(t.key == labels.DISRUPTED_TAINT_KEY for t in self.node.spec.taints)
