@@ -18,8 +18,11 @@ reconcile while most nodes stay as they were).
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import is_
 from typing import Any, Final
 
 from nodewright import labels
@@ -66,7 +69,11 @@ class NodeMemo:
         # the last templates built, by what they derive from
         self.templates: dict[
             tuple[object, ...],
-            tuple[list[Template], object, tuple[list[InstanceType], list[InstanceType], Any]],
+            tuple[
+                list[Template],
+                tuple[Sequence[NodePool], dict[str, Sequence[InstanceType]]],
+                tuple[list[InstanceType], list[InstanceType], Any],
+            ],
         ] = {}
 
     def facts(self, sn: StateNode) -> _Facts:
@@ -83,6 +90,18 @@ class NodeMemo:
             return got
         got = self._by_name[sn.name] = _fresh(sn, ids)
         return got
+
+
+def _same_types(
+    before: Mapping[str, Sequence[InstanceType]],
+    now: Mapping[str, Sequence[InstanceType]],
+    nodepools: Sequence[NodePool],
+) -> bool:
+    for np in nodepools:
+        a, b = before.get(np.name, ()), now.get(np.name, ())
+        if len(a) != len(b) or not all(map(is_, a, b)):
+            return False
+    return True
 
 
 def _fresh(sn: StateNode, ids: tuple[int, ...] = ()) -> _Facts:
@@ -134,12 +153,15 @@ class SchedulerBase:
         tkey: tuple[object, ...] = ()
         if memo is not None:
             tkey = (
-                tuple((np.name, id(np), tuple(map(id, instance_types.get(np.name, ())))) for np in nodepools),
+                tuple((np.name, id(np)) for np in nodepools),
                 tuple(space.names),
                 self.relax_min_values,
                 tuple(p.model_dump_json() for p in daemonset_pods),
             )
             kept = memo.templates.get(tkey)
+            # and the very same instance types per NodePool (compared by identity, in C)
+            if kept is not None and not _same_types(kept[1][1], instance_types, nodepools):
+                kept = None
         if kept is not None:
             self.templates, _, (self.all_types, self.reserved_types, self.allow_undefined) = kept
         else:
@@ -160,6 +182,7 @@ class SchedulerBase:
         existing: list[ExistingNode] = []
         # per existing node: its NodePool (when limited) and what it takes from the pool's limits
         charges: dict[int, tuple[str, ResourceList]] = {}
+        taken: dict[str, ResourceList] = {}
         for sn in state_nodes:
             facts = memo.facts(sn) if memo is not None else _fresh(sn)
             daemons = [
@@ -180,7 +203,15 @@ class SchedulerBase:
             if pool is not None and pool in self.remaining:
                 charge = {**facts.capacity, NODES: 1000}
                 charges[id(node)] = (pool, charge)
-                self.remaining[pool] = subtract(self.remaining[pool], charge)
+                acc = taken.get(pool)
+                if acc is None:
+                    taken[pool] = dict(charge)
+                else:
+                    for k, v in charge.items():
+                        acc[k] = acc.get(k, 0) + v
+        # a pool's limits minus its nodes' capacities, subtracted at once (over the limits' keys)
+        for pool, acc in taken.items():
+            self.remaining[pool] = subtract(self.remaining[pool], acc)
         existing.sort(key=lambda n: (not n.initialized, n.name))
         self.existing = existing
         self.charges = {i: charges[id(n)] for i, n in enumerate(existing) if id(n) in charges}
@@ -188,10 +219,7 @@ class SchedulerBase:
         # how many existing nodes define each requirement key: a pod requiring (In/Exists/Gt/Lt) a
         # key no node defines is refused by every node's requirements check (Requirements.is_compatible
         # with no undefined keys allowed), so none of them is tried
-        self.node_keys: dict[str, int] = {}
-        for n in existing:
-            for req_key in n.requirements:
-                self.node_keys[req_key] = self.node_keys.get(req_key, 0) + 1
+        self.node_keys: dict[str, int] = dict(Counter(chain.from_iterable(n.requirements for n in existing)))
         self._by_node_name: dict[str, int] | None = None
 
     def _type_facts(
