@@ -272,13 +272,19 @@ class SimBase:
             moving = self._moving(sn)
             if moving is None:
                 return None
-            vecs = [d.vec for d, ok in moving if ok]
-            dims = len(self.rnd.space.names)
-            got = self.asks[sn.name] = (
-                tuple(map(sum, zip(*vecs, strict=True))) if vecs else (0,) * dims,
-                tuple(map(min, zip(*vecs, strict=True))) if vecs else (0,) * dims,
-                len(vecs),
-            )
+            kept = sn.memo.get("simbase.asks")
+            if isinstance(kept, tuple) and kept[0] is moving:
+                got = kept[1]  # the node's moving pods as kept on its StateNode
+            else:
+                vecs = [d.vec for d, ok in moving if ok]
+                dims = len(self.rnd.space.names)
+                got = (
+                    tuple(map(sum, zip(*vecs, strict=True))) if vecs else (0,) * dims,
+                    tuple(map(min, zip(*vecs, strict=True))) if vecs else (0,) * dims,
+                    len(vecs),
+                )
+                sn.memo["simbase.asks"] = (moving, got)
+            self.asks[sn.name] = got
         return got
 
     def _holds(self, least: tuple[int, ...]) -> tuple[dict[str, int], int]:
@@ -297,11 +303,21 @@ class SimBase:
         dims = len(space.names)
         room: dict[str, tuple[int, ...]] = {}
         total = [0] * dims
+        names = tuple(space.names)
         for n in self.scheduler.existing:
-            if any(v < 0 for v in n.remaining.values()):
+            kept = n.state.memo.get("simbase.room")
+            if isinstance(kept, tuple) and kept[0] is n and kept[1] == names:
+                vec = kept[2]  # the same scheduler node (shared between reconciles) in the same space
+            else:
+                vec = (
+                    None
+                    if any(v < 0 for v in n.remaining.values())
+                    # a pod asks only for the round's resources (else it has no base): the rest is no room
+                    else space.vec({k: v for k, v in n.remaining.items() if k in self._names})
+                )
+                n.state.memo["simbase.room"] = (n, names, vec)
+            if vec is None:
                 continue
-            # a pod asks only for the round's resources (else it has no base): the rest is no room
-            vec = space.vec({k: v for k, v in n.remaining.items() if k in self._names})
             room[n.name] = vec
             total = list(map(add, total, vec))
         cap = [0] * dims
