@@ -81,7 +81,9 @@ def main() -> None:
             print(f"exit {code}: {err[-500:]}")
             return
     ru = usage
-    s = json.loads(out)["summary"]
+    # under --profile, py-spy's own messages share the child's stdout around the document
+    doc, _ = json.JSONDecoder().raw_decode(out[out.find("{") :])
+    s = doc["summary"]
     shape = (
         f"{a.nodes} nodes / {a.nodes * a.pods_per_node} pods / {a.pools} pools"
         if a.input is None
