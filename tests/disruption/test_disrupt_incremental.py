@@ -155,21 +155,18 @@ def _view(sim: Simulation) -> tuple[object, ...]:
     )
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_an_incremental_simulation_equals_one_from_scratch(seed: int) -> None:
+def _seeded(seed: int) -> tuple[ClusterState, dict[str, Any], list[Any], list[Any]]:
+    """The seeded random state, the keyword arguments of its SimContext, its state nodes and its
+    graceful candidates."""
     pools, state, types = random_state(seed)
-    rng = random.Random(1000 + seed)
-    settings = resolve(flags={})
     pdbs = PdbLimits(state.pdbs)
     common: dict[str, Any] = {
         "nodepools": pools,
         "catalog_for": lambda _np: list(types),
-        "options": PlanOptions.of(settings),
+        "options": PlanOptions.of(resolve(flags={})),
         "pdbs": pdbs,
         "now": AT,
     }
-    incremental = SimContext(**common)
-    scratch = SimContext(**common, incremental=False)
     sns = build_state_nodes(state.nodes, state.nodeclaims, state.pods)
     found, _ = get_candidates(
         sns,
@@ -180,6 +177,15 @@ def test_an_incremental_simulation_equals_one_from_scratch(seed: int) -> None:
         disruption_class=GRACEFUL,
         memo=CandidateMemo(),
     )
+    return state, common, sns, found
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_an_incremental_simulation_equals_one_from_scratch(seed: int) -> None:
+    state, common, sns, found = _seeded(seed)
+    rng = random.Random(1000 + seed)
+    incremental = SimContext(**common)
+    scratch = SimContext(**common, incremental=False)
     batches = [[c] for c in found]
     for _ in range(6):
         if found:
@@ -308,26 +314,8 @@ def _bound_cases() -> list[tuple[bool, Simulation]]:
     scratch (no limit)."""
     out: list[tuple[bool, Simulation]] = []
     for seed in range(40):
-        pools, state, types = random_state(seed)
+        state, common, sns, found = _seeded(seed)
         rng = random.Random(2000 + seed)
-        pdbs = PdbLimits(state.pdbs)
-        common: dict[str, Any] = {
-            "nodepools": pools,
-            "catalog_for": lambda _np, types=types: list(types),
-            "options": PlanOptions.of(resolve(flags={})),
-            "pdbs": pdbs,
-            "now": AT,
-        }
-        sns = build_state_nodes(state.nodes, state.nodeclaims, state.pods)
-        found, _ = get_candidates(
-            sns,
-            pools={p.name: p for p in pools},
-            types={p.name: {it.name: it for it in types} for p in pools},
-            pdbs=pdbs,
-            now=AT,
-            disruption_class=GRACEFUL,
-            memo=CandidateMemo(),
-        )
         if len(found) < 2:
             continue
         base = SimBase(state, SimContext(**common), sns)
