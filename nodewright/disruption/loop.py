@@ -23,7 +23,7 @@ from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
 from nodewright.disruption import methods as m
-from nodewright.disruption.balanced import Evaluator, Totals
+from nodewright.disruption.balanced import BALANCED, Evaluator, Totals
 from nodewright.disruption.candidates import (
     Candidate,
     CandidateMemo,
@@ -94,6 +94,7 @@ class _Forecast:
     ) -> None:
         self.pools = list(nodepools)
         self.pool_map = {np.name: np for np in self.pools}
+        self._any_balanced = any(np.spec.disruption.consolidation_policy == BALANCED for np in self.pools)
         self.types: dict[str, dict[str, InstanceType]] = {}
         for np in self.pools:
             its = list(catalog_for(np))
@@ -188,7 +189,8 @@ class _Forecast:
             unconsolidatable=note,
             drift_blocked=drift_blocked,
             spot_to_spot=self.settings.feature_gates.spot_to_spot_consolidation,
-            evaluator=Evaluator(self._totals(all_cands, state)),
+            # the totals are read only for Balanced pools' moves
+            evaluator=Evaluator(self._totals(all_cands, state) if self._any_balanced else None),
         )
 
     def _totals(self, cands: Sequence[Candidate], state: Sequence[StateNode]) -> dict[str, Totals]:
