@@ -14,7 +14,7 @@ on capacity that has not come up.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
@@ -45,40 +45,75 @@ def _compatible(o: Offering, reqs: Requirements) -> bool:
     return reqs.is_compatible(o.requirements, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN)
 
 
-def compatibility(reqs: Requirements) -> Callable[[Offering], bool]:
-    """Whether an offering is compatible with ``reqs`` (which must not change while it is used),
-    once per distinct offering requirement: an offering's requirements are its capacity type,
-    zone and reservation, and a replacement's hundreds of types repeat a few of them."""
-    seen: dict[tuple[str, str, str | None], bool] = {}
+class Compatibility:
+    """Whether an offering is compatible with ``reqs`` (which must not change while this is used),
+    decided once per distinct offering requirement: an offering's requirements are its capacity
+    type, zone and reservation, and a replacement's hundreds of types repeat a few of them."""
 
-    def ok(o: Offering) -> bool:
-        key = (o.capacity_type, o.zone, o.reservation_id)
-        got = seen.get(key)
-        if got is None:
-            got = seen[key] = _compatible(o, reqs)
+    __slots__ = ("reqs", "seen")
+
+    def __init__(self, reqs: Requirements) -> None:
+        self.reqs = reqs
+        self.seen: dict[tuple[str, str, str | None], bool] = {}
+
+    def check(self, key: tuple[str, str, str | None], o: Offering) -> bool:
+        got = self.seen[key] = _compatible(o, self.reqs)
         return got
 
-    return ok
+
+_OfferKey = tuple[str, str, str | None]
+# per instance type (kept alive with its entry, so that ids are not reused): its available
+# offerings as (compatibility key, capacity type, price, offering); types and offerings are frozen
+_OFFERS: dict[int, tuple[InstanceType, tuple[tuple[_OfferKey, str, float, Offering], ...]]] = {}
+_OFFERS_MAX: Final = 50_000
 
 
-def cheapest_price(
-    it: InstanceType, reqs: Requirements, ok: Callable[[Offering], bool] | None = None
-) -> float:
-    ok = ok or compatibility(reqs)
-    prices = [o.price for o in it.offerings if o.available and ok(o)]
-    return min(prices) if prices else _INF
+def _available(it: InstanceType) -> tuple[tuple[_OfferKey, str, float, Offering], ...]:
+    got = _OFFERS.get(id(it))
+    if got is None or got[0] is not it:
+        if len(_OFFERS) >= _OFFERS_MAX:
+            _OFFERS.clear()
+        got = _OFFERS[id(it)] = (
+            it,
+            tuple(
+                ((o.capacity_type, o.zone, o.reservation_id), o.capacity_type, o.price, o)
+                for o in it.offerings
+                if o.available
+            ),
+        )
+    return got[1]
 
 
-def worst_launch_price(
-    it: InstanceType, reqs: Requirements, ok: Callable[[Offering], bool] | None = None
-) -> float:
+def cheapest_price(it: InstanceType, reqs: Requirements, ok: Compatibility | None = None) -> float:
+    """The cheapest compatible available offering's price (infinite: none)."""
+    ok = ok or Compatibility(reqs)
+    seen = ok.seen
+    best = _INF
+    for key, _ct, price, o in _available(it):
+        allowed = seen.get(key)
+        if allowed is None:
+            allowed = ok.check(key, o)
+        if allowed and price < best:
+            best = price
+    return best
+
+
+def worst_launch_price(it: InstanceType, reqs: Requirements, ok: Compatibility | None = None) -> float:
     """``Offerings.Available().WorstLaunchPrice``: the dearest compatible offering of the capacity
     type the launch would use (reserved, then spot, then on-demand)."""
-    ok = ok or compatibility(reqs)
+    ok = ok or Compatibility(reqs)
+    seen = ok.seen
+    worst: dict[str, float] = {}
+    for key, ct, price, o in _available(it):
+        allowed = seen.get(key)
+        if allowed is None:
+            allowed = ok.check(key, o)
+        if allowed and price > worst.get(ct, -_INF):
+            worst[ct] = price
     for ct in _CT_ORDER:
-        prices = [o.price for o in it.offerings if o.available and o.capacity_type == ct and ok(o)]
-        if prices:
-            return max(prices)
+        got = worst.get(ct)
+        if got is not None:
+            return got
     return _INF
 
 
@@ -94,17 +129,17 @@ class Replacement:
     taints: list[Taint] = field(default_factory=list)
 
     def order_by_price(self) -> None:
-        ok = compatibility(self.requirements)
+        ok = Compatibility(self.requirements)
         self.types.sort(key=lambda it: (cheapest_price(it, self.requirements, ok), it.name))
 
     def compatible(self) -> None:
-        ok = compatibility(self.requirements)
+        ok = Compatibility(self.requirements)
         self.types = [it for it in self.types if cheapest_price(it, self.requirements, ok) < _INF]
 
     def remove_by_price_and_min_values(self, max_price: float) -> str | None:
         """Keep the types whose worst-case launch price is below ``max_price``; the minValues
         error text when the rest no longer satisfies them (the replacement is then unusable)."""
-        ok = compatibility(self.requirements)
+        ok = Compatibility(self.requirements)
         self.types = [it for it in self.types if worst_launch_price(it, self.requirements, ok) < max_price]
         _, _, err = satisfies_min_values(self.requirements, self.types)
         return err

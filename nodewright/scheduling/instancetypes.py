@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import add as _add
 from typing import Final
 
 from nodewright import labels
@@ -73,7 +74,9 @@ def _few_bits(mask: int) -> list[int]:
 
 
 def vec_add(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(x + y for x, y in zip(a, b, strict=True))
+    if len(a) != len(b):
+        raise ValueError(f"resource vectors of {len(a)} and {len(b)} resources")
+    return tuple(map(_add, a, b))
 
 
 def iter_bits(mask: int) -> list[int]:
