@@ -100,10 +100,13 @@ class _Same:
         return id(self.obj)
 
 
+_UNBOUNDED: Final = 1 << 62
+
+
 def _fits_times(least: tuple[int, ...], room: tuple[int, ...]) -> int:
-    """How many requests of ``least`` fit in ``room`` (every request asks for one pod, so
-    this is finite)."""
-    return min(r // q for q, r in zip(least, room, strict=True) if q > 0)
+    """How many requests of ``least`` fit in ``room`` (every pod asks for one ``pods``, so this is
+    finite; a request of nothing would fit without bound)."""
+    return min((r // q for q, r in zip(least, room, strict=True) if q > 0), default=_UNBOUNDED)
 
 
 class SimBase:
