@@ -17,13 +17,14 @@ candidate's pod requesting a resource outside the round's resource space.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import add, sub
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from nodewright import labels
 from nodewright.algebra.resources import requests_for_pod
 from nodewright.api.core import Node, Pod, Taint
+from nodewright.api.karpenter import NodeClaim
 from nodewright.cluster.state import ClusterState
 from nodewright.disruption.candidates import Candidate
 from nodewright.scheduling import podutil
@@ -51,22 +52,44 @@ def mark_deleting(node: Node) -> Node:
     return node.model_copy(update={"spec": spec})
 
 
-def deleting_pod_keys(cluster: ClusterState) -> set[str]:
+def _node_deleting(n: Node) -> str | None:
+    if n.metadata.deletion_timestamp is not None or any(
+        t.key == labels.DISRUPTED_TAINT_KEY for t in n.spec.taints
+    ):
+        return n.metadata.name
+    return None
+
+
+def _claim_deleting(nc: NodeClaim) -> str | None:
+    if nc.metadata.deletion_timestamp is not None and nc.status.node_name:
+        return nc.status.node_name
+    return None
+
+
+def deleting_pod_keys(
+    cluster: ClusterState, memo: dict[int, tuple[object, str | None]] | None = None
+) -> set[str]:
     """Pods of nodes already deleting (deletion timestamp or Karpenter's disrupted taint, or a
-    deleting NodeClaim's node): placing them on an uninitialized node is no error."""
+    deleting NodeClaim's node): placing them on an uninitialized node is no error. ``memo``: each
+    Node's and NodeClaim's answer by object from an earlier call (replaced by this call's)."""
     keys: set[str] = set()
-    bound_deleting = {
-        n.metadata.name
-        for n in cluster.nodes
-        if n.metadata.deletion_timestamp is not None
-        or any(t.key == labels.DISRUPTED_TAINT_KEY for t in n.spec.taints)
-    }
-    claim_deleting = {
-        nc.status.node_name
-        for nc in cluster.nodeclaims
-        if nc.metadata.deletion_timestamp is not None and nc.status.node_name
-    }
-    names = bound_deleting | claim_deleting
+    known = dict(memo) if memo is not None else {}
+    if memo is not None:
+        memo.clear()
+    names: set[str] = set()
+
+    def note(obj: Any, answer: Callable[[Any], str | None]) -> None:
+        got = known.get(id(obj))
+        name = got[1] if got is not None and got[0] is obj else answer(obj)
+        if memo is not None:
+            memo[id(obj)] = (obj, name)
+        if name:
+            names.add(name)
+
+    for n in cluster.nodes:
+        note(n, _node_deleting)
+    for nc in cluster.nodeclaims:
+        note(nc, _claim_deleting)
     if names:
         for p in cluster.pods:
             if p.spec.node_name and p.spec.node_name in names:
@@ -126,7 +149,7 @@ class SimBase:
         )
         self.universe = universe_for(rnd, ctx)
         self.rnd = rnd
-        self.deleting_keys = deleting_pod_keys(cluster)
+        self.deleting_keys = deleting_pod_keys(cluster, ctx.cache.deleting)
         self.position = {id(sn): i for i, sn in enumerate(rnd.state_nodes)}
         self.by_node_name = {sn.name: sn for sn in rnd.state_nodes if sn.node is not None}
         deleting = [sn for sn in rnd.state_nodes if sn.marked_for_deletion()]

@@ -232,6 +232,8 @@ class SimCache:
     type_cache: dict[tuple[object, ...], TypeIndex | None] = field(default_factory=dict)
     node_memo: NodeMemo = field(default_factory=NodeMemo)
     base: SimBase | None = None
+    # per Node and NodeClaim object, whether (and as which node name) it is deleting
+    deleting: dict[int, tuple[object, str | None]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -316,7 +316,9 @@ class FitIndex:
     Call :meth:`update` after a node's ``remaining`` shrinks.
     """
 
-    def __init__(self, nodes: Sequence[ExistingNode]) -> None:
+    def __init__(self, nodes: Sequence[ExistingNode], *, kept: bool = False) -> None:
+        """``kept``: the nodes are never changed in place (a shared base's), so each node's leaf is
+        kept on its state node and reused by a later index over the same node object."""
         self.nodes = nodes
         self.count = len(nodes)
         self.dims = tuple(sorted({k for n in nodes for k in n.remaining}))
@@ -330,9 +332,18 @@ class FitIndex:
         # per request vector, the first node that covered it at the last walk
         self._first: dict[tuple[int, ...], int] = {}
         for i, n in enumerate(nodes):
-            self.tree[size + i] = self._vec(n)
+            self.tree[size + i] = self._kept_vec(n) if kept else self._vec(n)
         for i in range(size - 1, 0, -1):
             self.tree[i] = tuple(map(max, self.tree[2 * i], self.tree[2 * i + 1]))
+
+    def _kept_vec(self, node: ExistingNode) -> tuple[int, ...]:
+        got = node.state.memo.get("fit.leaf")
+        if isinstance(got, tuple) and got[0] is node and got[1] == self.dims:
+            leaf: tuple[int, ...] = got[2]
+            return leaf
+        leaf = self._vec(node)
+        node.state.memo["fit.leaf"] = (node, self.dims, leaf)
+        return leaf
 
     def _vec(self, node: ExistingNode) -> tuple[int, ...]:
         rem = node.remaining

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import is_
@@ -90,6 +90,20 @@ class NodeMemo:
             return got
         got = self._by_name[sn.name] = _fresh(sn, ids)
         return got
+
+
+def _requirement_keys(node: ExistingNode, kept: bool) -> Iterable[str]:
+    """The keys of ``node``'s requirements; ``kept``: a shared base's node (never changed in
+    place), whose keys are kept on its state node for a later base over the same node object."""
+    if not kept:
+        return node.requirements
+    got = node.state.memo.get("requirement.keys")
+    if isinstance(got, tuple) and got[0] is node:
+        keys: tuple[str, ...] = got[1]
+        return keys
+    keys = tuple(node.requirements)
+    node.state.memo["requirement.keys"] = (node, keys)
+    return keys
 
 
 def _same_types(
@@ -215,11 +229,14 @@ class SchedulerBase:
         existing.sort(key=lambda n: (not n.initialized, n.name))
         self.existing = existing
         self.charges = {i: charges[id(n)] for i, n in enumerate(existing) if id(n) in charges}
-        self.fit = FitIndex(existing)
+        # a shared base's nodes are never changed in place (solves copy on write)
+        self.fit = FitIndex(existing, kept=self.shared)
         # how many existing nodes define each requirement key: a pod requiring (In/Exists/Gt/Lt) a
         # key no node defines is refused by every node's requirements check (Requirements.is_compatible
         # with no undefined keys allowed), so none of them is tried
-        self.node_keys: dict[str, int] = dict(Counter(chain.from_iterable(n.requirements for n in existing)))
+        self.node_keys: dict[str, int] = dict(
+            Counter(chain.from_iterable(_requirement_keys(n, self.shared) for n in existing))
+        )
         self._by_node_name: dict[str, int] | None = None
 
     def _type_facts(
