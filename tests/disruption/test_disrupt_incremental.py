@@ -335,3 +335,37 @@ def test_a_simulation_the_claim_bound_skips_needs_two_claims_or_leaves_a_pod() -
     assert len(skipped) >= 10, len(skipped)
     for sim in skipped:
         assert sim.errors or len(sim.new) > 1, sim
+
+
+@pytest.mark.parametrize("mode", ["until-quiet", "waves"])
+@pytest.mark.parametrize("seed", range(25))
+def test_the_pod_index_carried_between_commands_equals_a_fresh_one(
+    seed: int, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """:class:`World` keeps its pods' positions (per node, pending, with affinity) from one
+    completed command to the next; a forecast that re-indexes the pods before every command
+    decides the same (to quiet, and in drift-rollout waves where several commands complete at
+    once)."""
+    pools, state, types = random_state(seed)
+
+    def run() -> object:
+        return forecast(
+            nodepools=pools,
+            cluster=state,
+            catalog_for=lambda _np: list(types),
+            settings=resolve(flags={}),
+            at=AT,
+            until_quiet=mode == "until-quiet",
+            waves=mode == "waves",
+            max_rounds=30,
+        )
+
+    got = run()
+    real = World.complete
+
+    def fresh(self: World, *args: Any, **kw: Any) -> None:
+        self._index = None
+        real(self, *args, **kw)
+
+    monkeypatch.setattr(World, "complete", fresh)
+    assert got == run()
