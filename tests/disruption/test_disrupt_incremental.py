@@ -21,6 +21,7 @@ from nodewright.cluster.state import ClusterState
 from nodewright.disruption import forecast, loop
 from nodewright.disruption.candidates import GRACEFUL, CandidateMemo, get_candidates
 from nodewright.disruption.pods import PdbLimits
+from nodewright.disruption.result import DisruptionForecast
 from nodewright.disruption.simbase import SimBase
 from nodewright.disruption.simulate import SimContext, Simulation, simulate
 from nodewright.disruption.world import World
@@ -196,7 +197,7 @@ def test_an_incremental_simulation_equals_one_from_scratch(seed: int) -> None:
         assert _view(got) == _view(want), [c.name for c in batch]
 
 
-def _forecast(seed: int, *, until_quiet: bool) -> object:
+def _forecast(seed: int, *, until_quiet: bool, waves: bool = False) -> DisruptionForecast:
     """The whole forecast of the seeded random state (30 reconciles at most)."""
     pools, state, types = random_state(seed)
     return forecast(
@@ -206,6 +207,7 @@ def _forecast(seed: int, *, until_quiet: bool) -> object:
         settings=resolve(flags={}),
         at=AT,
         until_quiet=until_quiet,
+        waves=waves,
         max_rounds=30,
     )
 
@@ -244,7 +246,6 @@ def test_the_state_kept_between_reconciles_equals_a_rebuilt_one(
 ) -> None:
     """The state nodes :class:`nodewright.disruption.world.World` carries over from a completed
     command are the ones ``build_state_nodes`` makes of the changed cluster."""
-    pools, state, types = random_state(seed)
     kept = 0
     real = World.state
 
@@ -258,32 +259,14 @@ def test_the_state_kept_between_reconciles_equals_a_rebuilt_one(
         return got
 
     monkeypatch.setattr(World, "state", checked)
-    forecast(
-        nodepools=pools,
-        cluster=state,
-        catalog_for=lambda _np: list(types),
-        settings=resolve(flags={}),
-        at=AT,
-        until_quiet=True,
-        max_rounds=30,
-    )
+    _forecast(seed, until_quiet=True)
     assert kept >= 0
 
 
 def test_some_states_are_carried_over() -> None:
     kept = 0
     for seed in range(25):
-        pools, state, types = random_state(seed)
-        f = forecast(
-            nodepools=pools,
-            cluster=state,
-            catalog_for=lambda _np, types=types: list(types),
-            settings=resolve(flags={}),
-            at=AT,
-            until_quiet=True,
-            max_rounds=30,
-        )
-        kept += f.rounds > 1
+        kept += _forecast(seed, until_quiet=True).rounds > 1
     assert kept >= 5
 
 
@@ -346,19 +329,9 @@ def test_the_pod_index_carried_between_commands_equals_a_fresh_one(
     completed command to the next; a forecast that re-indexes the pods before every command
     decides the same (to quiet, and in drift-rollout waves where several commands complete at
     once)."""
-    pools, state, types = random_state(seed)
 
     def run() -> object:
-        return forecast(
-            nodepools=pools,
-            cluster=state,
-            catalog_for=lambda _np: list(types),
-            settings=resolve(flags={}),
-            at=AT,
-            until_quiet=mode == "until-quiet",
-            waves=mode == "waves",
-            max_rounds=30,
-        )
+        return _forecast(seed, until_quiet=mode == "until-quiet", waves=mode == "waves")
 
     got = run()
     real = World.complete
