@@ -46,11 +46,8 @@ class RecordingScheduler(Scheduler):
         super().__init__(*args, **kwargs)
         self.log: list[tuple[PodData, Pod]] = []
 
-    def _try_schedule(self, pod: PodData) -> str | None:
-        err = super()._try_schedule(pod)
-        if err is None:
-            self.log.append((pod, pod.current))
-        return err
+    def _placed(self, pod: PodData) -> None:
+        self.log.append((pod, pod.current))
 
 
 class GuidedScheduler(Scheduler):

@@ -18,7 +18,7 @@ candidate's pod requesting a resource outside the round's resource space.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from operator import add, sub
+from operator import add, is_, sub
 from typing import TYPE_CHECKING, Any, Final
 
 from nodewright import labels
@@ -101,11 +101,27 @@ def universe_for(rnd: Round, ctx: SimContext) -> DomainUniverse:
     """Give ``rnd`` the forecast's domain universe and type cache (rebuilt when the pools or their
     instance types change)."""
     cache = ctx.cache
-    ukey = tuple((np.name, id(np), tuple(rnd.types_by_pool[np.name])) for np in rnd.pools)
-    if cache.universe is None or cache.universe_key != ukey:
+    # the pools and their types' sequences themselves (kept alive by the key; the same sequence
+    # is compared by identity, another one element by element)
+    ukey = tuple((np.name, np, rnd.types_by_pool[np.name]) for np in rnd.pools)
+    if cache.universe is None or not _same_key(cache.universe_key, ukey):
         cache.universe_key, cache.universe = ukey, rnd.domain_universe()
     rnd.universe, rnd.type_cache = cache.universe, cache.type_cache
     return cache.universe
+
+
+def _same_key(
+    before: tuple[object, ...] | None, now: tuple[tuple[str, object, Sequence[object]], ...]
+) -> bool:
+    if before is None or len(before) != len(now):
+        return False
+    for was, (name, np, types) in zip(before, now, strict=True):
+        assert isinstance(was, tuple)
+        if was[0] != name or was[1] is not np:
+            return False
+        if was[2] is not types and (len(was[2]) != len(types) or not all(map(is_, was[2], types))):
+            return False
+    return True
 
 
 class _Same:

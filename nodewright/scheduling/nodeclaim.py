@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import sub
 from typing import TYPE_CHECKING, Final
 
 from nodewright import labels
@@ -145,9 +146,10 @@ def filter_instance_types(
     *,
     relax_min_values: bool,
     entry: CompatEntry | None = None,
+    min_values: bool | None = None,
 ) -> tuple[int, dict[str, int]] | InstanceTypeFilterError:
     """Karpenter ``filterInstanceTypesByRequirements`` over bitmasks; returns (kept, relaxed keys).
-    ``entry``: ``idx.compat(reqs)``, when known."""
+    ``entry``: ``idx.compat(reqs)``, when known; ``min_values``: ``reqs.has_min_values()``, when known."""
     if entry is None:
         entry = idx.compat(reqs)
     compat, offering = entry.compat, entry.offering
@@ -160,7 +162,7 @@ def filter_instance_types(
         kept |= elig & compat & fit
     unsatisfiable: dict[str, int] = {}
     min_values_error = None
-    if kept and reqs.has_min_values():
+    if kept and (reqs.has_min_values() if min_values is None else min_values):
         _, unsatisfiable, min_values_error = satisfies_min_values(
             reqs, [idx.types[i] for i in iter_bits(kept)]
         )
@@ -229,7 +231,7 @@ class InflightClaim:
         self._alloc = (options, template.types.max_alloc(options))  # the options' largest allocatable
         self.headroom: tuple[int, ...] = self._alloc[1]
         self._domains: dict[str, Requirement] = {}
-        self._compat: tuple[Requirements, CompatEntry] | None = None
+        self._compat: tuple[Requirements, CompatEntry, bool] | None = None
 
     def domain(self, key: str) -> Requirement:
         """The claim's requirement for ``key``, interned so equal domains are the same object."""
@@ -292,10 +294,10 @@ class InflightClaim:
         strict_reserved: bool,
         has_topology: bool,
     ) -> Placement | Failure:
-        from nodewright.scheduling.topology import TopologyError
-
         tmpl = self.template
         if has_topology:
+            from nodewright.scheduling.topology import TopologyError
+
             try:
                 narrowed = topology.add_requirements(
                     pod.current,
@@ -314,7 +316,7 @@ class InflightClaim:
         # most pods leave the claim's requirements as they are: their compatibility is kept
         known = self._compat
         if known is None or known[0] is not reqs:
-            known = self._compat = (reqs, tmpl.types.compat(reqs))
+            known = self._compat = (reqs, tmpl.types.compat(reqs), reqs.has_min_values())
         got = filter_instance_types(
             tmpl.types,
             self.options,
@@ -324,6 +326,7 @@ class InflightClaim:
             vec_add(total, pod.vec),
             relax_min_values=relax_min_values,
             entry=known[1],
+            min_values=known[2],
         )
         if isinstance(got, InstanceTypeFilterError):
             return Failure(got)
@@ -380,7 +383,7 @@ class InflightClaim:
         self.requests_vec = vec_add(self.requests_vec, pod.vec)
         if self._alloc[0] != self.options:
             self._alloc = (self.options, self.template.types.max_alloc(self.options))
-        self.headroom = tuple(a - r for a, r in zip(self._alloc[1], self.requests_vec, strict=True))
+        self.headroom = tuple(map(sub, self._alloc[1], self.requests_vec))
         self.requirements = placement.requirements
         self._domains = {}
         topology.register(labels.HOSTNAME, self.hostname)
@@ -400,6 +403,31 @@ class InflightClaim:
                 if o.reservation_id not in keep:
                     reservations.release(self.hostname, o)
             self.reserved = list(placement.reserve)
+
+    def add_run(
+        self, pods: Sequence[PodData], requirements: Requirements, options: int, topology: Topology
+    ) -> None:
+        """``add`` of twin pods (no host ports, no reservations) one after the other, at once:
+        ``requirements`` and ``options`` are what the last one's placement leaves."""
+        n = len(pods)
+        first = pods[0]
+        self.pods.extend(pods)
+        self.options = options
+        self.requests = add(self.requests, *(p.requests for p in pods))
+        self.requests_vec = tuple(t + v * n for t, v in zip(self.requests_vec, first.vec, strict=True))
+        if self._alloc[0] != options:
+            self._alloc = (options, self.template.types.max_alloc(options))
+        self.headroom = tuple(map(sub, self._alloc[1], self.requests_vec))
+        self.requirements = requirements
+        self._domains = {}
+        topology.register(labels.HOSTNAME, self.hostname)
+        for p in pods:
+            topology.record(
+                p.current,
+                taints=self.template.taints,
+                requirements=requirements,
+                allow_undefined=self.template.allow_undefined,
+            )
 
     def finalize(self) -> None:
         """Karpenter ``FinalizeScheduling``: drop hostname, pin reservations, add daemon overhead."""

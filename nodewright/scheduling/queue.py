@@ -8,7 +8,7 @@ cycle without progress: its recorded queue length equals the current one.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Generic, Protocol, TypeVar
 
 
@@ -42,6 +42,21 @@ class Queue(Generic[T]):
             return None
         self._pods.popleft()
         return head
+
+    def head_run(self, same: Callable[[T], bool]) -> list[T]:
+        """The pods ``pop`` would return next, in order, while ``same`` holds (none removed)."""
+        out: list[T] = []
+        n = len(self._pods)
+        for pod in self._pods:
+            if self._last_len.get(pod.key) == n - len(out) or not same(pod):
+                break
+            out.append(pod)
+        return out
+
+    def drop(self, n: int) -> None:
+        """Remove the first ``n`` pods (those a ``head_run`` returned)."""
+        for _ in range(n):
+            self._pods.popleft()
 
     def push(self, pod: T) -> None:
         self._pods.append(pod)

@@ -17,11 +17,12 @@ from nodewright import labels
 from nodewright.catalog.model import InstanceType, Offering
 
 
-def consume_reservations(types: Sequence[InstanceType], used: Mapping[str, int]) -> list[InstanceType]:
+def consume_reservations(types: Sequence[InstanceType], used: Mapping[str, int]) -> Sequence[InstanceType]:
     """The types with reserved capacity already taken by running nodes deducted; an offering whose
-    reservation is used up becomes unavailable (as the cloud provider reports it)."""
+    reservation is used up becomes unavailable (as the cloud provider reports it). Nothing used:
+    ``types`` itself (later rounds over the same catalog then see the very same sequence)."""
     if not used:
-        return list(types)
+        return types
     out = []
     for it in types:
         if not any(o.reservation_id in used for o in it.offerings):

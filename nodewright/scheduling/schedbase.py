@@ -113,6 +113,8 @@ def _same_types(
 ) -> bool:
     for np in nodepools:
         a, b = before.get(np.name, ()), now.get(np.name, ())
+        if a is b:
+            continue
         if len(a) != len(b) or not all(map(is_, a, b)):
             return False
     return True

@@ -41,6 +41,7 @@ from nodewright.scheduling.reservations import ReservationManager
 from nodewright.scheduling.schedbase import BEST_EFFORT, NODES, SchedulerBase, preferences_tolerating
 from nodewright.scheduling.topology import Topology, TopologyError
 from nodewright.scheduling.topologygroup import TopologyType
+from nodewright.scheduling.twins import run_length, twins
 from nodewright.scheduling.volumes import VolumeIndex
 
 log = logging.getLogger("nodewright")
@@ -195,6 +196,9 @@ class Scheduler:
         self._hostnames = 0
         self._hostname_blocked: dict[str, int] = {}
         self._domain_index: dict[str, dict[Requirement, int]] = {}
+        # the last pod placed on an in-flight NodeClaim (see _twin) and whether every other claim
+        # refused it
+        self._last: tuple[PodData, InflightClaim, bool] | None = None
 
     @staticmethod
     def preferences_tolerating(pod: Pod) -> Pod:
@@ -209,18 +213,28 @@ class Scheduler:
         errors: dict[str, str] = {}
         queue: Queue[PodData] = Queue(pods)
         limit = self.claim_limit
+        self._last = None
         while (pod := queue.pop()) is not None:
             err = self._try_schedule(pod)
             if limit is not None and len(self.claims) > limit:
                 break  # the caller rejects any result with this many NodeClaims
             if err is None:
                 errors.pop(pod.key, None)
+                self._placed(pod)
+                last = self._last
+                if last is not None and last[0] is pod and last[2]:
+                    for placed in self._place_run(queue):
+                        errors.pop(placed.key, None)
+                        self._placed(placed)
                 continue
             errors[pod.key] = err
             pod.reset()
             self.topology.update(pod.pod)
             queue.push(pod)
         return errors
+
+    def _placed(self, pod: PodData) -> None:
+        """Called by the queue loop for each pod it placed, in order (a hook: nothing here)."""
 
     def finish(self, errors: dict[str, str]) -> SolveResult:
         """Finalize every NodeClaim and collect the result."""
@@ -265,6 +279,7 @@ class Scheduler:
                 if self._cow and i not in self._owned:  # the base's node stays as it was
                     node = existing[i] = node.clone()
                     self._owned.add(i)
+                self._last = None  # an existing node changed
                 before = node.requirements
                 node.add(pod, got, topo)
                 for key in node.requirements:
@@ -274,9 +289,81 @@ class Scheduler:
                 return True
         return False
 
+    def _twin(self, pod: PodData) -> bool:
+        """Place ``pod`` where the full scan would, when that is certainly the NodeClaim its twin
+        (the pod placed just before it) went to: neither has topology, every existing node and
+        every NodeClaim the scan reaches first refused the twin and is unchanged since (only the
+        twin's NodeClaim changed), and they refuse ``pod`` alike. False: no answer, scan."""
+        assert self._last is not None
+        prev, claim, all_refused = self._last
+        if not twins(prev, pod):
+            return False
+        if not all_refused:
+            # the claims the scan now reaches before ``claim`` (one pod more) were all reached before it
+            bit = 1 << claim.index
+            buckets = self._order.buckets
+            n = len(claim.pods)
+            if buckets.get(n - 1, 0) & ~((bit << 1) - 1) or buckets.get(n, 0) & (bit - 1):
+                return False
+        if not all(map(le, pod.vec, claim.headroom)) or claim.template.tolerates(pod) is not None:
+            return False
+        placed = claim.can_add(
+            pod,
+            self.topology,
+            self.reservations,
+            relax_min_values=False,
+            strict_reserved=not self.options.reserved_fallback,
+            has_topology=False,
+        )
+        if not isinstance(placed, Placement):
+            return False
+        self._place_on(claim, pod, placed)
+        self._last = (pod, claim, all_refused)
+        return True
+
+    def _place_run(self, queue: Queue[PodData]) -> list[PodData]:
+        """The twins next in the queue of the pod just placed on a NodeClaim that every other claim
+        refused (see _twin), placed there at once as far as it takes them, one after the other:
+        the same placements as popping and scanning each. Returns those placed."""
+        assert self._last is not None
+        prev, claim, _ = self._last
+        if claim.template.has_reserved or claim.requirements.has_min_values():
+            return []
+        topo = self.topology
+        run = queue.head_run(lambda p: twins(prev, p) and not topo.has_groups_for(p.current))
+        if len(run) < 2:
+            return []
+        first = run[0]
+        if not all(map(le, first.vec, claim.headroom)) or claim.template.tolerates(first) is not None:
+            return []
+        placed = claim.can_add(
+            first,
+            topo,
+            self.reservations,
+            relax_min_values=False,
+            strict_reserved=not self.options.reserved_fallback,
+            has_topology=False,
+        )
+        if not isinstance(placed, Placement) or placed.requirements.has_min_values():
+            return []
+        lo, kept = run_length(claim, first, placed, len(run))
+        taken = run[:lo]
+        queue.drop(lo)
+        old = len(claim.pods)
+        before = {key: claim.domain(key) for key in self._domain_index}
+        claim.add_run(taken, placed.requirements, kept, topo)
+        self._order.moved(claim, old)
+        self._track(claim, before)
+        self._last = (taken[-1], claim, True)
+        return taken
+
     def _add(self, pod: PodData) -> Failure | None:
         topo = self.topology
         has_topology = topo.has_groups_for(pod.current)
+        if self._last is not None:
+            if not has_topology and self._twin(pod):
+                return None
+            self._last = None
         if self._on_existing(pod):
             return None
         sig = pod.topology_signature() if has_topology else ""
@@ -305,6 +392,8 @@ class Scheduler:
                 )
                 if isinstance(placed, Placement):
                     self._place_on(claim, pod, placed)
+                    if not has_topology and not claim.template.has_reserved:
+                        self._last = (pod, claim, False)
                     return None
                 if not has_topology or not isinstance(placed.detail, TopologyError):
                     continue
@@ -321,7 +410,10 @@ class Scheduler:
                     pending &= ~same
         if not self.templates:
             return Failure(NO_TEMPLATES)
-        return self._add_new(pod, has_topology)
+        failure = self._add_new(pod, has_topology)
+        if failure is None and not has_topology and not self.claims[-1].template.has_reserved:
+            self._last = (pod, self.claims[-1], True)
+        return failure
 
     def _domain_mask(self, key: str, domain: Requirement) -> int:
         """Claims whose (interned) requirement for ``key`` is ``domain``; indexed on first use."""
@@ -346,6 +438,7 @@ class Scheduler:
             index[new] = index.get(new, 0) | bit
 
     def _place_on(self, claim: InflightClaim, pod: PodData, placed: Placement) -> None:
+        self._last = None  # the caller says whether the next twin may follow (see _twin)
         old = len(claim.pods)
         before = {key: claim.domain(key) for key in self._domain_index}
         claim.add(pod, placed, self.topology, self.reservations)
@@ -390,6 +483,7 @@ class Scheduler:
                     break
                 continue
             claim.min_values_relaxed = bool(placed.unsatisfiable) if self.relax_min_values else None
+            self._last = None  # the caller says whether the next twin may follow (see _twin)
             claim.add(pod, placed, self.topology, self.reservations)
             self.claims.append(claim)
             self._order.add(claim)

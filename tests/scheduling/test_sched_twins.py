@@ -1,0 +1,150 @@
+"""Twin pods (the same requests, requirements and tolerations, no topology, ports or volume claims)
+placed after one another on the NodeClaim the first went to, without rescanning: the plan must
+be exactly the one the full scan of every pod gives (Karpenter ``scheduler.go`` scans each pod:
+existing nodes, in-flight NodeClaims by pod count, then a new NodeClaim).
+
+The reference is the same solve with the shortcut switched off (``Scheduler._twin`` and
+``Scheduler._place_run`` answering "no answer"), over random pod sets that mix twins with pods
+that differ in requests, node selectors, tolerations, host ports and hostname spread, beside
+existing nodes and under NodePool limits that run out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from unittest import mock
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_sched_support import ARCH, HOSTNAME, catalog, node, nodepool, pod, run
+
+from nodewright.scheduling.queue import Queue
+from nodewright.scheduling.scheduler import Scheduler
+
+_CPU = ("100m", "250m", "900m", "1", "3")
+
+
+@st.composite
+def _pods(draw: st.DrawFn) -> list[Any]:
+    classes = draw(
+        st.lists(
+            st.fixed_dictionaries(
+                {
+                    "cpu": st.sampled_from(_CPU),
+                    "arch": st.sampled_from((None, "amd64", "arm64")),
+                    "tolerate": st.booleans(),
+                    "port": st.booleans(),
+                    "spread": st.booleans(),
+                }
+            ),
+            min_size=1,
+            max_size=4,
+        )
+    )
+    picks = draw(st.lists(st.integers(0, len(classes) - 1), min_size=1, max_size=40))
+    out = []
+    for i, k in enumerate(picks):
+        c = classes[k]
+        kw: dict[str, Any] = {"requests": {"cpu": c["cpu"]}, "labels": {"app": f"c{k}"}}
+        if c["arch"]:
+            kw["node_selector"] = {ARCH: c["arch"]}
+        if c["tolerate"]:
+            kw["tolerations"] = [{"key": "team", "operator": "Exists", "effect": "NoSchedule"}]
+        if c["port"]:
+            kw["ports"] = [{"containerPort": 8080, "hostPort": 8080}]
+        if c["spread"]:
+            kw["tsc"] = [
+                {
+                    "maxSkew": 1,
+                    "topologyKey": HOSTNAME,
+                    "whenUnsatisfiable": "DoNotSchedule",
+                    "labelSelector": {"matchLabels": {"app": f"c{k}"}},
+                }
+            ]
+        out.append(pod(f"p{i:02d}", **kw))
+    return out
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    pods=_pods(),
+    limit=st.sampled_from((None, "4", "9", "20")),
+    existing=st.integers(0, 2),
+)
+def test_twins_take_the_claim_the_full_scan_gives(pods: list[Any], limit: str | None, existing: int) -> None:
+    pools = [nodepool(limits={"cpu": limit} if limit else None)]
+    taint = [{"key": "team", "value": "a", "effect": "NoSchedule"}]
+    nodes = [
+        node(
+            f"n{i}",
+            labels={"karpenter.sh/nodepool": "default"},
+            capacity={"cpu": "2", "pods": "10"},
+            taints=taint if i == 1 else (),
+        )
+        for i in range(existing)
+    ]
+    small = [it for it in catalog() if it.name != "default-instance-type"]
+    fast = run(pools, pods, nodes=nodes, types=small)
+    with (
+        mock.patch.object(Scheduler, "_twin", lambda self, pod: False),
+        mock.patch.object(Scheduler, "_place_run", lambda self, queue: []),
+    ):
+        slow = run(pools, pods, nodes=nodes, types=small)
+    assert fast == slow
+
+
+def test_twins_fill_a_claim_then_open_the_next() -> None:
+    """Many twins: the run stops where the claim's largest option is full, the rest open claims."""
+    pods = [pod(f"p{i:03d}", requests={"cpu": "900m"}) for i in range(60)]
+    fast = run([nodepool()], pods)
+    with (
+        mock.patch.object(Scheduler, "_twin", lambda self, pod: False),
+        mock.patch.object(Scheduler, "_place_run", lambda self, queue: []),
+    ):
+        slow = run([nodepool()], pods)
+    assert fast == slow
+    assert len({id(c) for c in fast.placements().values()}) > 1
+
+
+def test_twins_follow_the_claim_order_not_the_first_twin() -> None:
+    """Two NodeClaims with one pod each (one amd64, one arm64): the first small twin joins the first
+    claim, the second goes to the other one, which has fewer pods now (fewest pods first)."""
+    pods = [
+        pod("a-amd", requests={"cpu": "1"}, node_selector={ARCH: "amd64"}),
+        pod("a-arm", requests={"cpu": "1"}, node_selector={ARCH: "arm64"}),
+        *(pod(f"s{i}", requests={"cpu": "100m"}) for i in range(4)),
+    ]
+    fast = run([nodepool()], pods)
+    with (
+        mock.patch.object(Scheduler, "_twin", lambda self, pod: False),
+        mock.patch.object(Scheduler, "_place_run", lambda self, queue: []),
+    ):
+        slow = run([nodepool()], pods)
+    assert fast == slow
+    where = fast.placements()
+    assert where["default/s0"] is where["default/s2"] is not where["default/s1"] is where["default/s3"]
+
+
+class _P:
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.sort_key = (0, 0, "", "", key)
+
+
+def test_head_run_stops_where_pop_would() -> None:
+    """``head_run`` returns what successive ``pop``s return (Karpenter's no-progress stop)."""
+    q: Queue[_P] = Queue([_P("a"), _P("b"), _P("c")])
+    a = q.pop()
+    assert a is not None
+    q.push(a)
+    assert [p.key for p in q.head_run(lambda p: True)] == ["b", "c", "a"]
+    assert [p.key for p in q.head_run(lambda p: p.key != "c")] == ["b"]
+    q.drop(1)
+    assert [p.key for p in (q.pop(), q.pop())] == ["c", "a"]  # type: ignore[union-attr]
+    # a full cycle without progress: both went round once and the queue has their length again
+    q = Queue([_P("a"), _P("b")])
+    for _ in range(2):
+        got = q.pop()
+        assert got is not None
+        q.push(got)
+    assert q.head_run(lambda p: True) == [] and q.pop() is None
