@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 from nodewright import labels
 from nodewright.api.core import Pod
@@ -85,6 +85,11 @@ class Candidate:
     reschedulable: list[Pod]
     reschedule_cost: float
     node_labels: dict[str, str] = field(default_factory=dict)
+    # the sort by savings ratio (descending), ties by name: the fields above do not change
+    savings_key: tuple[float, str] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.savings_key = (-self.price / self.reschedule_cost, self.state.name)
 
     @property
     def name(self) -> str:
@@ -273,14 +278,16 @@ def budget_mapping(
     reason: str,
     now: datetime,
     counts: tuple[dict[str, int], dict[str, int]] | None = None,
+    kept: dict[int, tuple[NodePool, list[dict[str, Any]]]] | None = None,
 ) -> dict[str, PoolBudget]:
     """``BuildDisruptionBudgetMapping``: per pool, allowed disruptions for ``reason`` minus the
     initialized nodes already disrupting (NotReady or marked for deletion); invalid budgets: 0.
-    ``counts``: :func:`pool_node_counts` of ``state_nodes``, when already known."""
+    ``counts``: :func:`pool_node_counts` of ``state_nodes``, when already known; ``kept``: the
+    pools' budgets as data, kept between calls."""
     num, disrupting = counts if counts is not None else pool_node_counts(state_nodes)
     out: dict[str, PoolBudget] = {}
     for np in pools:
-        budgets = [b.model_dump(exclude_none=True) for b in np.spec.disruption.budgets]
+        budgets = _budgets(np, kept)
         allowed, errors = allowed_disruptions(budgets, now, num.get(np.name, 0), reason)
         out[np.name] = PoolBudget(
             pool=np.name,
@@ -290,6 +297,19 @@ def budget_mapping(
             nodes=num.get(np.name, 0),
         )
     return out
+
+
+def _budgets(
+    np: NodePool, kept: dict[int, tuple[NodePool, list[dict[str, Any]]]] | None
+) -> list[dict[str, Any]]:
+    """The NodePool's disruption budgets as plain data (``kept``: per NodePool object, which a
+    forecast never changes)."""
+    got = kept.get(id(np)) if kept is not None else None
+    if got is None or got[0] is not np:
+        got = (np, [b.model_dump(exclude_none=True) for b in np.spec.disruption.budgets])
+        if kept is not None:
+            kept[id(np)] = got  # holds the NodePool: its id is not reused
+    return got[1]
 
 
 @dataclass(slots=True)
@@ -309,8 +329,10 @@ class CandidateMemo:
     def __init__(self) -> None:
         self._by_key: dict[tuple[str, str], _Verdict] = {}
 
-    def get(self, sn: StateNode, disruption_class: str) -> _Verdict | None:
-        mine = sn.memo.get("candidate-" + disruption_class)
+    def get(self, sn: StateNode, disruption_class: str, slot: str | None = None) -> _Verdict | None:
+        """``slot``: ``"candidate-" + disruption_class``, when known."""
+        slot = slot or "candidate-" + disruption_class
+        mine = sn.memo.get(slot)
         if isinstance(mine, _Verdict):
             return mine
         got = self._by_key.get((sn.name, disruption_class))
@@ -320,7 +342,7 @@ class CandidateMemo:
             and got.nodeclaim is sn.nodeclaim
             and got.ids == tuple(map(id, sn.pods))
         ):
-            sn.memo["candidate-" + disruption_class] = got
+            sn.memo[slot] = got
             return got
         return None
 
@@ -341,15 +363,19 @@ def get_candidates(
     now: datetime,
     disruption_class: str,
     memo: CandidateMemo | None = None,
+    want_blocked: bool = True,
 ) -> tuple[list[Candidate], list[Blocked]]:
-    """``GetCandidates`` before the method's own filter: the candidates, and why the others are not.
-    ``memo``: verdicts kept from earlier calls of the same forecast."""
+    """``GetCandidates`` before the method's own filter: the candidates, and why the others are not
+    (unless ``want_blocked`` is false: then none). ``memo``: verdicts kept from earlier calls of the
+    same forecast."""
     blocked: list[Blocked] = []
     out = []
+    slot = "candidate-" + disruption_class
     for sn in state:
-        got = memo.get(sn, disruption_class) if memo is not None else None
+        got = memo.get(sn, disruption_class, slot) if memo is not None else None
         if got is not None:
-            blocked.extend(got.blocked)
+            if want_blocked and got.blocked:
+                blocked.extend(got.blocked)
             c = got.candidate
         else:
             mine: list[Blocked] = []

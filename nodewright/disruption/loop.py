@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from nodewright import labels
 from nodewright.api.core import Condition
@@ -112,6 +112,7 @@ class _Forecast:
         self.candidate_memo = CandidateMemo()
         self._consolidatable: dict[int, tuple[Candidate, bool]] = {}
         self._should_memo: dict[tuple[str, int], tuple[Candidate, bool, str | None]] = {}
+        self._budgets: dict[int, tuple[NodePool, list[dict[str, Any]]]] = {}
         self._node_costs: dict[str, tuple[object, object, tuple[int, ...], object, float, float]] = {}
         self.options = PlanOptions(
             preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy
@@ -156,6 +157,7 @@ class _Forecast:
             now=self.at,
             disruption_class=m.CLASS[method],
             memo=self.candidate_memo,
+            want_blocked=self.notes.record_blocked,
         )
         if self.notes.record_blocked:
             for b in blocked:
@@ -218,13 +220,13 @@ class _Forecast:
                 found = self.candidates(state, method)
                 by_class[cls] = (found, self.env(cluster, found, state))
             all_cands, env = by_class[cls]
-            cands = [c for c in all_cands if self._should(method, c, env)]
+            cands = self._filter(method, all_cands, env)
             if not cands:
                 continue
             reason = m.REASON[method]
             if counts is None:
                 counts = pool_node_counts(state)
-            mapping = budget_mapping(state, self.pools, reason, self.at, counts)
+            mapping = budget_mapping(state, self.pools, reason, self.at, counts, self._budgets)
             for b in mapping.values():
                 if b.nodes and b.remaining == 0 and (b.pool, reason) not in self.notes.pools:
                     self.notes.pools[(b.pool, reason)] = BlockedPool(
@@ -235,6 +237,24 @@ class _Forecast:
             if cmds:
                 return cmds, state
         return None
+
+    def _filter(self, method: str, cands: Sequence[Candidate], env: m.Env) -> list[Candidate]:
+        """The candidates the method's filter keeps, with its notes (each decided once, see _should)."""
+        if self.drift_only and method == "emptiness":
+            return [c for c in cands if self._should(method, c, env)]
+        out: list[Candidate] = []
+        memo = self._should_memo
+        for c in cands:
+            got = memo.get((method, id(c)))
+            if got is None or got[0] is not c:
+                if self._should(method, c, env):
+                    out.append(c)
+                continue
+            if got[2] is not None:
+                env.unconsolidatable(c, got[2])
+            if got[1]:
+                out.append(c)
+        return out
 
     def _should(self, method: str, c: Candidate, env: m.Env) -> bool:
         """The method's filter, once per candidate and method (its note replayed)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Final, Protocol
 
 from nodewright import labels
@@ -77,9 +78,12 @@ class Env:
     evaluator: Evaluator
 
 
+_SAVINGS: Final = attrgetter("savings_key")
+
+
 def sort_by_savings(cands: Sequence[Candidate]) -> list[Candidate]:
-    # stable and by name on ties (Go's sort.Slice is not stable: ties are arbitrary there)
-    return sorted(sorted(cands, key=lambda c: c.name), key=lambda c: -c.savings_ratio())
+    # savings ratio descending, by name on ties (Go's sort.Slice is not stable: ties are arbitrary there)
+    return sorted(cands, key=_SAVINGS)
 
 
 # -- filters ----------------------------------------------------------------------------------------

@@ -50,71 +50,81 @@ class Compatibility:
     decided once per distinct offering requirement: an offering's requirements are its capacity
     type, zone and reservation, and a replacement's hundreds of types repeat a few of them."""
 
-    __slots__ = ("reqs", "seen")
+    __slots__ = ("allowed", "reqs", "seen")
 
     def __init__(self, reqs: Requirements) -> None:
         self.reqs = reqs
         self.seen: dict[tuple[str, str, str | None], bool] = {}
+        self.allowed: set[tuple[str, str, str | None]] = set()
 
     def check(self, key: tuple[str, str, str | None], o: Offering) -> bool:
         got = self.seen[key] = _compatible(o, self.reqs)
+        if got:
+            self.allowed.add(key)
         return got
 
 
 _OfferKey = tuple[str, str, str | None]
+_Offer = tuple[_OfferKey, str, float, Offering]
 # per instance type (kept alive with its entry, so that ids are not reused): its available
-# offerings as (compatibility key, capacity type, price, offering); types and offerings are frozen
-_OFFERS: dict[int, tuple[InstanceType, tuple[tuple[_OfferKey, str, float, Offering], ...]]] = {}
+# offerings as (compatibility key, capacity type, price, offering) and their keys; types and
+# offerings are frozen
+_OFFERS: dict[int, tuple[InstanceType, tuple[_Offer, ...], frozenset[_OfferKey]]] = {}
+# per (type, its offerings' keys a Compatibility allows): its cheapest and worst launch price
+_PRICES: dict[tuple[int, frozenset[_OfferKey]], tuple[InstanceType, float, float]] = {}
 _OFFERS_MAX: Final = 50_000
 
 
-def _available(it: InstanceType) -> tuple[tuple[_OfferKey, str, float, Offering], ...]:
+def _available(it: InstanceType) -> tuple[InstanceType, tuple[_Offer, ...], frozenset[_OfferKey]]:
     got = _OFFERS.get(id(it))
     if got is None or got[0] is not it:
         if len(_OFFERS) >= _OFFERS_MAX:
             _OFFERS.clear()
-        got = _OFFERS[id(it)] = (
-            it,
-            tuple(
-                ((o.capacity_type, o.zone, o.reservation_id), o.capacity_type, o.price, o)
-                for o in it.offerings
-                if o.available
-            ),
+        offers = tuple(
+            ((o.capacity_type, o.zone, o.reservation_id), o.capacity_type, o.price, o)
+            for o in it.offerings
+            if o.available
         )
-    return got[1]
+        got = _OFFERS[id(it)] = (it, offers, frozenset(k for k, _, _, _ in offers))
+    return got
+
+
+def _prices(it: InstanceType, ok: Compatibility) -> tuple[float, float]:
+    """``it``'s cheapest compatible available offering's price and its worst launch price (see
+    :func:`worst_launch_price`), kept per type and set of allowed offering keys."""
+    _, offers, keys = _available(it)
+    seen = ok.seen
+    if not keys <= seen.keys():
+        for key, _ct, _price, o in offers:
+            if key not in seen:
+                ok.check(key, o)
+    allowed = keys & ok.allowed
+    got = _PRICES.get((id(it), allowed))
+    if got is None or got[0] is not it:
+        best = _INF
+        worst: dict[str, float] = {}
+        for key, ct, price, _o in offers:
+            if key in allowed:
+                if price < best:
+                    best = price
+                if price > worst.get(ct, -_INF):
+                    worst[ct] = price
+        dearest = next((worst[ct] for ct in _CT_ORDER if ct in worst), _INF)
+        if len(_PRICES) >= _OFFERS_MAX:
+            _PRICES.clear()
+        got = _PRICES[(id(it), allowed)] = (it, best, dearest)
+    return got[1], got[2]
 
 
 def cheapest_price(it: InstanceType, reqs: Requirements, ok: Compatibility | None = None) -> float:
     """The cheapest compatible available offering's price (infinite: none)."""
-    ok = ok or Compatibility(reqs)
-    seen = ok.seen
-    best = _INF
-    for key, _ct, price, o in _available(it):
-        allowed = seen.get(key)
-        if allowed is None:
-            allowed = ok.check(key, o)
-        if allowed and price < best:
-            best = price
-    return best
+    return _prices(it, ok or Compatibility(reqs))[0]
 
 
 def worst_launch_price(it: InstanceType, reqs: Requirements, ok: Compatibility | None = None) -> float:
     """``Offerings.Available().WorstLaunchPrice``: the dearest compatible offering of the capacity
     type the launch would use (reserved, then spot, then on-demand)."""
-    ok = ok or Compatibility(reqs)
-    seen = ok.seen
-    worst: dict[str, float] = {}
-    for key, ct, price, o in _available(it):
-        allowed = seen.get(key)
-        if allowed is None:
-            allowed = ok.check(key, o)
-        if allowed and price > worst.get(ct, -_INF):
-            worst[ct] = price
-    for ct in _CT_ORDER:
-        got = worst.get(ct)
-        if got is not None:
-            return got
-    return _INF
+    return _prices(it, ok or Compatibility(reqs))[1]
 
 
 @dataclass

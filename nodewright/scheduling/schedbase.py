@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from nodewright import labels
 from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirements
-from nodewright.algebra.resources import ResourceList, parse_resource_list, requests_for_pods, subtract
+from nodewright.algebra.resources import ResourceList, add, parse_resource_list, requests_for_pods, subtract
 from nodewright.algebra.taints import tolerates
 from nodewright.api.core import Pod, Taint
 from nodewright.api.karpenter import NodePool
@@ -59,6 +59,9 @@ class _Facts:
     capacity: ResourceList
     daemon_requests: ResourceList | None = None
     existing: ExistingNode | None = None
+    # the daemonset pods (by their key object, see NodeMemo.daemons) ``existing`` was built with
+    daemons: object = None
+    charge: ResourceList | None = None  # what the node takes from its NodePool's limits
 
 
 class NodeMemo:
@@ -66,6 +69,13 @@ class NodeMemo:
 
     def __init__(self) -> None:
         self._by_name: dict[str, _Facts] = {}
+        # the daemonset pods of the last base, as their JSON (one object while they stay equal)
+        self.daemons: tuple[str, ...] | None = None
+        # per NodePool: the charges of its nodes at the last base and their sum
+        self.taken: dict[str, tuple[list[ResourceList], ResourceList]] = {}
+        self.limits: dict[str, tuple[NodePool, ResourceList]] = {}
+        # the last base's existing nodes and how many of them define each requirement key
+        self.node_keys: tuple[list[ExistingNode], Counter[str]] = ([], Counter())
         # the last templates built, by what they derive from
         self.templates: dict[
             tuple[object, ...],
@@ -90,6 +100,49 @@ class NodeMemo:
             return got
         got = self._by_name[sn.name] = _fresh(sn, ids)
         return got
+
+
+def _limits(memo: NodeMemo | None, np: NodePool) -> ResourceList:
+    """The NodePool's limits, parsed (kept per NodePool object; never changed in place)."""
+    got = memo.limits.get(np.name) if memo is not None else None
+    if got is None or got[0] is not np:
+        got = (np, parse_resource_list(np.spec.limits))
+        if memo is not None:
+            memo.limits[np.name] = got
+    return got[1]
+
+
+def _node_keys(memo: NodeMemo | None, existing: list[ExistingNode]) -> dict[str, int]:
+    """How many of ``existing`` define each requirement key; with ``memo`` (a shared base's nodes,
+    never changed in place), counted from the last base's by the nodes that left and came."""
+    if memo is None:
+        return dict(Counter(chain.from_iterable(n.requirements for n in existing)))
+    before, counts = memo.node_keys
+    if len(before) + len(existing) < 64 or not before:
+        counts = Counter(chain.from_iterable(_requirement_keys(n, True) for n in existing))
+    else:
+        now = dict(zip(map(id, existing), existing, strict=True))
+        then = dict(zip(map(id, before), before, strict=True))
+        counts = Counter(counts)
+        counts.subtract(
+            chain.from_iterable(_requirement_keys(then[i], True) for i in then.keys() - now.keys())
+        )
+        counts.update(chain.from_iterable(_requirement_keys(now[i], True) for i in now.keys() - then.keys()))
+        counts = +counts  # keys no node defines any more are dropped, as a fresh count has them
+    memo.node_keys = (existing, counts)  # holds the nodes: their ids are not reused
+    return dict(counts)
+
+
+def _taken(memo: NodeMemo | None, pool: str, charges: list[ResourceList]) -> ResourceList:
+    """The sum of ``charges`` (kept per NodePool while they are the very same charge objects)."""
+    if memo is not None:
+        got = memo.taken.get(pool)
+        if got is not None and len(got[0]) == len(charges) and all(map(is_, got[0], charges)):
+            return got[1]
+    acc = add(*charges)
+    if memo is not None:
+        memo.taken[pool] = (charges, acc)  # holds the charges: their ids are not reused
+    return acc
 
 
 def _requirement_keys(node: ExistingNode, kept: bool) -> Iterable[str]:
@@ -167,12 +220,17 @@ class SchedulerBase:
         )
         kept = None
         tkey: tuple[object, ...] = ()
+        daemons_key: object = None
         if memo is not None:
+            daemons_key = tuple(p.model_dump_json() for p in daemonset_pods)
+            if daemons_key != memo.daemons:
+                memo.daemons = daemons_key
+            daemons_key = memo.daemons
             tkey = (
                 tuple((np.name, id(np)) for np in nodepools),
                 tuple(space.names),
                 self.relax_min_values,
-                tuple(p.model_dump_json() for p in daemonset_pods),
+                daemons_key,
             )
             kept = memo.templates.get(tkey)
             # and the very same instance types per NodePool (compared by identity, in C)
@@ -193,41 +251,45 @@ class SchedulerBase:
                     )
                 }
         self.remaining: dict[str, ResourceList] = {
-            np.name: parse_resource_list(np.spec.limits) for np in nodepools if np.spec.limits
+            np.name: _limits(memo, np) for np in nodepools if np.spec.limits
         }
         existing: list[ExistingNode] = []
         # per existing node: its NodePool (when limited) and what it takes from the pool's limits
         charges: dict[int, tuple[str, ResourceList]] = {}
-        taken: dict[str, ResourceList] = {}
+        by_pool: dict[str, list[ResourceList]] = {}
         for sn in state_nodes:
             facts = memo.facts(sn) if memo is not None else _fresh(sn)
-            daemons = [
-                p for p in daemonset_pods if daemon_compatible_with_node(p, facts.taints, facts.labels)
-            ]
-            daemon_requests = requests_for_pods(daemons) if daemons else {}
             node = facts.existing
-            if node is None or facts.daemon_requests != daemon_requests or volumes is not None:
-                node = ExistingNode(
-                    sn,
-                    daemon_requests=daemon_requests,
-                    volume_usage=VolumeUsage(volumes, sn.name, sn.active_pods()),
-                )
+            if node is None or facts.daemons is not daemons_key or volumes is not None:
+                # the same node under the same daemonset pods keeps its ExistingNode (never changed
+                # in place: solves copy on write)
+                daemons = [
+                    p for p in daemonset_pods if daemon_compatible_with_node(p, facts.taints, facts.labels)
+                ]
+                daemon_requests = requests_for_pods(daemons) if daemons else {}
+                if node is None or facts.daemon_requests != daemon_requests or volumes is not None:
+                    node = ExistingNode(
+                        sn,
+                        daemon_requests=daemon_requests,
+                        volume_usage=VolumeUsage(volumes, sn.name, sn.active_pods()),
+                    )
                 if memo is not None and volumes is None:
-                    facts.existing, facts.daemon_requests = node, daemon_requests
+                    facts.existing, facts.daemon_requests, facts.daemons = node, daemon_requests, daemons_key
             existing.append(node)
             pool = facts.labels.get(labels.NODEPOOL)
             if pool is not None and pool in self.remaining:
-                charge = {**facts.capacity, NODES: 1000}
+                charge = facts.charge
+                if charge is None:
+                    charge = facts.charge = {**facts.capacity, NODES: 1000}
                 charges[id(node)] = (pool, charge)
-                acc = taken.get(pool)
-                if acc is None:
-                    taken[pool] = dict(charge)
+                got = by_pool.get(pool)
+                if got is None:
+                    by_pool[pool] = [charge]
                 else:
-                    for k, v in charge.items():
-                        acc[k] = acc.get(k, 0) + v
+                    got.append(charge)
         # a pool's limits minus its nodes' capacities, subtracted at once (over the limits' keys)
-        for pool, acc in taken.items():
-            self.remaining[pool] = subtract(self.remaining[pool], acc)
+        for pool, pool_charges in by_pool.items():
+            self.remaining[pool] = subtract(self.remaining[pool], _taken(memo, pool, pool_charges))
         existing.sort(key=lambda n: (not n.initialized, n.name))
         self.existing = existing
         self.charges = {i: charges[id(n)] for i, n in enumerate(existing) if id(n) in charges}
@@ -236,9 +298,7 @@ class SchedulerBase:
         # how many existing nodes define each requirement key: a pod requiring (In/Exists/Gt/Lt) a
         # key no node defines is refused by every node's requirements check (Requirements.is_compatible
         # with no undefined keys allowed), so none of them is tried
-        self.node_keys: dict[str, int] = dict(
-            Counter(chain.from_iterable(_requirement_keys(n, self.shared) for n in existing))
-        )
+        self.node_keys: dict[str, int] = _node_keys(memo, existing)
         self._by_node_name: dict[str, int] | None = None
 
     def _type_facts(
