@@ -77,19 +77,19 @@ def deleting_pod_keys(
     if memo is not None:
         memo.clear()
     names: set[str] = set()
-
-    def note(obj: Any, answer: Callable[[Any], str | None]) -> None:
-        got = known.get(id(obj))
-        name = got[1] if got is not None and got[0] is obj else answer(obj)
-        if memo is not None:
-            memo[id(obj)] = (obj, name)
-        if name:
-            names.add(name)
-
-    for n in cluster.nodes:
-        note(n, _node_deleting)
-    for nc in cluster.nodeclaims:
-        note(nc, _claim_deleting)
+    objs: tuple[tuple[Sequence[Any], Callable[[Any], str | None]], ...] = (
+        (cluster.nodes, _node_deleting),
+        (cluster.nodeclaims, _claim_deleting),
+    )
+    for group, answer in objs:
+        for obj in group:
+            got = known.get(id(obj))
+            if got is None or got[0] is not obj:
+                got = (obj, answer(obj))
+            if memo is not None:
+                memo[id(obj)] = got
+            if got[1]:
+                names.add(got[1])
     if names:
         for p in cluster.pods:
             if p.spec.node_name and p.spec.node_name in names:
@@ -162,6 +162,7 @@ class SimBase:
             catalog_for=ctx.catalog_for,
             options=ctx.options,
             state_nodes=None if state_nodes is None else list(state_nodes),
+            kept=ctx.cache.round_kept,
         )
         self.universe = universe_for(rnd, ctx)
         self.rnd = rnd
@@ -184,6 +185,7 @@ class SimBase:
             all_nodes=cluster.nodes,
             cluster_pods=cluster.pods,
             affinity_pods=cluster.affinity_pods(),
+            kept=ctx.cache.topo_nodes,
         )
         self.scheduler = SchedulerBase(
             nodepools=rnd.pools,

@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 from nodewright import labels
 from nodewright.algebra.requirements import ALLOW_UNDEFINED_WELL_KNOWN, Requirement, Requirements
@@ -35,6 +35,7 @@ from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, CatalogFor, PlanOptio
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.schedbase import NodeMemo
 from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler
+from nodewright.scheduling.topologybase import TopoNode
 from nodewright.scheduling.topologydomains import DomainUniverse
 
 _CT_ORDER: Final = (labels.CAPACITY_TYPE_RESERVED, labels.CAPACITY_TYPE_SPOT, labels.CAPACITY_TYPE_ON_DEMAND)
@@ -45,17 +46,22 @@ def _compatible(o: Offering, reqs: Requirements) -> bool:
     return reqs.is_compatible(o.requirements, allow_undefined=ALLOW_UNDEFINED_WELL_KNOWN)
 
 
+_OfferKey = tuple[str, str, str | None]
+
+
 class Compatibility:
     """Whether an offering is compatible with ``reqs`` (which must not change while this is used),
     decided once per distinct offering requirement: an offering's requirements are its capacity
     type, zone and reservation, and a replacement's hundreds of types repeat a few of them."""
 
-    __slots__ = ("allowed", "reqs", "seen")
+    __slots__ = ("allowed", "of_keys", "reqs", "seen")
 
     def __init__(self, reqs: Requirements) -> None:
         self.reqs = reqs
         self.seen: dict[tuple[str, str, str | None], bool] = {}
         self.allowed: set[tuple[str, str, str | None]] = set()
+        # per (interned) set of a type's offering keys: those of them allowed (interned)
+        self.of_keys: dict[int, tuple[frozenset[_OfferKey], frozenset[_OfferKey]]] = {}
 
     def check(self, key: tuple[str, str, str | None], o: Offering) -> bool:
         got = self.seen[key] = _compatible(o, self.reqs)
@@ -64,15 +70,29 @@ class Compatibility:
         return got
 
 
-_OfferKey = tuple[str, str, str | None]
 _Offer = tuple[_OfferKey, str, float, Offering]
 # per instance type (kept alive with its entry, so that ids are not reused): its available
-# offerings as (compatibility key, capacity type, price, offering) and their keys; types and
-# offerings are frozen
+# offerings as (compatibility key, capacity type, price, offering) and their keys (interned);
+# types and offerings are frozen
 _OFFERS: dict[int, tuple[InstanceType, tuple[_Offer, ...], frozenset[_OfferKey]]] = {}
-# per (type, its offerings' keys a Compatibility allows): its cheapest and worst launch price
-_PRICES: dict[tuple[int, frozenset[_OfferKey]], tuple[InstanceType, float, float]] = {}
+# sets of offering keys, one object per value (so that a set's id names its value)
+_KEYSETS: dict[frozenset[_OfferKey], frozenset[_OfferKey]] = {}
+# per (type, id of the interned set of its offerings' keys a Compatibility allows): the type,
+# its cheapest and its worst launch price
+_PRICES: dict[tuple[int, int], tuple[InstanceType, float, float]] = {}
 _OFFERS_MAX: Final = 50_000
+
+
+def _interned(keys: frozenset[_OfferKey]) -> frozenset[_OfferKey]:
+    got = _KEYSETS.get(keys)
+    if got is None:
+        if len(_KEYSETS) >= _OFFERS_MAX:
+            # the ids the other caches hold name sets that go: they go too
+            _KEYSETS.clear()
+            _PRICES.clear()
+            _OFFERS.clear()
+        got = _KEYSETS[keys] = keys
+    return got
 
 
 def _available(it: InstanceType) -> tuple[InstanceType, tuple[_Offer, ...], frozenset[_OfferKey]]:
@@ -85,7 +105,8 @@ def _available(it: InstanceType) -> tuple[InstanceType, tuple[_Offer, ...], froz
             for o in it.offerings
             if o.available
         )
-        got = _OFFERS[id(it)] = (it, offers, frozenset(k for k, _, _, _ in offers))
+        keys = _interned(frozenset(k for k, _, _, _ in offers))
+        got = _OFFERS[id(it)] = (it, offers, keys)
     return got
 
 
@@ -93,13 +114,15 @@ def _prices(it: InstanceType, ok: Compatibility) -> tuple[float, float]:
     """``it``'s cheapest compatible available offering's price and its worst launch price (see
     :func:`worst_launch_price`), kept per type and set of allowed offering keys."""
     _, offers, keys = _available(it)
-    seen = ok.seen
-    if not keys <= seen.keys():
+    mine = ok.of_keys.get(id(keys))
+    if mine is None or mine[0] is not keys:
+        seen = ok.seen
         for key, _ct, _price, o in offers:
             if key not in seen:
                 ok.check(key, o)
-    allowed = keys & ok.allowed
-    got = _PRICES.get((id(it), allowed))
+        mine = ok.of_keys[id(keys)] = (keys, _interned(keys & ok.allowed))
+    allowed = mine[1]
+    got = _PRICES.get((id(it), id(allowed)))
     if got is None or got[0] is not it:
         best = _INF
         worst: dict[str, float] = {}
@@ -112,7 +135,7 @@ def _prices(it: InstanceType, ok: Compatibility) -> tuple[float, float]:
         dearest = next((worst[ct] for ct in _CT_ORDER if ct in worst), _INF)
         if len(_PRICES) >= _OFFERS_MAX:
             _PRICES.clear()
-        got = _PRICES[(id(it), allowed)] = (it, best, dearest)
+        got = _PRICES[(id(it), id(allowed))] = (it, best, dearest)
     return got[1], got[2]
 
 
@@ -244,6 +267,10 @@ class SimCache:
     base: SimBase | None = None
     # per Node and NodeClaim object, whether (and as which node name) it is deleting
     deleting: dict[int, tuple[object, str | None]] = field(default_factory=dict)
+    # per Node object, its topology view (see TopologyBase)
+    topo_nodes: dict[int, tuple[object, TopoNode]] = field(default_factory=dict)
+    # what prepare_round keeps between rounds over the same catalogs
+    round_kept: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from nodewright import labels
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from nodewright.disruption.simulate import Replacement
 
 EPOCH: Final = "1970-01-01T00:00:00Z"
+_NODE: Final = attrgetter("node")
+_NAME: Final = attrgetter("name")
 
 
 @dataclass
@@ -58,6 +62,7 @@ class World:
     made: int = 0
     _state: list[StateNode] | None = field(default=None, repr=False)
     _index: _PodIndex | None = field(default=None, repr=False)
+    _claim_names: dict[int, tuple[NodeClaim, str]] = field(default_factory=dict, repr=False)
 
     def cluster(self) -> ClusterState:
         pods = tuple(self.pods)
@@ -99,8 +104,9 @@ class World:
         their pods leave with them. ``launched``: the nodes the command launched (already
         appended). Only the pods of ``origins`` and ``names`` are visited (:class:`_PodIndex`)."""
         prev = self._state
-        self.nodes = [n for n in self.nodes if n.metadata.name not in names]
-        self.claims = [c for c in self.claims if c.metadata.name not in claim_names]
+        self.nodes = self._without(prev, names, launched)
+        claim_name = self._claim_name
+        self.claims = [c for c in self.claims if claim_name(c) not in claim_names]
         idx = self._index
         if idx is None:
             idx = self._index = _PodIndex.of(self.pods)
@@ -140,6 +146,30 @@ class World:
             self._index = None  # positions moved: rebuilt on the next command
         self._state = None if prev is None else self._next(prev, names, claim_names, pods_of, launched)
 
+    def _without(
+        self, prev: list[StateNode] | None, names: Collection[str], launched: Collection[str]
+    ) -> list[Node]:
+        """The nodes not named in ``names``; read from the state's names when the state's nodes are
+        the world's first nodes, in order (the rest: ``launched``)."""
+        nodes = self.nodes
+        if (
+            prev is None
+            or len(nodes) != len(prev) + len(launched)
+            or not all(map(is_, map(_NODE, prev), nodes))
+        ):
+            return [n for n in nodes if n.metadata.name not in names]
+        keep = [name not in names for name in map(_NAME, prev)]
+        keep.extend(n.metadata.name not in names for n in nodes[len(prev) :])
+        return list(compress(nodes, keep))
+
+    def _claim_name(self, claim: NodeClaim) -> str:
+        """``claim.metadata.name``, kept per NodeClaim object (reading it from each of many NodeClaims
+        is slow in a large heap)."""
+        got = self._claim_names.get(id(claim))
+        if got is None or got[0] is not claim:
+            got = self._claim_names[id(claim)] = (claim, claim.metadata.name)  # holds the claim: no id reuse
+        return got[1]
+
     def _next(
         self,
         prev: list[StateNode],
@@ -151,22 +181,31 @@ class World:
         out: list[StateNode] = []
         provider_ids: set[str] = set()
         for sn in prev:
-            if sn.node is None:
+            node = sn.node
+            if node is None:
                 return None  # a NodeClaim without a Node: rebuilt from scratch
-            if sn.name in names:
+            name = sn.name
+            if name in names:
                 continue
-            if sn.nodeclaim is not None and sn.nodeclaim.metadata.name in claim_names:
+            ids = sn.memo.get("world")
+            if ids is None:  # its NodeClaim's name and its provider ID (the objects do not change)
+                claim = sn.nodeclaim
+                ids = sn.memo["world"] = (
+                    claim.metadata.name if claim is not None else None,
+                    node.spec.provider_id or "",
+                )
+            if ids[0] is not None and ids[0] in claim_names:
                 return None
-            provider_ids.add(sn.node.spec.provider_id or "")
-            got = pods_of.get(sn.name)
+            provider_ids.add(ids[1])
+            got = pods_of.get(name)
             out.append(
-                sn if got is None else StateNode(name=sn.name, node=sn.node, nodeclaim=sn.nodeclaim, pods=got)
+                sn if got is None else StateNode(name=name, node=node, nodeclaim=sn.nodeclaim, pods=got)
             )
         kept = len(out)
         if len(self.nodes) != kept + len(launched):
             return None
         claims = {c.status.provider_id: c for c in self.claims[len(self.claims) - len(launched) :]}
-        taken = {sn.name for sn in out}
+        taken = set(map(_NAME, out))
         for node in self.nodes[kept:]:
             name = node.metadata.name
             claim = claims.get(node.spec.provider_id or "")
@@ -178,7 +217,7 @@ class World:
             ):
                 return None
             out.append(StateNode(name=name, node=node, nodeclaim=claim, pods=list(pods_of.get(name, []))))
-        if any(a.node is not b for a, b in zip(out, self.nodes, strict=True)):
+        if not all(map(is_, map(_NODE, out), self.nodes)):
             return None
         return out
 

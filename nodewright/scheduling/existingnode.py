@@ -316,9 +316,13 @@ class FitIndex:
     Call :meth:`update` after a node's ``remaining`` shrinks.
     """
 
-    def __init__(self, nodes: Sequence[ExistingNode], *, kept: bool = False) -> None:
+    def __init__(
+        self, nodes: Sequence[ExistingNode], *, kept: bool = False, previous: FitIndex | None = None
+    ) -> None:
         """``kept``: the nodes are never changed in place (a shared base's), so each node's leaf is
-        kept on its state node and reused by a later index over the same node object."""
+        kept on its state node and reused by a later index over the same node object. ``previous``:
+        an index built before (never changed since), whose maxima are reused where the leaves
+        below them hold the same values."""
         self.nodes = nodes
         self.count = len(nodes)
         self.dims = tuple(sorted({k for n in nodes for k in n.remaining}))
@@ -331,10 +335,35 @@ class FitIndex:
         self.tree: list[tuple[int, ...]] = [self._none] * (2 * size)
         # per request vector, the first node that covered it at the last walk
         self._first: dict[tuple[int, ...], int] = {}
-        for i, n in enumerate(nodes):
-            self.tree[size + i] = self._kept_vec(n) if kept else self._vec(n)
+        leaves = [self._kept_vec(n) for n in nodes] if kept else [self._vec(n) for n in nodes]
+        if previous is not None and previous.size == size and previous.dims == self.dims:
+            self._patch(previous, leaves)
+            return
+        self.tree[size : size + len(leaves)] = leaves
         for i in range(size - 1, 0, -1):
             self.tree[i] = tuple(map(max, self.tree[2 * i], self.tree[2 * i + 1]))
+
+    def _patch(self, previous: FitIndex, leaves: list[tuple[int, ...]]) -> None:
+        """The tree of ``previous`` with the leaves that differ replaced and the maxima above them
+        recomputed (the same tree a full build gives)."""
+        size = self.size
+        tree = self.tree = list(previous.tree)
+        old = tree[size : size + max(len(leaves), previous.count)]
+        leaves = leaves + [self._none] * (len(old) - len(leaves))
+        dirty = set()
+        for i, (a, b) in enumerate(zip(leaves, old, strict=True)):
+            if a is not b and a != b:
+                tree[size + i] = a
+                dirty.add((size + i) >> 1)
+        while dirty:
+            above = set()
+            for j in dirty:
+                new = tuple(map(max, tree[2 * j], tree[2 * j + 1]))
+                if new != tree[j]:
+                    tree[j] = new
+                    if j > 1:
+                        above.add(j >> 1)
+            dirty = above
 
     def _kept_vec(self, node: ExistingNode) -> tuple[int, ...]:
         got = node.state.memo.get("fit.leaf")

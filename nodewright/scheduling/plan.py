@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from operator import is_
 from typing import Any, Final
 
 from nodewright import labels
@@ -274,12 +275,14 @@ def prepare_round(
     workloads: Sequence[Input] = (),
     scales: Sequence[Scale] = (),
     state_nodes: list[StateNode] | None = None,
+    kept: dict[str, Any] | None = None,
 ) -> Round:
     """Everything :func:`plan` computes before the Solve (pod selection, validation, pools, types).
 
     The pending pods are the cluster's, plus those its workloads (and ``workloads``, the branch's)
     would create, plus, with the CapacityBuffer gate, the buffers' virtual pods (added after
-    validation, as the provisioner does). ``state_nodes``: the cluster's, already built."""
+    validation, as the provisioner does). ``state_nodes``: the cluster's, already built; ``kept``:
+    facts kept between rounds over the same catalogs (a forecast's many rounds)."""
     if state_nodes is None:
         state_nodes = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
     marked = [s.marked_for_deletion() for s in state_nodes]
@@ -314,8 +317,13 @@ def prepare_round(
     pools = order_nodepools(nodepools)
     used: dict[str, int] = {}
     for sn in active:
-        rid = sn.label(labels.CAPACITY_RESERVATION_ID)
-        if rid and sn.label(labels.CAPACITY_TYPE) == labels.CAPACITY_TYPE_RESERVED:
+        rid = sn.memo.get("reservation")
+        if rid is None:  # a StateNode's objects do not change
+            rid = sn.label(labels.CAPACITY_RESERVATION_ID)
+            if sn.label(labels.CAPACITY_TYPE) != labels.CAPACITY_TYPE_RESERVED:
+                rid = ""
+            sn.memo["reservation"] = rid = rid or ""
+        if rid:
             used[rid] = used.get(rid, 0) + 1
     catalogs = {np.name: catalog_for(np) for np in pools}
     types_by_pool: dict[str, Sequence[InstanceType]] = {
@@ -326,9 +334,7 @@ def prepare_round(
     # NodePools of one NodeClass share their catalog (and its types): each distinct type once; a
     # consumed reservation changes offerings only, not resources
     distinct = {id(types): types for types in catalogs.values()}
-    for it in {id(it): it for types in distinct.values() for it in types}.values():
-        names.update(it.capacity)
-        names.update(it.allocatable())
+    names.update(_type_resources(list(distinct.values()), kept))
     ds_pods = daemonset_pods(cluster)
     requests = {}
     memo: dict[tuple[object, ...], ResourceList] = {}
@@ -361,6 +367,21 @@ def prepare_round(
         buffers=buffers,
         state_nodes=state_nodes,
     )
+
+
+def _type_resources(catalogs: list[Sequence[InstanceType]], kept: dict[str, Any] | None) -> frozenset[str]:
+    """The resources the types of ``catalogs`` have (kept while they are the same catalogs)."""
+    got = kept.get("type_resources") if kept is not None else None
+    if got is not None and len(got[0]) == len(catalogs) and all(map(is_, got[0], catalogs)):
+        return got[1]  # type: ignore[no-any-return]
+    names: set[str] = set()
+    for it in {id(it): it for types in catalogs for it in types}.values():
+        names.update(it.capacity)
+        names.update(it.allocatable())
+    out = frozenset(names)
+    if kept is not None:
+        kept["type_resources"] = (catalogs, out)  # holds the catalogs: their ids are not reused
+    return out
 
 
 def pod_data(

@@ -74,6 +74,7 @@ class NodeMemo:
         # per NodePool: the charges of its nodes at the last base and their sum
         self.taken: dict[str, tuple[list[ResourceList], ResourceList]] = {}
         self.limits: dict[str, tuple[NodePool, ResourceList]] = {}
+        self.fit: FitIndex | None = None  # the last base's
         # the last base's existing nodes and how many of them define each requirement key
         self.node_keys: tuple[list[ExistingNode], Counter[str]] = ([], Counter())
         # the last templates built, by what they derive from
@@ -294,7 +295,9 @@ class SchedulerBase:
         self.existing = existing
         self.charges = {i: charges[id(n)] for i, n in enumerate(existing) if id(n) in charges}
         # a shared base's nodes are never changed in place (solves copy on write)
-        self.fit = FitIndex(existing, kept=self.shared)
+        self.fit = FitIndex(existing, kept=self.shared, previous=memo.fit if memo is not None else None)
+        if memo is not None:
+            memo.fit = self.fit  # a base's index is never changed: solves work on copies
         # how many existing nodes define each requirement key: a pod requiring (In/Exists/Gt/Lt) a
         # key no node defines is refused by every node's requirements check (Requirements.is_compatible
         # with no undefined keys allowed), so none of them is tried

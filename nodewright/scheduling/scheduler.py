@@ -41,7 +41,7 @@ from nodewright.scheduling.reservations import ReservationManager
 from nodewright.scheduling.schedbase import BEST_EFFORT, NODES, SchedulerBase, preferences_tolerating
 from nodewright.scheduling.topology import Topology, TopologyError
 from nodewright.scheduling.topologygroup import TopologyType
-from nodewright.scheduling.twins import run_length, twins
+from nodewright.scheduling.twins import run_length, twin_of, twins
 from nodewright.scheduling.volumes import VolumeIndex
 
 log = logging.getLogger("nodewright")
@@ -330,7 +330,8 @@ class Scheduler:
         if claim.template.has_reserved or claim.requirements.has_min_values():
             return []
         topo = self.topology
-        run = queue.head_run(lambda p: twins(prev, p) and not topo.has_groups_for(p.current))
+        twin = twin_of(prev)
+        run = queue.head_run(lambda p: twin(p) and not topo.has_groups_for(p.current))
         if len(run) < 2:
             return []
         first = run[0]

@@ -79,15 +79,36 @@ class TopologyBase:
         cluster_pods: Iterable[Pod] = (),
         namespaces: Iterable[str] = (),
         affinity_pods: Sequence[Pod] | None = None,
+        kept: dict[int, tuple[object, TopoNode]] | None = None,
     ) -> None:
+        """``kept``: each Node object's TopoNode from earlier bases (Nodes are never changed in
+        place), replaced by this base's."""
+        view = TopoNode.of
+        if kept is not None:
+            known = dict(kept)
+            kept.clear()
+
+            def view(node: Node) -> TopoNode:
+                got = known.get(id(node))
+                if got is None or got[0] is not node:
+                    got = (node, TopoNode.of(node))
+                kept[id(node)] = got  # holds the Node: its id is not reused
+                return got[1]
+
         self.nodes: dict[str, TopoNode] = {}
         for node in nodes:
-            self.nodes[node.metadata.name] = TopoNode.of(node)
+            t = view(node)
+            self.nodes[t.name] = t
         self.lookup = dict(self.nodes)
         for api_node in all_nodes or ():
-            name = api_node.metadata.name
-            if name not in self.lookup:
-                self.lookup[name] = TopoNode.of(api_node)
+            if kept is None:
+                name = api_node.metadata.name
+                if name not in self.lookup:
+                    self.lookup[name] = TopoNode.of(api_node)
+                continue
+            t = view(api_node)  # the kept view's name: no read of the Node
+            if t.name not in self.lookup:
+                self.lookup[t.name] = t
         self.pods = cluster_pods if isinstance(cluster_pods, Sequence) else list(cluster_pods)
         self._extra_namespaces = set(namespaces)
         self._namespaces: set[str] | None = None

@@ -12,6 +12,8 @@ hold a type, and the last that fits is found by bisection (:func:`run_length`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from nodewright.api.core import Pod
 from nodewright.scheduling.instancetypes import InstanceTypeFilterError
 from nodewright.scheduling.nodeclaim import InflightClaim, Placement, filter_instance_types
@@ -21,17 +23,30 @@ from nodewright.scheduling.poddata import PodData
 def twins(a: PodData, b: PodData) -> bool:
     """Whether every existing node and NodeClaim treats ``a`` and ``b`` alike, given neither has
     topology."""
-    return (
-        a.requests == b.requests
-        and not a.ports
-        and not b.ports
-        and not a.volume_requirements
-        and not b.volume_requirements
-        and (a.requirements is b.requirements or a.requirements == b.requirements)
-        and a.current.spec.tolerations == b.current.spec.tolerations
-        and not claims_volumes(a.pod)
-        and not claims_volumes(b.pod)
-    )
+    return twin_of(a)(b)
+
+
+def twin_of(a: PodData) -> Callable[[PodData], bool]:
+    """``twins(a, ·)``, with ``a``'s side decided once."""
+    if a.ports or a.volume_requirements or claims_volumes(a.pod):
+        return _never
+    requests, reqs, tolerations = a.requests, a.requirements, a.current.spec.tolerations
+
+    def same(b: PodData) -> bool:
+        return (
+            b.requests == requests
+            and not b.ports
+            and not b.volume_requirements
+            and (b.requirements is reqs or b.requirements == reqs)
+            and b.current.spec.tolerations == tolerations
+            and not (b.pod.spec.volumes and claims_volumes(b.pod))
+        )
+
+    return same
+
+
+def _never(_b: PodData) -> bool:
+    return False
 
 
 def claims_volumes(pod: Pod) -> bool:

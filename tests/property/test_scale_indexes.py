@@ -2,7 +2,7 @@
 
 * :class:`nodewright.scheduling.existingnode.FitIndex` yields, in order, exactly the existing nodes
   whose remaining resources ``fits`` the request (the necessary condition of ``can_add``), also
-  after nodes shrink;
+  after nodes shrink, and one patched from the previous base's is the tree a fresh build gives;
 * :class:`nodewright.health.derive._ClaimIndex` gives each pool exactly the NodeClaims
   ``_owned_by`` selects, in their order.
 """
@@ -43,6 +43,39 @@ def test_fit_index_is_the_fits_scan(
             node = existing[i]
             node.remaining = {k: v - used.get(k, 0) for k, v in node.remaining.items()}
             index.update(i)
+
+
+def _kept(remaining: dict[str, int]) -> Any:
+    return SimpleNamespace(remaining=remaining, state=SimpleNamespace(memo={}))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    before=st.lists(resource_lists, max_size=20),
+    edits=st.lists(
+        st.tuples(st.sampled_from(["drop", "add", "swap"]), st.integers(0, 30), resource_lists), max_size=5
+    ),
+)
+def test_fit_index_patched_from_the_last_base_is_a_fresh_build(
+    before: list[dict[str, int]], edits: list[tuple[str, int, dict[str, int]]]
+) -> None:
+    """A base's index built from the previous base's (``previous=``, nodes dropped, added or
+    replaced, leaves equal in value where positions shifted) is the tree a fresh build gives."""
+    nodes: list[Any] = [_kept(dict(r)) for r in before]
+    previous = FitIndex(nodes, kept=True)
+    now = list(nodes)
+    for op, at, rem in edits:
+        if op == "drop" and now:
+            now.pop(at % len(now))
+        elif op == "add":
+            now.insert(at % (len(now) + 1), _kept(dict(rem)))
+        elif now:
+            now[at % len(now)] = _kept(dict(rem))
+    patched = FitIndex(now, kept=True, previous=previous)
+    assert patched.tree == FitIndex(now, kept=True).tree
+    assert previous.tree == FitIndex(nodes, kept=True).tree  # the previous index is left as it was
+    for req in before[:3]:
+        assert list(patched.candidates(req)) == [i for i, n in enumerate(now) if fits(req, n.remaining)]
 
 
 POOLS = ("a", "b", "c")
