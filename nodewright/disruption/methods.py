@@ -225,12 +225,14 @@ def compute_consolidation(cands: Sequence[Candidate], env: Env, method: str) -> 
         return None
     price = sum(c.price for c in cands)
     rep = sim.new[0]
-    rep.order_by_price()
+    # ordered by price once the price filters kept some (they keep the order, so ordering after
+    # them is the same): most candidates fail on price, and then nothing needs ordering
     all_spot = all(c.capacity_type == labels.CAPACITY_TYPE_SPOT for c in cands)
     if all_spot and rep.capacity_types().has(labels.CAPACITY_TYPE_SPOT):
         return _spot_to_spot(cands, env, sim, rep, price, method)
     if not _cheaper_options(cands, env, rep, price, single):
         return None
+    rep.order_by_price()
     ct = rep.capacity_types()
     if ct.has(labels.CAPACITY_TYPE_SPOT) and ct.has(labels.CAPACITY_TYPE_ON_DEMAND):
         rep.require(labels.CAPACITY_TYPE, labels.CAPACITY_TYPE_SPOT)
@@ -264,10 +266,12 @@ def _spot_to_spot(
                 cands[0], "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node"
             )
         return None
+    launch = rep.requirements.copy()  # the order is by price under the simulation's requirements
     rep.require(labels.CAPACITY_TYPE, labels.CAPACITY_TYPE_SPOT)
     rep.compatible()
     if not _cheaper_options(cands, env, rep, price, single):
         return None
+    rep.order_by_price(launch)
     if not single:
         return Command(method, UNDERUTILIZED, list(cands), [rep], sim)
     if len(rep.types) < SPOT_TO_SPOT_MIN_TYPES:

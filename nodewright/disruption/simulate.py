@@ -161,9 +161,12 @@ class Replacement:
     node_class: str = ""
     taints: list[Taint] = field(default_factory=list)
 
-    def order_by_price(self) -> None:
-        ok = Compatibility(self.requirements)
-        self.types.sort(key=lambda it: (cheapest_price(it, self.requirements, ok), it.name))
+    def order_by_price(self, requirements: Requirements | None = None) -> None:
+        """Cheapest first (by the cheapest offering compatible with ``requirements``, by default
+        the replacement's own), then by name."""
+        reqs = self.requirements if requirements is None else requirements
+        ok = Compatibility(reqs)
+        self.types.sort(key=lambda it: (cheapest_price(it, reqs, ok), it.name))
 
     def compatible(self) -> None:
         ok = Compatibility(self.requirements)

@@ -9,7 +9,7 @@ labels plus hostname, host ports and volume usage, and the pods placed on it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import gt, le
 from typing import TYPE_CHECKING, Any
@@ -286,6 +286,15 @@ class ExistingNode:
         assert last is not None
         return last
 
+    def add_run(self, pods: Sequence[PodData], topology: Topology) -> None:
+        """``add`` of twins of the last pod added (no host ports, no volume claims, requirements
+        it already holds), one after the other, at once."""
+        self.pods.extend(pods)
+        self.remaining = subtract(self.remaining, add(*(p.requests for p in pods)))
+        for p in pods:
+            topology.record(p.current, taints=self.taints, requirements=self.requirements)
+            self.volumes.add(p.pod)
+
     def add(self, pod: PodData, reqs: Requirements, topology: Topology) -> None:
         self.pods.append(pod)
         self.remaining = subtract(self.remaining, pod.requests)
@@ -294,6 +303,20 @@ class ExistingNode:
         if pod.ports:
             self.ports.add(pod.key, pod.ports)
         self.volumes.add(pod.pod)
+
+
+def twins_that_fit(requests: Mapping[str, int], remaining: Mapping[str, int], limit: int) -> int:
+    """How many pods asking ``requests`` each fit one after the other in ``remaining`` (as
+    ``fits`` decides each after the ones before were subtracted), at most ``limit``."""
+    if any(v < 0 for v in remaining.values()):
+        return 0
+    n = limit
+    for name, value in requests.items():
+        if value < 0:
+            return 0
+        if value > 0:
+            n = min(n, remaining.get(name, 0) // value)
+    return n
 
 
 def daemon_compatible_with_node(pod: Pod, taints: Sequence[Taint], node_labels: dict[str, str]) -> bool:

@@ -43,12 +43,13 @@ class Queue(Generic[T]):
         self._pods.popleft()
         return head
 
-    def head_run(self, same: Callable[[T], bool]) -> list[T]:
-        """The pods ``pop`` would return next, in order, while ``same`` holds (none removed)."""
+    def head_run(self, same: Callable[[T], bool], limit: int) -> list[T]:
+        """The pods ``pop`` would return next, in order, while ``same`` holds, at most ``limit``
+        (none removed)."""
         out: list[T] = []
         n = len(self._pods)
         for pod in self._pods:
-            if self._last_len.get(pod.key) == n - len(out) or not same(pod):
+            if len(out) >= limit or self._last_len.get(pod.key) == n - len(out) or not same(pod):
                 break
             out.append(pod)
         return out

@@ -24,7 +24,7 @@ from nodewright.algebra.resources import ResourceList
 from nodewright.api.core import Pod
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
-from nodewright.scheduling.existingnode import ExistingNode, StateNode
+from nodewright.scheduling.existingnode import ExistingNode, StateNode, twins_that_fit
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex
 from nodewright.scheduling.nodeclaim import (
     Failure,
@@ -41,7 +41,7 @@ from nodewright.scheduling.reservations import ReservationManager
 from nodewright.scheduling.schedbase import BEST_EFFORT, NODES, SchedulerBase, preferences_tolerating
 from nodewright.scheduling.topology import Topology, TopologyError
 from nodewright.scheduling.topologygroup import TopologyType
-from nodewright.scheduling.twins import run_length, twin_of, twins
+from nodewright.scheduling.twins import claim_room, claim_takes, twin_placement, twin_run
 from nodewright.scheduling.volumes import VolumeIndex
 
 log = logging.getLogger("nodewright")
@@ -199,6 +199,9 @@ class Scheduler:
         # the last pod placed on an in-flight NodeClaim (see _twin) and whether every other claim
         # refused it
         self._last: tuple[PodData, InflightClaim, bool] | None = None
+        # the last pod placed on an existing node (without topology) and that node's position
+        self._last_node: tuple[PodData, int] | None = None
+        self._at = -1
 
     @staticmethod
     def preferences_tolerating(pod: Pod) -> Pod:
@@ -213,7 +216,7 @@ class Scheduler:
         errors: dict[str, str] = {}
         queue: Queue[PodData] = Queue(pods)
         limit = self.claim_limit
-        self._last = None
+        self._last = self._last_node = None
         while (pod := queue.pop()) is not None:
             err = self._try_schedule(pod)
             if limit is not None and len(self.claims) > limit:
@@ -221,11 +224,15 @@ class Scheduler:
             if err is None:
                 errors.pop(pod.key, None)
                 self._placed(pod)
-                last = self._last
+                last, at = self._last, self._last_node
+                run: list[PodData] = []
                 if last is not None and last[0] is pod and last[2]:
-                    for placed in self._place_run(queue):
-                        errors.pop(placed.key, None)
-                        self._placed(placed)
+                    run = self._place_run(queue)
+                elif at is not None and at[0] is pod:
+                    run = self._fill_node(queue, at[1])
+                for placed in run:
+                    errors.pop(placed.key, None)
+                    self._placed(placed)
                 continue
             errors[pod.key] = err
             pod.reset()
@@ -280,6 +287,7 @@ class Scheduler:
                     node = existing[i] = node.clone()
                     self._owned.add(i)
                 self._last = None  # an existing node changed
+                self._at = i
                 before = node.requirements
                 node.add(pod, got, topo)
                 for key in node.requirements:
@@ -290,32 +298,20 @@ class Scheduler:
         return False
 
     def _twin(self, pod: PodData) -> bool:
-        """Place ``pod`` where the full scan would, when that is certainly the NodeClaim its twin
-        (the pod placed just before it) went to: neither has topology, every existing node and
-        every NodeClaim the scan reaches first refused the twin and is unchanged since (only the
-        twin's NodeClaim changed), and they refuse ``pod`` alike. False: no answer, scan."""
+        """Place ``pod`` on the NodeClaim its twin (the pod placed just before it) went to, when the
+        full scan certainly would (see :func:`~.twins.twin_placement`). False: no answer, scan."""
         assert self._last is not None
         prev, claim, all_refused = self._last
-        if not twins(prev, pod):
-            return False
-        if not all_refused:
-            # the claims the scan now reaches before ``claim`` (one pod more) were all reached before it
-            bit = 1 << claim.index
-            buckets = self._order.buckets
-            n = len(claim.pods)
-            if buckets.get(n - 1, 0) & ~((bit << 1) - 1) or buckets.get(n, 0) & (bit - 1):
-                return False
-        if not all(map(le, pod.vec, claim.headroom)) or claim.template.tolerates(pod) is not None:
-            return False
-        placed = claim.can_add(
+        placed = twin_placement(
+            claim,
+            prev,
             pod,
+            None if all_refused else self._order.buckets,
             self.topology,
             self.reservations,
-            relax_min_values=False,
             strict_reserved=not self.options.reserved_fallback,
-            has_topology=False,
         )
-        if not isinstance(placed, Placement):
+        if placed is None:
             return False
         self._place_on(claim, pod, placed)
         self._last = (pod, claim, all_refused)
@@ -327,35 +323,44 @@ class Scheduler:
         the same placements as popping and scanning each. Returns those placed."""
         assert self._last is not None
         prev, claim, _ = self._last
-        if claim.template.has_reserved or claim.requirements.has_min_values():
-            return []
         topo = self.topology
-        twin = twin_of(prev)
-        run = queue.head_run(lambda p: twin(p) and not topo.has_groups_for(p.current))
-        if len(run) < 2:
-            return []
-        first = run[0]
-        if not all(map(le, first.vec, claim.headroom)) or claim.template.tolerates(first) is not None:
-            return []
-        placed = claim.can_add(
-            first,
+        got = claim_takes(
+            claim,
+            twin_run(queue, prev, topo, max(0, claim_room(claim, prev.vec))),
             topo,
             self.reservations,
-            relax_min_values=False,
             strict_reserved=not self.options.reserved_fallback,
-            has_topology=False,
         )
-        if not isinstance(placed, Placement) or placed.requirements.has_min_values():
+        if got is None:
             return []
-        lo, kept = run_length(claim, first, placed, len(run))
-        taken = run[:lo]
-        queue.drop(lo)
+        taken, placed, kept = got
+        queue.drop(len(taken))
         old = len(claim.pods)
         before = {key: claim.domain(key) for key in self._domain_index}
         claim.add_run(taken, placed.requirements, kept, topo)
         self._order.moved(claim, old)
         self._track(claim, before)
         self._last = (taken[-1], claim, True)
+        return taken
+
+    def _fill_node(self, queue: Queue[PodData], i: int) -> list[PodData]:
+        """The twins next in the queue of the pod just placed on existing node ``i``, placed there
+        at once as far as its room takes them: every node before it refused their twin and is
+        unchanged, and it accepts each while its remaining resources fit one more (its
+        requirements already hold the twin's). Returns those placed."""
+        assert self._last_node is not None
+        prev = self._last_node[0]
+        topo = self.topology
+        node = self.existing[i]
+        run = twin_run(queue, prev, topo, twins_that_fit(prev.requests, node.remaining, 1 << 30))
+        n = len(run)
+        if not n:
+            return []
+        taken = run[:n]
+        queue.drop(n)
+        node.add_run(taken, topo)
+        self._fit.update(i)
+        self._last_node = (taken[-1], i)
         return taken
 
     def _add(self, pod: PodData) -> Failure | None:
@@ -366,6 +371,8 @@ class Scheduler:
                 return None
             self._last = None
         if self._on_existing(pod):
+            if not has_topology:
+                self._last_node = (pod, self._at)
             return None
         sig = pod.topology_signature() if has_topology else ""
         skip = self._hostname_blocked.get(sig, 0) if has_topology else 0

@@ -3,8 +3,10 @@ placed after one another on the NodeClaim the first went to, without rescanning:
 be exactly the one the full scan of every pod gives (Karpenter ``scheduler.go`` scans each pod:
 existing nodes, in-flight NodeClaims by pod count, then a new NodeClaim).
 
-The reference is the same solve with the shortcut switched off (``Scheduler._twin`` and
-``Scheduler._place_run`` answering "no answer"), over random pod sets that mix twins with pods
+The same holds for an existing node: twins fill the node their twin went to while its room
+takes them. The reference is the same solve with the shortcuts switched off (``Scheduler._twin``,
+``Scheduler._place_run`` and ``Scheduler._fill_node`` answering "no answer"), over random pod sets
+that mix twins with pods
 that differ in requests, node selectors, tolerations, host ports and hostname spread, beside
 existing nodes and under NodePool limits that run out.
 """
@@ -69,16 +71,19 @@ def _pods(draw: st.DrawFn) -> list[Any]:
 @given(
     pods=_pods(),
     limit=st.sampled_from((None, "4", "9", "20")),
-    existing=st.integers(0, 2),
+    existing=st.integers(0, 3),
+    cpu=st.sampled_from(("2", "1500m", "4")),
 )
-def test_twins_take_the_claim_the_full_scan_gives(pods: list[Any], limit: str | None, existing: int) -> None:
+def test_twins_take_the_claim_the_full_scan_gives(
+    pods: list[Any], limit: str | None, existing: int, cpu: str
+) -> None:
     pools = [nodepool(limits={"cpu": limit} if limit else None)]
     taint = [{"key": "team", "value": "a", "effect": "NoSchedule"}]
     nodes = [
         node(
             f"n{i}",
             labels={"karpenter.sh/nodepool": "default"},
-            capacity={"cpu": "2", "pods": "10"},
+            capacity={"cpu": cpu, "pods": "10"},
             taints=taint if i == 1 else (),
         )
         for i in range(existing)
@@ -88,6 +93,7 @@ def test_twins_take_the_claim_the_full_scan_gives(pods: list[Any], limit: str | 
     with (
         mock.patch.object(Scheduler, "_twin", lambda self, pod: False),
         mock.patch.object(Scheduler, "_place_run", lambda self, queue: []),
+        mock.patch.object(Scheduler, "_fill_node", lambda self, queue, i: []),
     ):
         slow = run(pools, pods, nodes=nodes, types=small)
     assert fast == slow
@@ -100,6 +106,7 @@ def test_twins_fill_a_claim_then_open_the_next() -> None:
     with (
         mock.patch.object(Scheduler, "_twin", lambda self, pod: False),
         mock.patch.object(Scheduler, "_place_run", lambda self, queue: []),
+        mock.patch.object(Scheduler, "_fill_node", lambda self, queue, i: []),
     ):
         slow = run([nodepool()], pods)
     assert fast == slow
@@ -118,11 +125,28 @@ def test_twins_follow_the_claim_order_not_the_first_twin() -> None:
     with (
         mock.patch.object(Scheduler, "_twin", lambda self, pod: False),
         mock.patch.object(Scheduler, "_place_run", lambda self, queue: []),
+        mock.patch.object(Scheduler, "_fill_node", lambda self, queue, i: []),
     ):
         slow = run([nodepool()], pods)
     assert fast == slow
     where = fast.placements()
     assert where["default/s0"] is where["default/s2"] is not where["default/s1"] is where["default/s3"]
+
+
+def test_twins_fill_existing_nodes_in_order() -> None:
+    """Twins fill the first existing node with room, then the next, as the scan of each would."""
+    nodes = [
+        node(f"n{i}", labels={"karpenter.sh/nodepool": "default"}, capacity={"cpu": c, "pods": "5"})
+        for i, c in enumerate(("1", "2", "950m"))
+    ]
+    pods = [pod(f"p{i:02d}", requests={"cpu": "300m"}) for i in range(14)]
+    fast = run([nodepool()], pods, nodes=nodes)
+    with mock.patch.object(Scheduler, "_fill_node", lambda self, queue, i: []):
+        slow = run([nodepool()], pods, nodes=nodes)
+    assert fast == slow
+    on = [getattr(fast.placements()[f"default/p{i:02d}"], "name", None) for i in range(14)]
+    # n0 room for 3 (cpu), n1 for 5 (its pods), n2 for 3; the rest open a NodeClaim
+    assert on == ["n0"] * 3 + ["n1"] * 5 + ["n2"] * 3 + [on[11]] * 3 and on[11] not in ("n0", "n1", "n2")
 
 
 class _P:
@@ -137,8 +161,9 @@ def test_head_run_stops_where_pop_would() -> None:
     a = q.pop()
     assert a is not None
     q.push(a)
-    assert [p.key for p in q.head_run(lambda p: True)] == ["b", "c", "a"]
-    assert [p.key for p in q.head_run(lambda p: p.key != "c")] == ["b"]
+    assert [p.key for p in q.head_run(lambda p: True, 10)] == ["b", "c", "a"]
+    assert [p.key for p in q.head_run(lambda p: p.key != "c", 10)] == ["b"]
+    assert [p.key for p in q.head_run(lambda p: True, 2)] == ["b", "c"]
     q.drop(1)
     assert [p.key for p in (q.pop(), q.pop())] == ["c", "a"]  # type: ignore[union-attr]
     # a full cycle without progress: both went round once and the queue has their length again
@@ -147,4 +172,4 @@ def test_head_run_stops_where_pop_would() -> None:
         got = q.pop()
         assert got is not None
         q.push(got)
-    assert q.head_run(lambda p: True) == [] and q.pop() is None
+    assert q.head_run(lambda p: True, 10) == [] and q.pop() is None
