@@ -377,7 +377,8 @@ class FitIndex:
         for i, (a, b) in enumerate(zip(leaves, old, strict=True)):
             if a is not b and a != b:
                 tree[size + i] = a
-                dirty.add((size + i) >> 1)
+                if size > 1:  # one node: its leaf is the root
+                    dirty.add((size + i) >> 1)
         while dirty:
             above = set()
             for j in dirty:
