@@ -72,7 +72,7 @@ class Evaluator:
             return False, {}
         by_pool: dict[str, list[Candidate]] = {}
         for c in cands:
-            by_pool.setdefault(c.pool.name, []).append(c)
+            by_pool.setdefault(c.pool_name, []).append(c)
         total_price = sum(c.price for c in cands)
         ok = True
         out: dict[str, ScoreResult] = {}
@@ -95,7 +95,7 @@ class Evaluator:
         """A delete is the best any move of ``c`` can score: if it fails, skip the candidate."""
         if not is_balanced(c):
             return True
-        totals = self.totals.get(c.pool.name)
+        totals = self.totals.get(c.pool_name)
         if totals is None or totals.cost <= 0:
             return True
         return score_move(c.price, c.reschedule_cost, totals).approved

@@ -87,9 +87,11 @@ class Candidate:
     node_labels: dict[str, str] = field(default_factory=dict)
     # the sort by savings ratio (descending), ties by name: the fields above do not change
     savings_key: tuple[float, str] = field(init=False, repr=False)
+    pool_name: str = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.savings_key = (-self.price / self.reschedule_cost, self.state.name)
+        self.pool_name = self.pool.name
 
     @property
     def name(self) -> str:

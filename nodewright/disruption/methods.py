@@ -14,7 +14,7 @@ cheaper than a same-type candidate. Balanced pools approve a move only when
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Final, Protocol
@@ -151,10 +151,10 @@ def emptiness(cands: Sequence[Candidate], budgets: dict[str, int]) -> list[Comma
     for c in sort_by_savings(cands):
         if not c.is_empty():
             continue
-        if budgets.get(c.pool.name, 0) == 0:
+        if budgets.get(c.pool_name, 0) == 0:
             continue
         chosen.append(c)
-        budgets[c.pool.name] -= 1
+        budgets[c.pool_name] -= 1
     return [Command("emptiness", EMPTY, chosen)] if chosen else []
 
 
@@ -170,7 +170,7 @@ def drift(cands: Sequence[Candidate], budgets: dict[str, int], env: Env) -> list
     empty = [c for c in ordered if not c.reschedulable]
     busy = [c for c in ordered if c.reschedulable]
     for c in [*empty, *busy]:
-        if budgets.get(c.pool.name, 0) == 0:
+        if budgets.get(c.pool_name, 0) == 0:
             continue
         sim = env.simulate([c])
         if not sim.all_non_pending_scheduled():
@@ -187,7 +187,7 @@ def static_drift(
     replicas (``counts(pool)`` = running nodes, nodes pending disruption)."""
     by_pool: dict[str, list[Candidate]] = {}
     for c in cands:
-        by_pool.setdefault(c.pool.name, []).append(c)
+        by_pool.setdefault(c.pool_name, []).append(c)
     cmds: list[Command] = []
     for name, group in by_pool.items():
         pool = group[0].pool
@@ -312,10 +312,10 @@ def _filter_out_same_type(rep: Replacement, cands: Sequence[Candidate]) -> bool:
 def multi_node(cands: Sequence[Candidate], budgets: dict[str, int], env: Env) -> list[Command]:
     usable: list[Candidate] = []
     for c in sort_by_savings(cands):
-        if budgets.get(c.pool.name, 0) == 0:
+        if budgets.get(c.pool_name, 0) == 0:
             continue
         usable.append(c)
-        budgets[c.pool.name] -= 1
+        budgets[c.pool_name] -= 1
     if len(usable) < 2:
         return []
     hi = min(len(usable), MULTI_NODE_MAX)
@@ -342,24 +342,29 @@ def multi_node(cands: Sequence[Candidate], budgets: dict[str, int], env: Env) ->
     return [best] if best is not None else []
 
 
-def interweave(cands: Sequence[Candidate]) -> list[Candidate]:
+def interweave(cands: Sequence[Candidate]) -> Iterator[Candidate]:
     """Sorted by savings ratio, then one per pool in turn (pools in order of first appearance;
-    Karpenter takes Go map order, which is random)."""
+    Karpenter takes Go map order, which is random); lazily (single-node consolidation usually
+    stops at one of the first)."""
     by_pool: dict[str, list[Candidate]] = {}
     for c in sort_by_savings(cands):
-        by_pool.setdefault(c.pool.name, []).append(c)
-    out: list[Candidate] = []
-    depth = max((len(v) for v in by_pool.values()), default=0)
-    for i in range(depth):
-        for group in by_pool.values():
-            if i < len(group):
-                out.append(group[i])
-    return out
+        group = by_pool.get(c.pool_name)
+        if group is None:
+            by_pool[c.pool_name] = [c]
+        else:
+            group.append(c)
+    groups = list(by_pool.values())
+    i = 0
+    while groups:
+        for group in groups:
+            yield group[i]
+        i += 1
+        groups = [g for g in groups if len(g) > i]
 
 
 def single_node(cands: Sequence[Candidate], budgets: dict[str, int], env: Env) -> list[Command]:
     for c in interweave(cands):
-        if budgets.get(c.pool.name, 0) == 0:
+        if budgets.get(c.pool_name, 0) == 0:
             continue
         if not env.evaluator.can_pass(c):
             continue

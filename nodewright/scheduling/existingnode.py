@@ -290,7 +290,8 @@ class ExistingNode:
         """``add`` of twins of the last pod added (no host ports, no volume claims, requirements
         it already holds), one after the other, at once."""
         self.pods.extend(pods)
-        self.remaining = subtract(self.remaining, add(*(p.requests for p in pods)))
+        n = len(pods)  # twins ask for the same: their sum is the first one's times n
+        self.remaining = subtract(self.remaining, {k: v * n for k, v in pods[0].requests.items()})
         for p in pods:
             topology.record(p.current, taints=self.taints, requirements=self.requirements)
             self.volumes.add(p.pod)

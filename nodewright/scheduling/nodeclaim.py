@@ -413,7 +413,8 @@ class InflightClaim:
         first = pods[0]
         self.pods.extend(pods)
         self.options = options
-        self.requests = add(self.requests, *(p.requests for p in pods))
+        # twins ask for the same: their sum is the first one's times n (the same key order)
+        self.requests = add(self.requests, {k: v * n for k, v in first.requests.items()})
         self.requests_vec = tuple(t + v * n for t, v in zip(self.requests_vec, first.vec, strict=True))
         if self._alloc[0] != options:
             self._alloc = (options, self.template.types.max_alloc(options))

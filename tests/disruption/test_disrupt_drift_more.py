@@ -182,7 +182,7 @@ def _three_pools_three_nodes() -> list[Candidate]:
 def test_single_node_sorts_by_savings_ratio_descending() -> None:
     """singlenodeconsolidation_test.go Context("Candidate Shuffling") It("should sort candidates by
     savings ratio descending"), interwoven one pool at a time."""
-    got = interweave(_three_pools_three_nodes())
+    got = list(interweave(_three_pools_three_nodes()))
     ratios = [c.savings_ratio() for c in got]
     assert ratios == sorted(ratios, reverse=True) and len(got) == 9
     assert [c.pool.name for c in got[:3]] == ["nodepool-1", "nodepool-2", "nodepool-3"]
@@ -195,5 +195,5 @@ def test_single_node_sorts_by_savings_ratio_with_different_costs() -> None:
     cands = _three_pools_three_nodes()
     costs = {"n0": 20.0, "n1": 5.0, "n2": 1.0}
     cands = [dataclasses.replace(c, reschedule_cost=costs[c.name.split("-")[1]]) for c in cands]
-    got = interweave(list(reversed(cands)))
+    got = list(interweave(list(reversed(cands))))
     assert [c.reschedule_cost for c in got] == [1.0] * 3 + [5.0] * 3 + [20.0] * 3
