@@ -18,7 +18,6 @@ from datetime import datetime
 from typing import Any, Final, Literal
 
 from nodewright import labels
-from nodewright.api.core import Condition
 from nodewright.api.karpenter import NodeClaim, NodePool
 from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
@@ -44,7 +43,7 @@ from nodewright.disruption.result import (
 )
 from nodewright.disruption.simbase import mark_deleting
 from nodewright.disruption.simulate import Replacement, SimCache, SimContext, simulate
-from nodewright.disruption.world import World, replacement_objects
+from nodewright.disruption.world import World, drifted_claim, replacement_objects, state_notes
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
 from nodewright.scheduling.nodeclaim import template_requirements
 from nodewright.scheduling.plan import CatalogFor, PlanOptions
@@ -68,17 +67,6 @@ class _Notes:
     pools: dict[tuple[str, str], BlockedPool] = field(default_factory=dict)
     unconsolidatable: dict[str, str] = field(default_factory=dict)
     record_blocked: bool = True
-
-
-def _drifted(claim: NodeClaim, at: str) -> NodeClaim:
-    """``claim`` with ``Drifted=True`` since ``at`` (an existing ``Drifted=True`` is kept: drift
-    goes oldest first)."""
-    current = claim.condition(m.DRIFTED)
-    if current is not None and current.status == "True":
-        return claim
-    conds = [c for c in claim.status.conditions if c.type != m.DRIFTED]
-    conds.append(Condition(type=m.DRIFTED, status="True", reason="Drifted", last_transition_time=at))
-    return claim.model_copy(update={"status": claim.status.model_copy(update={"conditions": conds})})
 
 
 class _Forecast:
@@ -113,6 +101,7 @@ class _Forecast:
         self._consolidatable: dict[int, tuple[Candidate, bool]] = {}
         self._should_memo: dict[tuple[str, int], tuple[Candidate, bool, str | None]] = {}
         self._budgets: dict[int, tuple[NodePool, list[dict[str, Any]]]] = {}
+        self._drifted_memo: dict[int, tuple[NodeClaim, bool]] = {}
         self._node_costs: dict[str, tuple[object, object, tuple[int, ...], object, float, float]] = {}
         self.options = PlanOptions(
             preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy
@@ -216,6 +205,8 @@ class _Forecast:
         counts: tuple[dict[str, int], dict[str, int]] | None = None
         for method in self.methods:
             cls = m.CLASS[method]
+            if method in m.DRIFT_ONLY and not self.notes.record_blocked and not self._any_drifted():
+                continue  # its filter keeps only drifted nodes: nothing to find, nothing to note
             if cls not in by_class:
                 found = self.candidates(state, method)
                 by_class[cls] = (found, self.env(cluster, found, state))
@@ -255,6 +246,18 @@ class _Forecast:
             if got[1]:
                 out.append(c)
         return out
+
+    def _any_drifted(self) -> bool:
+        """Whether a NodeClaim of the world is ``Drifted=True`` (answered per NodeClaim object)."""
+        memo = self._drifted_memo
+        for claim in self.world.claims:
+            got = memo.get(id(claim))
+            if got is None or got[0] is not claim:
+                cond = claim.condition(m.DRIFTED)
+                got = memo[id(claim)] = (claim, cond is not None and cond.status == "True")
+            if got[1]:
+                return True
+        return False
 
     def _should(self, method: str, c: Candidate, env: m.Env) -> bool:
         """The method's filter, once per candidate and method (its note replayed)."""
@@ -402,7 +405,7 @@ def forecast(
         cluster = dataclasses.replace(
             cluster,
             nodeclaims=tuple(
-                _drifted(c, stamp) if c.metadata.name in wanted else c for c in cluster.nodeclaims
+                drifted_claim(c, stamp) if c.metadata.name in wanted else c for c in cluster.nodeclaims
             ),
             _node_index={},
         )
@@ -483,15 +486,5 @@ def forecast(
         hourly_cost_after=cost,
         rounds=rounds,
         stopped=stopped,
-        notes=tuple(_notes(cluster)),
+        notes=tuple(state_notes(cluster)),
     )
-
-
-def _notes(cluster: ClusterState) -> list[str]:
-    out = []
-    if cluster.pods and not cluster.pdbs:
-        out.append(
-            "the cluster state lists no PodDisruptionBudgets: none is taken into account "
-            "(`nodewright cluster snapshot` and `kubectl get poddisruptionbudgets -A -o json` include them)"
-        )
-    return out

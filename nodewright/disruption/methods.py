@@ -129,6 +129,8 @@ def static_drift_should(c: Candidate) -> bool:
     return c.static and c.condition_true(DRIFTED)
 
 
+DRIFT_ONLY: Final = frozenset({"static-drift", "drift"})
+"""The methods whose filter keeps only ``Drifted=True`` nodes and notes nothing."""
 CLASS: Final = {
     "emptiness": GRACEFUL,
     "static-drift": EVENTUAL,

@@ -23,6 +23,7 @@ from nodewright.algebra.resources import format_resource_list
 from nodewright.api.core import Condition, Node, Pod
 from nodewright.api.karpenter import NodeClaim
 from nodewright.cluster.state import ClusterState
+from nodewright.disruption.methods import DRIFTED
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from nodewright.disruption.simulate import Replacement
 
 EPOCH: Final = "1970-01-01T00:00:00Z"
+
 _NODE: Final = attrgetter("node")
 _NAME: Final = attrgetter("name")
 
@@ -220,6 +222,28 @@ class World:
         if not all(map(is_, map(_NODE, out), self.nodes)):
             return None
         return out
+
+
+def drifted_claim(claim: NodeClaim, at: str) -> NodeClaim:
+    """``claim`` with ``Drifted=True`` since ``at`` (an existing ``Drifted=True`` is kept: drift
+    goes oldest first)."""
+    current = claim.condition(DRIFTED)
+    if current is not None and current.status == "True":
+        return claim
+    conds = [c for c in claim.status.conditions if c.type != DRIFTED]
+    conds.append(Condition(type=DRIFTED, status="True", reason="Drifted", last_transition_time=at))
+    return claim.model_copy(update={"status": claim.status.model_copy(update={"conditions": conds})})
+
+
+def state_notes(cluster: ClusterState) -> list[str]:
+    """What the forecast says about the cluster state it was given."""
+    out = []
+    if cluster.pods and not cluster.pdbs:
+        out.append(
+            "the cluster state lists no PodDisruptionBudgets: none is taken into account "
+            "(`nodewright cluster snapshot` and `kubectl get poddisruptionbudgets -A -o json` include them)"
+        )
+    return out
 
 
 def _bind(p: Pod, node: str) -> Pod:
