@@ -211,6 +211,7 @@ class ExistingNode:
         self.name = state.name
         self.hostname = state.hostname()
         self.initialized = state.initialized()
+        self.order = (not self.initialized, self.name)
         self.taints = state.taints()
         bound = state.daemonset_requests()
         missing = {k: max(0, v) for k, v in subtract(daemon_requests, bound).items()}
@@ -231,6 +232,7 @@ class ExistingNode:
         out.name = self.name
         out.hostname = self.hostname
         out.initialized = self.initialized
+        out.order = self.order
         out.taints = self.taints
         out.remaining = self.remaining
         out.requirements = self.requirements

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from operator import is_
+from operator import attrgetter, is_
 from typing import Any, Final
 
 from nodewright import labels
@@ -43,6 +43,7 @@ from nodewright.scheduling.volumes import VolumeIndex, VolumeUsage
 log = logging.getLogger("nodewright")
 
 NODES: Final = "nodes"
+_ORDER: Final = attrgetter("order")  # the scheduler's order: initialized first, then by name
 BEST_EFFORT: Final = "BestEffort"
 
 
@@ -57,6 +58,7 @@ class _Facts:
     taints: list[Taint]
     labels: dict[str, str]
     capacity: ResourceList
+    pool: str | None = None  # its karpenter.sh/nodepool label
     daemon_requests: ResourceList | None = None
     existing: ExistingNode | None = None
     # the daemonset pods (by their key object, see NodeMemo.daemons) ``existing`` was built with
@@ -181,8 +183,9 @@ def _fresh(sn: StateNode, ids: tuple[int, ...] = ()) -> _Facts:
         pods=tuple(sn.pods),  # kept alive with the entry, so their ids are not reused
         ids=ids,
         taints=sn.taints(),
-        labels=sn.labels(),
+        labels=(node_labels := sn.labels()),
         capacity=sn.capacity(),
+        pool=node_labels.get(labels.NODEPOOL),
     )
 
 
@@ -277,7 +280,7 @@ class SchedulerBase:
                 if memo is not None and volumes is None:
                     facts.existing, facts.daemon_requests, facts.daemons = node, daemon_requests, daemons_key
             existing.append(node)
-            pool = facts.labels.get(labels.NODEPOOL)
+            pool = facts.pool
             if pool is not None and pool in self.remaining:
                 charge = facts.charge
                 if charge is None:
@@ -291,9 +294,10 @@ class SchedulerBase:
         # a pool's limits minus its nodes' capacities, subtracted at once (over the limits' keys)
         for pool, pool_charges in by_pool.items():
             self.remaining[pool] = subtract(self.remaining[pool], _taken(memo, pool, pool_charges))
-        existing.sort(key=lambda n: (not n.initialized, n.name))
+        existing.sort(key=_ORDER)
         self.existing = existing
-        self.charges = {i: charges[id(n)] for i, n in enumerate(existing) if id(n) in charges}
+        # per existing node (by identity): its NodePool and what it takes from the pool's limits
+        self.charges = charges
         # a shared base's nodes are never changed in place (solves copy on write)
         self.fit = FitIndex(existing, kept=self.shared, previous=memo.fit if memo is not None else None)
         if memo is not None:

@@ -180,7 +180,7 @@ class Scheduler:
             self._fit.exclude(i)
             for req_key in self.existing[i].requirements:
                 node_keys[req_key] -= 1
-            charge = base.charges.get(i)
+            charge = base.charges.get(id(self.existing[i]))
             if charge is not None:
                 # the node's share of its NodePool's limits goes back (limits minus the others)
                 pool, taken = charge
