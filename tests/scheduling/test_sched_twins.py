@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_sched_support import ARCH, HOSTNAME, catalog, node, nodepool, pod, run
 
+from nodewright.catalog.fake import new_instance_type
 from nodewright.scheduling.queue import Queue
 from nodewright.scheduling.scheduler import Scheduler
 
@@ -131,6 +132,24 @@ def test_twins_follow_the_claim_order_not_the_first_twin() -> None:
     assert fast == slow
     where = fast.placements()
     assert where["default/s0"] is where["default/s2"] is not where["default/s1"] is where["default/s3"]
+
+
+def test_a_twin_run_stops_where_no_type_holds_one_more() -> None:
+    """The claim's largest cpu and largest memory come from different types: its room by each
+    resource alone promises 8 more pods, but no type holds more than 2 (cpu-rich type: 1 GiB;
+    memory-rich type: 1 cpu), so the run stops at 2 and the next twins open a new NodeClaim."""
+    types = [
+        new_instance_type("cpu-rich", resources={"cpu": "4", "memory": "1Gi", "pods": "100"}),
+        new_instance_type("mem-rich", resources={"cpu": "1", "memory": "8Gi", "pods": "100"}),
+    ]
+    pods = [pod(f"p{i}", requests={"cpu": "400m", "memory": "400Mi"}) for i in range(6)]
+    fast = run([nodepool()], pods, types=types)
+    with mock.patch.object(Scheduler, "_place_run", lambda self, queue: []):
+        slow = run([nodepool()], pods, types=types)
+    assert fast == slow
+    where = fast.placements()
+    claims = [where[f"default/p{i}"] for i in range(6)]
+    assert claims[0] is claims[1] is not claims[2] and len({id(c) for c in claims}) == 3
 
 
 def test_twins_fill_existing_nodes_in_order() -> None:
