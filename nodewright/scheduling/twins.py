@@ -89,6 +89,18 @@ def twin_placement(
         n = len(claim.pods)
         if buckets.get(n - 1, 0) & ~((bit << 1) - 1) or buckets.get(n, 0) & (bit - 1):
             return None
+    return _accepts(claim, pod, topology, reservations, strict_reserved)
+
+
+def _accepts(
+    claim: InflightClaim,
+    pod: PodData,
+    topology: Topology,
+    reservations: ReservationManager | None,
+    strict_reserved: bool,
+) -> Placement | None:
+    """The claim's placement of ``pod`` (without topology) as the scan decides it: its largest
+    option has room and its taints are tolerated first (None: refused)."""
     if not all(map(le, pod.vec, claim.headroom)) or claim.template.tolerates(pod) is not None:
         return None
     placed = claim.can_add(
@@ -128,17 +140,8 @@ def claim_takes(
     if len(run) < 2 or claim.template.has_reserved or claim.requirements.has_min_values():
         return None
     first = run[0]
-    if not all(map(le, first.vec, claim.headroom)) or claim.template.tolerates(first) is not None:
-        return None
-    placed = claim.can_add(
-        first,
-        topology,
-        reservations,
-        relax_min_values=False,
-        strict_reserved=strict_reserved,
-        has_topology=False,
-    )
-    if not isinstance(placed, Placement) or placed.requirements.has_min_values():
+    placed = _accepts(claim, first, topology, reservations, strict_reserved)
+    if placed is None or placed.requirements.has_min_values():
         return None
     n, kept = run_length(claim, first, placed, len(run))
     return run[:n], placed, kept
