@@ -438,7 +438,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "min-values-not-enforced",
         "karpenter",
         "nodewright/scheduling/nodeclaim.py",
-        "    if kept and reqs.has_min_values():",
+        "    if kept and (reqs.has_min_values() if min_values is None else min_values):",
         "    if False:",
         "tests/scheduling",
         "minValues is never checked",

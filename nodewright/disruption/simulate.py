@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import is_
 from typing import Any, Final
 
 from nodewright import labels
@@ -139,6 +140,38 @@ def _prices(it: InstanceType, ok: Compatibility) -> tuple[float, float]:
     return got[1], got[2]
 
 
+# per list of types (by identity, in order): the types, their offering keys and one offering of
+# each key; per (that list, the keys a Compatibility allows): each type's worst launch price
+_LISTS: dict[tuple[int, ...], tuple[tuple[InstanceType, ...], dict[_OfferKey, Offering]]] = {}
+_WORST: dict[tuple[tuple[int, ...], frozenset[_OfferKey]], tuple[tuple[InstanceType, ...], list[float]]] = {}
+_LISTS_MAX: Final = 2_000
+
+
+def _worst_prices(types: Sequence[InstanceType], ok: Compatibility) -> list[float]:
+    """:func:`worst_launch_price` of each of ``types`` (a replacement's options: the same lists
+    recur across simulations), kept per list and set of allowed offering keys."""
+    ids = tuple(map(id, types))
+    known = _LISTS.get(ids)
+    if known is None or not all(map(is_, known[0], types)):
+        if len(_LISTS) >= _LISTS_MAX:
+            _LISTS.clear()
+            _WORST.clear()
+        one: dict[_OfferKey, Offering] = {}
+        for it in types:
+            for key, _ct, _price, o in _available(it)[1]:
+                one.setdefault(key, o)
+        known = _LISTS[ids] = (tuple(types), one)  # holds the types: their ids are not reused
+    seen = ok.seen
+    for key, o in known[1].items():
+        if key not in seen:
+            ok.check(key, o)
+    allowed = frozenset(k for k in known[1] if seen[k])
+    got = _WORST.get((ids, allowed))
+    if got is None or got[0] is not known[0]:
+        got = _WORST[(ids, allowed)] = (known[0], [_prices(it, ok)[1] for it in types])
+    return got[1]
+
+
 def cheapest_price(it: InstanceType, reqs: Requirements, ok: Compatibility | None = None) -> float:
     """The cheapest compatible available offering's price (infinite: none)."""
     return _prices(it, ok or Compatibility(reqs))[0]
@@ -175,8 +208,8 @@ class Replacement:
     def remove_by_price_and_min_values(self, max_price: float) -> str | None:
         """Keep the types whose worst-case launch price is below ``max_price``; the minValues
         error text when the rest no longer satisfies them (the replacement is then unusable)."""
-        ok = Compatibility(self.requirements)
-        self.types = [it for it in self.types if worst_launch_price(it, self.requirements, ok) < max_price]
+        worst = _worst_prices(self.types, Compatibility(self.requirements))
+        self.types = [it for it, w in zip(self.types, worst, strict=True) if w < max_price]
         _, _, err = satisfies_min_values(self.requirements, self.types)
         return err
 
