@@ -18,7 +18,7 @@ candidate's pod requesting a resource outside the round's resource space.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from operator import add, is_, sub
+from operator import add, sub
 from typing import TYPE_CHECKING, Any, Final
 
 from nodewright import labels
@@ -29,6 +29,7 @@ from nodewright.cluster.state import ClusterState
 from nodewright.disruption.candidates import Candidate
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode
+from nodewright.scheduling.identity import same_objects
 from nodewright.scheduling.plan import Round, pod_data, prepare_round
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.schedbase import SchedulerBase
@@ -119,7 +120,7 @@ def _same_key(
         assert isinstance(was, tuple)
         if was[0] != name or was[1] is not np:
             return False
-        if was[2] is not types and (len(was[2]) != len(types) or not all(map(is_, was[2], types))):
+        if not same_objects(was[2], types):
             return False
     return True
 

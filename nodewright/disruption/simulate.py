@@ -17,7 +17,6 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from operator import is_
 from typing import Any, Final
 
 from nodewright import labels
@@ -31,6 +30,7 @@ from nodewright.disruption.pods import PdbLimits
 from nodewright.disruption.simbase import SimBase, deleting_pod_keys, mark_deleting, universe_for
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode
+from nodewright.scheduling.identity import same_objects
 from nodewright.scheduling.instancetypes import TypeIndex, satisfies_min_values
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, CatalogFor, PlanOptions, prepare_round
 from nodewright.scheduling.poddata import PodData
@@ -152,7 +152,7 @@ def _worst_prices(types: Sequence[InstanceType], ok: Compatibility) -> list[floa
     recur across simulations), kept per list and set of allowed offering keys."""
     ids = tuple(map(id, types))
     known = _LISTS.get(ids)
-    if known is None or not all(map(is_, known[0], types)):
+    if known is None or not same_objects(known[0], types):
         if len(_LISTS) >= _LISTS_MAX:
             _LISTS.clear()
             _WORST.clear()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from operator import is_
 from typing import Any, Final
 
 from nodewright import labels
@@ -36,6 +35,7 @@ from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
+from nodewright.scheduling.identity import same_objects
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex
 from nodewright.scheduling.plandoc import PlanDocument
 from nodewright.scheduling.planrender import FAILED, empty_summary, render_document
@@ -372,7 +372,7 @@ def prepare_round(
 def _type_resources(catalogs: list[Sequence[InstanceType]], kept: dict[str, Any] | None) -> frozenset[str]:
     """The resources the types of ``catalogs`` have (kept while they are the same catalogs)."""
     got = kept.get("type_resources") if kept is not None else None
-    if got is not None and len(got[0]) == len(catalogs) and all(map(is_, got[0], catalogs)):
+    if got is not None and same_objects(got[0], catalogs):
         return got[1]  # type: ignore[no-any-return]
     names: set[str] = set()
     for it in {id(it): it for types in catalogs for it in types}.values():

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from operator import attrgetter, is_
+from operator import attrgetter
 from typing import Any, Final
 
 from nodewright import labels
@@ -34,6 +34,7 @@ from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
 from nodewright.scheduling.existingnode import ExistingNode, FitIndex, StateNode, daemon_compatible_with_node
 from nodewright.scheduling.hostports import HostPortUsage, host_ports
+from nodewright.scheduling.identity import same_objects
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, iter_bits, satisfies_min_values
 from nodewright.scheduling.nodeclaim import DaemonGroup, Template, template_requirements
 from nodewright.scheduling.podrequirements import pod_requirements
@@ -140,7 +141,7 @@ def _taken(memo: NodeMemo | None, pool: str, charges: list[ResourceList]) -> Res
     """The sum of ``charges`` (kept per NodePool while they are the very same charge objects)."""
     if memo is not None:
         got = memo.taken.get(pool)
-        if got is not None and len(got[0]) == len(charges) and all(map(is_, got[0], charges)):
+        if got is not None and same_objects(got[0], charges):
             return got[1]
     acc = add(*charges)
     if memo is not None:
@@ -167,13 +168,7 @@ def _same_types(
     now: Mapping[str, Sequence[InstanceType]],
     nodepools: Sequence[NodePool],
 ) -> bool:
-    for np in nodepools:
-        a, b = before.get(np.name, ()), now.get(np.name, ())
-        if a is b:
-            continue
-        if len(a) != len(b) or not all(map(is_, a, b)):
-            return False
-    return True
+    return all(same_objects(before.get(np.name, ()), now.get(np.name, ())) for np in nodepools)
 
 
 def _fresh(sn: StateNode, ids: tuple[int, ...] = ()) -> _Facts:
