@@ -58,11 +58,20 @@ MUTANTS: tuple[Mutant, ...] = (
     _m(
         "fit-patch-misses-a-leaf",
         "nodewright",
-        "nodewright/scheduling/existingnode.py",
-        "            if a is not b and a != b:",
-        "            if a is not b and a != b and i % 2 == 0:",
+        "nodewright/scheduling/fitindex.py",
+        "        for i in compress(range(len(leaves)), map(ne, leaves, old)):",
+        "        for i in compress(range(0, len(leaves), 2), map(ne, leaves[::2], old[::2])):",
         "tests/property/test_scale_indexes.py",
         "a fit index patched from the previous base keeps an old leaf",
+    ),
+    _m(
+        "base-patch-keeps-a-charge",
+        "nodewright",
+        "nodewright/scheduling/nodememo.py",
+        "            taken[was[0]] = {k: v - was[1].get(k, 0) for k, v in taken[was[0]].items()}",
+        "            taken[was[0]] = dict(taken[was[0]])",
+        "tests/scheduling/test_nodememo.py",
+        "a scheduling base patched from the last one still charges a node that left to its NodePool",
     ),
     _m(
         "drift-skipped-with-drifted-claims",

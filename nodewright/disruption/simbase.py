@@ -8,7 +8,7 @@ schedule, NodePools, instance types, resource space, topology's cluster side, th
 templates and existing nodes) and :meth:`SimBase.round` derives a simulation's round from it by
 leaving the candidates out (:meth:`Scheduler.over`, :meth:`Topology.over`) and adding their pods
 in the order a round built from scratch lists them. Per-node facts survive between reconciles
-(:class:`~nodewright.scheduling.schedbase.NodeMemo`).
+(:class:`~nodewright.scheduling.nodememo.NodeMemo`).
 
 A simulation the base cannot express exactly falls back to a round built from scratch (returns
 ``None``): a candidate holding reserved capacity (the NodePools' instance types would change) or a
@@ -17,9 +17,10 @@ candidate's pod requesting a resource outside the round's resource space.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from operator import add, sub
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import add, attrgetter, is_not, sub
+from typing import TYPE_CHECKING, Final
 
 from nodewright import labels
 from nodewright.algebra.resources import requests_for_pod
@@ -27,9 +28,10 @@ from nodewright.api.core import Node, Pod, Taint
 from nodewright.api.karpenter import NodeClaim
 from nodewright.cluster.state import ClusterState
 from nodewright.disruption.candidates import Candidate
+from nodewright.disruption.claimbound import ClaimBounds, claim_bounds, fits_times
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode
-from nodewright.scheduling.identity import same_objects
+from nodewright.scheduling.identity import Derived, same_objects
 from nodewright.scheduling.plan import Round, pod_data, prepare_round
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.schedbase import SchedulerBase
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
     from nodewright.disruption.simulate import SimContext
 
 
+_NODE: Final = attrgetter("node")
+_NAME: Final = attrgetter("name")
 _DISRUPTED: Final = Taint(key=labels.DISRUPTED_TAINT_KEY, effect="NoSchedule")
 
 
@@ -67,35 +71,30 @@ def _claim_deleting(nc: NodeClaim) -> str | None:
     return None
 
 
-def deleting_pod_keys(
-    cluster: ClusterState, memo: dict[int, tuple[object, str | None]] | None = None
-) -> set[str]:
+class Deleting:
+    """Per Node and NodeClaim object, the node name it makes deleting (see
+    :func:`deleting_pod_keys`), kept between calls over changing clusters."""
+
+    def __init__(self) -> None:
+        self._nodes = Derived(_node_deleting)
+        self._claims = Derived(_claim_deleting)
+
+    def names(self, nodes: Sequence[Node], claims: Sequence[NodeClaim]) -> set[str]:
+        return {*self._nodes.facts(nodes).values(), *self._claims.facts(claims).values()}
+
+
+def deleting_pod_keys(cluster: ClusterState, memo: Deleting | None = None) -> set[str]:
     """Pods of nodes already deleting (deletion timestamp or Karpenter's disrupted taint, or a
-    deleting NodeClaim's node): placing them on an uninitialized node is no error. ``memo``: each
-    Node's and NodeClaim's answer by object from an earlier call (replaced by this call's)."""
-    keys: set[str] = set()
-    known = dict(memo) if memo is not None else {}
+    deleting NodeClaim's node): placing them on an uninitialized node is no error. ``memo``: the
+    answers per Node and NodeClaim object from earlier calls."""
     if memo is not None:
-        memo.clear()
-    names: set[str] = set()
-    objs: tuple[tuple[Sequence[Any], Callable[[Any], str | None]], ...] = (
-        (cluster.nodes, _node_deleting),
-        (cluster.nodeclaims, _claim_deleting),
-    )
-    for group, answer in objs:
-        for obj in group:
-            got = known.get(id(obj))
-            if got is None or got[0] is not obj:
-                got = (obj, answer(obj))
-            if memo is not None:
-                memo[id(obj)] = got
-            if got[1]:
-                names.add(got[1])
-    if names:
-        for p in cluster.pods:
-            if p.spec.node_name and p.spec.node_name in names:
-                keys.add(p.key)
-    return keys
+        names = memo.names(cluster.nodes, cluster.nodeclaims)
+    else:
+        names = {n for n in map(_node_deleting, cluster.nodes) if n}
+        names.update(n for n in map(_claim_deleting, cluster.nodeclaims) if n)
+    if not names:
+        return set()
+    return {p.key for p in cluster.pods if p.spec.node_name and p.spec.node_name in names}
 
 
 def universe_for(rnd: Round, ctx: SimContext) -> DomainUniverse:
@@ -140,15 +139,6 @@ class _Same:
         return id(self.obj)
 
 
-_UNBOUNDED: Final = 1 << 62
-
-
-def _fits_times(least: tuple[int, ...], room: tuple[int, ...]) -> int:
-    """How many requests of ``least`` fit in ``room`` (every pod asks for one ``pods``, so this is
-    finite; a request of nothing would fit without bound)."""
-    return min((r // q for q, r in zip(least, room, strict=True) if q > 0), default=_UNBOUNDED)
-
-
 class SimBase:
     """The shared preparation of one reconcile's simulations (see the module docstring)."""
 
@@ -168,9 +158,12 @@ class SimBase:
         self.universe = universe_for(rnd, ctx)
         self.rnd = rnd
         self.deleting_keys = deleting_pod_keys(cluster, ctx.cache.deleting)
-        self.position = {id(sn): i for i, sn in enumerate(rnd.state_nodes)}
-        self.by_node_name = {sn.name: sn for sn in rnd.state_nodes if sn.node is not None}
-        deleting = [sn for sn in rnd.state_nodes if sn.marked_for_deletion()]
+        states = rnd.state_nodes
+        self.position = dict(zip(map(id, states), range(len(states)), strict=True))
+        with_node = list(compress(states, map(is_not, map(_NODE, states), repeat(None))))
+        self.by_node_name = dict(zip(map(_NAME, with_node), with_node, strict=True))
+        marked = list(map(StateNode.marked_for_deletion, states))
+        deleting = list(compress(states, marked)) if any(marked) else []
         # the pods a round schedules: the pending (and virtual) ones first, then per deleting node
         self.prefix = [d for d in rnd.datas if not d.pod.spec.node_name]
         self.moving: dict[str, list[PodData]] = {sn.name: [] for sn in deleting}
@@ -212,9 +205,8 @@ class SimBase:
             if rnd.volumes is not None
             else (tuple(rnd.space.names), ctx.options, _Same(ctx.pdbs), ctx.now)
         )
-        self._bounds: tuple[dict[str, tuple[int, ...]], tuple[int, ...], tuple[int, ...]] | None = None
+        self._bounds: ClaimBounds | None = None
         self.asks: dict[str, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
-        self._held: dict[tuple[int, ...], tuple[dict[str, int], int]] = {}
 
     def _currently_reschedulable(self, pod: Pod) -> bool:
         got = self.reschedulable.get(pod.key)
@@ -280,9 +272,14 @@ class SimBase:
         left = self._left(candidates)
         if left is None:
             return False
-        if self._bounds is None:
-            self._bounds = self._claim_bounds()
-        room, total, cap = self._bounds
+        bounds = self._bounds
+        if bounds is None:
+            cache = self.ctx.cache
+            scheduler = self.scheduler
+            bounds = self._bounds = cache.bounds = claim_bounds(
+                scheduler.existing, self.rnd.space, scheduler.templates, cache.bounds
+            )
+        room, total, cap = bounds.room, bounds.total, bounds.cap
         need = [0] * len(cap)
         least: tuple[int, ...] | None = None  # per resource, the least any of the pods asks
         count = 0
@@ -305,9 +302,9 @@ class SimBase:
         if any(n > f + limit * c for n, f, c in zip(need, free, cap, strict=True)):
             return True
         # by count: a node holds at most as many of them as it has room for pods of ``least``
-        per_node, held = self._holds(least)
+        per_node, held = bounds.holds(least)
         held -= sum(per_node.get(sn.name, 0) for sn in left)
-        return count > held + limit * _fits_times(least, cap)
+        return count > held + limit * fits_times(least, cap)
 
     def _asks(self, sn: StateNode) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
         """Of ``sn``'s currently reschedulable pods: the sum and the per-resource least of their
@@ -331,44 +328,6 @@ class SimBase:
                 sn.memo["simbase.asks"] = (moving, got)
             self.asks[sn.name] = got
         return got
-
-    def _holds(self, least: tuple[int, ...]) -> tuple[dict[str, int], int]:
-        """How many pods asking ``least`` each existing node has room for, and their sum."""
-        got = self._held.get(least)
-        if got is None:
-            assert self._bounds is not None
-            per_node = {name: k for name, vec in self._bounds[0].items() if (k := _fits_times(least, vec))}
-            got = self._held[least] = (per_node, sum(per_node.values()))
-        return got
-
-    def _claim_bounds(self) -> tuple[dict[str, tuple[int, ...]], tuple[int, ...], tuple[int, ...]]:
-        """Per existing node its room now (nothing when a resource is overcommitted, as ``fits``
-        says), their sum, and per resource the largest allocatable of any template's type."""
-        space = self.rnd.space
-        dims = len(space.names)
-        room: dict[str, tuple[int, ...]] = {}
-        total = [0] * dims
-        names = tuple(space.names)
-        for n in self.scheduler.existing:
-            kept = n.state.memo.get("simbase.room")
-            if isinstance(kept, tuple) and kept[0] is n and kept[1] == names:
-                vec = kept[2]  # the same scheduler node (shared between reconciles) in the same space
-            else:
-                vec = (
-                    None
-                    if any(v < 0 for v in n.remaining.values())
-                    # a pod asks only for the round's resources (else it has no base): the rest is no room
-                    else space.vec({k: v for k, v in n.remaining.items() if k in self._names})
-                )
-                n.state.memo["simbase.room"] = (n, names, vec)
-            if vec is None:
-                continue
-            room[n.name] = vec
-            total = list(map(add, total, vec))
-        cap = [0] * dims
-        for tmpl in self.scheduler.templates:
-            cap = list(map(max, cap, tmpl.types.max_alloc(tmpl.types.all)))
-        return room, tuple(total), tuple(cap)
 
     def round(self, candidates: Sequence[Candidate]) -> tuple[list[PodData], Scheduler] | None:
         """The pods to schedule and the scheduler of a simulation without ``candidates``."""

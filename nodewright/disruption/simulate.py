@@ -26,17 +26,18 @@ from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType, Offering
 from nodewright.cluster.state import ClusterState
 from nodewright.disruption.candidates import Candidate
+from nodewright.disruption.claimbound import ClaimBounds
 from nodewright.disruption.pods import PdbLimits
-from nodewright.disruption.simbase import SimBase, deleting_pod_keys, mark_deleting, universe_for
+from nodewright.disruption.simbase import Deleting, SimBase, deleting_pod_keys, mark_deleting, universe_for
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode
 from nodewright.scheduling.identity import same_objects
 from nodewright.scheduling.instancetypes import TypeIndex, satisfies_min_values
+from nodewright.scheduling.nodememo import NodeMemo
 from nodewright.scheduling.plan import MAX_INSTANCE_TYPES, CatalogFor, PlanOptions, prepare_round
 from nodewright.scheduling.poddata import PodData
-from nodewright.scheduling.schedbase import NodeMemo
 from nodewright.scheduling.scheduler import BEST_EFFORT, Scheduler
-from nodewright.scheduling.topologybase import TopoNode
+from nodewright.scheduling.topologybase import TopoViews
 from nodewright.scheduling.topologydomains import DomainUniverse
 
 _CT_ORDER: Final = (labels.CAPACITY_TYPE_RESERVED, labels.CAPACITY_TYPE_SPOT, labels.CAPACITY_TYPE_ON_DEMAND)
@@ -300,11 +301,12 @@ class SimCache:
     universe: DomainUniverse | None = None
     type_cache: dict[tuple[object, ...], TypeIndex | None] = field(default_factory=dict)
     node_memo: NodeMemo = field(default_factory=NodeMemo)
+    bounds: ClaimBounds | None = None  # the room facts of the claim bound, the last reconcile's
     base: SimBase | None = None
     # per Node and NodeClaim object, whether (and as which node name) it is deleting
-    deleting: dict[int, tuple[object, str | None]] = field(default_factory=dict)
+    deleting: Deleting = field(default_factory=Deleting)
     # per Node object, its topology view (see TopologyBase)
-    topo_nodes: dict[int, tuple[object, TopoNode]] = field(default_factory=dict)
+    topo_nodes: TopoViews = field(default_factory=TopoViews)
     # what prepare_round keeps between rounds over the same catalogs
     round_kept: dict[str, Any] = field(default_factory=dict)
 

@@ -35,7 +35,7 @@ from nodewright.catalog.model import InstanceType
 from nodewright.cluster.state import ClusterState
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
-from nodewright.scheduling.identity import same_objects
+from nodewright.scheduling.identity import Derived, same_objects
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex
 from nodewright.scheduling.plandoc import PlanDocument
 from nodewright.scheduling.planrender import FAILED, empty_summary, render_document
@@ -266,6 +266,24 @@ class Round:
         return doc
 
 
+def _reservation(sn: StateNode) -> str | None:
+    """The capacity reservation a reserved node uses."""
+    if sn.label(labels.CAPACITY_TYPE) != labels.CAPACITY_TYPE_RESERVED:
+        return None
+    return sn.label(labels.CAPACITY_RESERVATION_ID) or None
+
+
+def _ordered(nodepools: Sequence[NodePool], kept: dict[str, Any] | None) -> list[NodePool]:
+    """:func:`order_nodepools`, kept while the NodePools are the very same objects."""
+    got = kept.get("ordered") if kept is not None else None
+    if got is not None and same_objects(got[0], nodepools):
+        return list(got[1])
+    pools = order_nodepools(nodepools)
+    if kept is not None:
+        kept["ordered"] = (list(nodepools), pools)  # holds the NodePools: their ids are not reused
+    return list(pools)
+
+
 def prepare_round(
     *,
     nodepools: Sequence[NodePool],
@@ -285,9 +303,12 @@ def prepare_round(
     facts kept between rounds over the same catalogs (a forecast's many rounds)."""
     if state_nodes is None:
         state_nodes = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
-    marked = [s.marked_for_deletion() for s in state_nodes]
-    deleting = [s for s, m in zip(state_nodes, marked, strict=True) if m]
-    active = [s for s, m in zip(state_nodes, marked, strict=True) if not m]
+    marked = list(map(StateNode.marked_for_deletion, state_nodes))
+    if any(marked):
+        deleting = [s for s, m in zip(state_nodes, marked, strict=True) if m]
+        active = [s for s, m in zip(state_nodes, marked, strict=True) if not m]
+    else:
+        deleting, active = [], list(state_nodes)
 
     generated, buffers = round_pods(
         cluster, workloads, capacity_buffer=options.feature_gates.capacity_buffer, scales=scales
@@ -314,17 +335,13 @@ def prepare_round(
     batch.extend(buffers.pods)
     batch.extend(rescheduled)
 
-    pools = order_nodepools(nodepools)
+    pools = _ordered(nodepools, kept)
     used: dict[str, int] = {}
-    for sn in active:
-        rid = sn.memo.get("reservation")
-        if rid is None:  # a StateNode's objects do not change
-            rid = sn.label(labels.CAPACITY_RESERVATION_ID)
-            if sn.label(labels.CAPACITY_TYPE) != labels.CAPACITY_TYPE_RESERVED:
-                rid = ""
-            sn.memo["reservation"] = rid = rid or ""
-        if rid:
-            used[rid] = used.get(rid, 0) + 1
+    reserved: Derived[StateNode, str] = Derived(_reservation)
+    if kept is not None:
+        reserved = kept.setdefault("reserved", reserved)
+    for rid in reserved.facts(active).values():  # (a StateNode's objects do not change)
+        used[rid] = used.get(rid, 0) + 1
     catalogs = {np.name: catalog_for(np) for np in pools}
     types_by_pool: dict[str, Sequence[InstanceType]] = {
         name: consume_reservations(types, used) for name, types in catalogs.items()

@@ -34,11 +34,12 @@ from nodewright.scheduling.nodeclaim import (
     clear_interned,
     hostname_for,
 )
+from nodewright.scheduling.nodememo import NODES
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.preferences import Preferences
 from nodewright.scheduling.queue import Queue
 from nodewright.scheduling.reservations import ReservationManager
-from nodewright.scheduling.schedbase import BEST_EFFORT, NODES, SchedulerBase, preferences_tolerating
+from nodewright.scheduling.schedbase import BEST_EFFORT, SchedulerBase, preferences_tolerating
 from nodewright.scheduling.topology import Topology, TopologyError
 from nodewright.scheduling.topologygroup import TopologyType
 from nodewright.scheduling.twins import claim_room, claim_takes, twin_placement, twin_run

@@ -12,13 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from operator import attrgetter
+from typing import TYPE_CHECKING, Final
 
 from nodewright.algebra.requirements import Requirements
+from nodewright.scheduling.identity import by_identity
 
 if TYPE_CHECKING:
     from nodewright.algebra.taints import TaintLike
     from nodewright.api.core import Node, Pod, PodAffinityTerm
+
+
+_NAME: Final = attrgetter("name")
 
 
 @dataclass(slots=True)
@@ -66,6 +71,30 @@ def required_anti_affinity(pod: Pod) -> list[PodAffinityTerm]:
     return list(affinity.pod_anti_affinity.required_during_scheduling_ignored_during_execution)
 
 
+class TopoViews:
+    """Each Node object's :class:`TopoNode`, kept between bases over changing clusters (Nodes are
+    never changed in place); the Nodes are held, so their ids are not reused."""
+
+    def __init__(self) -> None:
+        self._views: dict[int, TopoNode] = {}
+        self._held: dict[int, Node] = {}
+
+    def views(self, nodes: Sequence[Node]) -> list[TopoNode]:
+        """The views of ``nodes``, in order (made for Nodes not seen before)."""
+        now = by_identity(nodes)
+        views, held = self._views, self._held
+        for i in now.keys() - views.keys():
+            views[i] = TopoNode.of(now[i])
+            held[i] = now[i]
+        return list(map(views.__getitem__, map(id, nodes)))
+
+    def keep(self, *groups: Sequence[Node]) -> None:
+        """Forget the Nodes outside ``groups``."""
+        present = set().union(*(map(id, g) for g in groups))
+        for i in self._views.keys() - present:
+            del self._views[i], self._held[i]
+
+
 class TopologyBase:
     """See the module docstring. ``nodes``: the active nodes; ``all_nodes`` (default ``nodes``):
     every Node, to find where a pod runs; ``namespaces``: namespaces known beside the pods';
@@ -79,36 +108,28 @@ class TopologyBase:
         cluster_pods: Iterable[Pod] = (),
         namespaces: Iterable[str] = (),
         affinity_pods: Sequence[Pod] | None = None,
-        kept: dict[int, tuple[object, TopoNode]] | None = None,
+        kept: TopoViews | None = None,
     ) -> None:
         """``kept``: each Node object's TopoNode from earlier bases (Nodes are never changed in
-        place), replaced by this base's."""
-        view = TopoNode.of
+        place), pruned to this base's Nodes."""
         if kept is not None:
-            known = dict(kept)
-            kept.clear()
-
-            def view(node: Node) -> TopoNode:
-                got = known.get(id(node))
-                if got is None or got[0] is not node:
-                    got = (node, TopoNode.of(node))
-                kept[id(node)] = got  # holds the Node: its id is not reused
-                return got[1]
-
-        self.nodes: dict[str, TopoNode] = {}
-        for node in nodes:
-            t = view(node)
-            self.nodes[t.name] = t
-        self.lookup = dict(self.nodes)
-        for api_node in all_nodes or ():
-            if kept is None:
+            nodes, all_nodes = list(nodes), list(all_nodes if all_nodes is not None else nodes)
+            views = kept.views(nodes)
+            self.nodes: dict[str, TopoNode] = dict(zip(map(_NAME, views), views, strict=True))
+            # where a pod runs: an active node by its name, else the first Node of that name
+            every = kept.views(all_nodes)[::-1]
+            self.lookup = {**dict(zip(map(_NAME, every), every, strict=True)), **self.nodes}
+            kept.keep(nodes, all_nodes)
+        else:
+            self.nodes = {}
+            for node in nodes:
+                t = TopoNode.of(node)
+                self.nodes[t.name] = t
+            self.lookup = dict(self.nodes)
+            for api_node in all_nodes or ():
                 name = api_node.metadata.name
                 if name not in self.lookup:
                     self.lookup[name] = TopoNode.of(api_node)
-                continue
-            t = view(api_node)  # the kept view's name: no read of the Node
-            if t.name not in self.lookup:
-                self.lookup[t.name] = t
         self.pods = cluster_pods if isinstance(cluster_pods, Sequence) else list(cluster_pods)
         self._extra_namespaces = set(namespaces)
         self._namespaces: set[str] | None = None

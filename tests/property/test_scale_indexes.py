@@ -1,6 +1,6 @@
 """The indexes that replace scans on large inputs answer exactly what the scans answered.
 
-* :class:`nodewright.scheduling.existingnode.FitIndex` yields, in order, exactly the existing nodes
+* :class:`nodewright.scheduling.fitindex.FitIndex` yields, in order, exactly the existing nodes
   whose remaining resources ``fits`` the request (the necessary condition of ``can_add``), also
   after nodes shrink, and one patched from the previous base's is the tree a fresh build gives;
 * :class:`nodewright.health.derive._ClaimIndex` gives each pool exactly the NodeClaims
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from nodewright.algebra.resources import fits
 from nodewright.health.derive import _ClaimIndex, _owned_by
-from nodewright.scheduling.existingnode import FitIndex
+from nodewright.scheduling.fitindex import FitIndex
 
 RESOURCES = ("cpu", "memory", "pods", "nvidia.com/gpu")
 resource_lists = st.dictionaries(st.sampled_from(RESOURCES), st.integers(-2, 6), max_size=4)
@@ -62,7 +62,7 @@ def test_fit_index_patched_from_the_last_base_is_a_fresh_build(
     """A base's index built from the previous base's (``previous=``, nodes dropped, added or
     replaced, leaves equal in value where positions shifted) is the tree a fresh build gives."""
     nodes: list[Any] = [_kept(dict(r)) for r in before]
-    previous = FitIndex(nodes, kept=True)
+    previous = FitIndex(nodes)
     now = list(nodes)
     for op, at, rem in edits:
         if op == "drop" and now:
@@ -71,9 +71,9 @@ def test_fit_index_patched_from_the_last_base_is_a_fresh_build(
             now.insert(at % (len(now) + 1), _kept(dict(rem)))
         elif now:
             now[at % len(now)] = _kept(dict(rem))
-    patched = FitIndex(now, kept=True, previous=previous)
-    assert patched.tree == FitIndex(now, kept=True).tree
-    assert previous.tree == FitIndex(nodes, kept=True).tree  # the previous index is left as it was
+    patched = FitIndex(now, previous=previous)
+    assert patched.tree == FitIndex(now).tree
+    assert previous.tree == FitIndex(nodes).tree  # the previous index is left as it was
     for req in before[:3]:
         assert list(patched.candidates(req)) == [i for i, n in enumerate(now) if fits(req, n.remaining)]
 
