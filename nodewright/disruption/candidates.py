@@ -14,9 +14,11 @@ consolidation not disabled (``consolidateAfter: Never``), ``Initialized=True``, 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import itemgetter
 from typing import Any, Final
 
 from nodewright import labels
@@ -29,6 +31,7 @@ from nodewright.drift.rollout import allowed_disruptions
 from nodewright.goduration import DurationError, parse_duration
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode
+from nodewright.scheduling.identity import Derived
 from nodewright.scheduling.podutil import eviction_cost
 
 GRACEFUL: Final = "graceful"
@@ -247,31 +250,40 @@ class PoolBudget:
         return max(self.allowed - self.disrupting, 0)
 
 
-def pool_node_counts(state_nodes: Sequence[StateNode]) -> tuple[dict[str, int], dict[str, int]]:
+def pool_node_counts(
+    state_nodes: Sequence[StateNode], kept: Derived[StateNode, tuple[str, bool]] | None = None
+) -> tuple[dict[str, int], dict[str, int]]:
     """Per pool, its initialized, not terminating nodes, and those of them already disrupting
-    (NotReady or marked for deletion): what every reason's budget mapping counts."""
-    num: dict[str, int] = {}
-    disrupting: dict[str, int] = {}
-    for sn in state_nodes:
-        got = sn.memo.get("pool_count")
-        if not isinstance(got, tuple):
-            got = sn.memo["pool_count"] = _pool_count(sn)  # a StateNode's objects do not change
-        pool, counted, busy = got
-        if counted:
-            num[pool] = num.get(pool, 0) + 1
-            if busy:
-                disrupting[pool] = disrupting.get(pool, 0) + 1
-    return num, disrupting
+    (NotReady or marked for deletion): what every reason's budget mapping counts. ``kept``: each
+    state node's answer from earlier calls (a StateNode's objects do not change)."""
+    if kept is None:
+        kept = Derived(pool_count)
+    counted = kept.facts(state_nodes).values()
+    num = Counter(map(itemgetter(0), counted))
+    disrupting = Counter(pool for pool, busy in counted if busy)
+    return dict(num), dict(disrupting)
 
 
-def _pool_count(sn: StateNode) -> tuple[str, bool, bool]:
-    """The node's pool, whether its pool's budgets count it, and whether it is disrupting."""
+def pool_count(sn: StateNode) -> tuple[str, bool] | None:
+    """The node's pool and whether it is disrupting, when its pool's budgets count it."""
     if sn.nodeclaim is None or not sn.initialized() or _cond_true(sn, INSTANCE_TERMINATING):
-        return "", False, False
+        return None
     ready = sn.node is not None and any(
         c.type == "Ready" and c.status == "True" for c in sn.node.status.conditions
     )
-    return sn.label(labels.NODEPOOL) or "", True, not ready or sn.marked_for_deletion()
+    return sn.label(labels.NODEPOOL) or "", not ready or sn.marked_for_deletion()
+
+
+@dataclass
+class BudgetMemo:
+    """What budget mappings keep between calls of one forecast (its NodePools are never changed in
+    place; they are held, so their ids are not reused): each pool's budgets as data, and each
+    pool's mapping per reason for the clock and node counts it was made for."""
+
+    budgets: dict[int, tuple[NodePool, list[dict[str, Any]]]] = field(default_factory=dict)
+    mapped: dict[tuple[str, str], tuple[NodePool, tuple[datetime, int, int], PoolBudget]] = field(
+        default_factory=dict
+    )
 
 
 def budget_mapping(
@@ -280,7 +292,7 @@ def budget_mapping(
     reason: str,
     now: datetime,
     counts: tuple[dict[str, int], dict[str, int]] | None = None,
-    kept: dict[int, tuple[NodePool, list[dict[str, Any]]]] | None = None,
+    kept: BudgetMemo | None = None,
 ) -> dict[str, PoolBudget]:
     """``BuildDisruptionBudgetMapping``: per pool, allowed disruptions for ``reason`` minus the
     initialized nodes already disrupting (NotReady or marked for deletion); invalid budgets: 0.
@@ -289,15 +301,18 @@ def budget_mapping(
     num, disrupting = counts if counts is not None else pool_node_counts(state_nodes)
     out: dict[str, PoolBudget] = {}
     for np in pools:
-        budgets = _budgets(np, kept)
-        allowed, errors = allowed_disruptions(budgets, now, num.get(np.name, 0), reason)
+        n, busy = num.get(np.name, 0), disrupting.get(np.name, 0)
+        got = kept.mapped.get((np.name, reason)) if kept is not None else None
+        if got is not None and got[0] is np and got[1] == (now, n, busy):
+            out[np.name] = got[2]
+            continue
+        budgets = _budgets(np, kept.budgets if kept is not None else None)
+        allowed, errors = allowed_disruptions(budgets, now, n, reason)
         out[np.name] = PoolBudget(
-            pool=np.name,
-            reason=reason,
-            allowed=0 if errors else allowed,
-            disrupting=disrupting.get(np.name, 0),
-            nodes=num.get(np.name, 0),
+            pool=np.name, reason=reason, allowed=0 if errors else allowed, disrupting=busy, nodes=n
         )
+        if kept is not None:
+            kept.mapped[(np.name, reason)] = (np, (now, n, busy), out[np.name])
     return out
 
 

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from nodewright import labels
 from nodewright.api.karpenter import NodeClaim, NodePool
@@ -24,6 +24,7 @@ from nodewright.cluster.state import ClusterState
 from nodewright.disruption import methods as m
 from nodewright.disruption.balanced import BALANCED, Evaluator, Totals
 from nodewright.disruption.candidates import (
+    BudgetMemo,
     Candidate,
     CandidateMemo,
     budget_mapping,
@@ -31,6 +32,7 @@ from nodewright.disruption.candidates import (
     get_candidates,
     node_disruption_cost,
     node_price,
+    pool_count,
     pool_node_counts,
 )
 from nodewright.disruption.pods import PdbLimits
@@ -45,6 +47,7 @@ from nodewright.disruption.simbase import mark_deleting
 from nodewright.disruption.simulate import Replacement, SimCache, SimContext, simulate
 from nodewright.disruption.world import World, drifted_claim, replacement_objects, state_notes
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
+from nodewright.scheduling.identity import Derived
 from nodewright.scheduling.nodeclaim import template_requirements
 from nodewright.scheduling.plan import CatalogFor, PlanOptions
 from nodewright.settings import KarpenterSettings
@@ -100,8 +103,9 @@ class _Forecast:
         self.candidate_memo = CandidateMemo()
         self._consolidatable: dict[int, tuple[Candidate, bool]] = {}
         self._should_memo: dict[tuple[str, int], tuple[Candidate, bool, str | None]] = {}
-        self._budgets: dict[int, tuple[NodePool, list[dict[str, Any]]]] = {}
-        self._drifted_memo: dict[int, tuple[NodeClaim, bool]] = {}
+        self._budgets = BudgetMemo()
+        self._counted: Derived[StateNode, tuple[str, bool]] = Derived(pool_count)
+        self._drifted: Derived[NodeClaim, bool] = Derived(_drifted_or_none)
         self._node_costs: dict[str, tuple[object, object, tuple[int, ...], object, float, float]] = {}
         self.options = PlanOptions(
             preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy
@@ -203,20 +207,29 @@ class _Forecast:
         state = self.world.state(cluster)
         by_class: dict[str, tuple[list[Candidate], m.Env]] = {}
         counts: tuple[dict[str, int], dict[str, int]] | None = None
+        # the consolidation methods' filter is one function: its list (and notes) once a reconcile
+        filtered: dict[tuple[str, str], list[Candidate]] = {}
+        drifted: bool | None = None
         for method in self.methods:
             cls = m.CLASS[method]
-            if method in m.DRIFT_ONLY and not self.notes.record_blocked and not self._any_drifted():
-                continue  # its filter keeps only drifted nodes: nothing to find, nothing to note
+            if method in m.DRIFT_ONLY and not self.notes.record_blocked:
+                if drifted is None:
+                    drifted = self._any_drifted()
+                if not drifted:
+                    continue  # its filter keeps only drifted nodes: nothing to find, nothing to note
             if cls not in by_class:
                 found = self.candidates(state, method)
                 by_class[cls] = (found, self.env(cluster, found, state))
             all_cands, env = by_class[cls]
-            cands = self._filter(method, all_cands, env)
+            fkey = (cls, m.FILTER.get(method, method))
+            cands = filtered.get(fkey)
+            if cands is None:
+                cands = filtered[fkey] = self._filter(method, all_cands, env)
             if not cands:
                 continue
             reason = m.REASON[method]
             if counts is None:
-                counts = pool_node_counts(state)
+                counts = pool_node_counts(state, self._counted)
             mapping = budget_mapping(state, self.pools, reason, self.at, counts, self._budgets)
             for b in mapping.values():
                 if b.nodes and b.remaining == 0 and (b.pool, reason) not in self.notes.pools:
@@ -249,15 +262,7 @@ class _Forecast:
 
     def _any_drifted(self) -> bool:
         """Whether a NodeClaim of the world is ``Drifted=True`` (answered per NodeClaim object)."""
-        memo = self._drifted_memo
-        for claim in self.world.claims:
-            got = memo.get(id(claim))
-            if got is None or got[0] is not claim:
-                cond = claim.condition(m.DRIFTED)
-                got = memo[id(claim)] = (claim, cond is not None and cond.status == "True")
-            if got[1]:
-                return True
-        return False
+        return bool(self._drifted.facts(self.world.claims))
 
     def _should(self, method: str, c: Candidate, env: m.Env) -> bool:
         """The method's filter, once per candidate and method (its note replayed)."""
@@ -372,6 +377,11 @@ class _Forecast:
         self.world.claims.append(claim)
         if node is not None:
             self.world.nodes.append(node)
+
+
+def _drifted_or_none(claim: NodeClaim) -> bool | None:
+    cond = claim.condition(m.DRIFTED)
+    return True if cond is not None and cond.status == "True" else None
 
 
 def forecast(

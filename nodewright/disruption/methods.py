@@ -76,14 +76,23 @@ class Env:
     drift_blocked: Note
     spot_to_spot: bool
     evaluator: Evaluator
+    # the last candidate list sorted by savings and its order (methods of one reconcile share it)
+    sorted_last: list[tuple[Sequence[Candidate], list[Candidate]]] = field(default_factory=list)
 
 
 _SAVINGS: Final = attrgetter("savings_key")
 
 
-def sort_by_savings(cands: Sequence[Candidate]) -> list[Candidate]:
-    # savings ratio descending, by name on ties (Go's sort.Slice is not stable: ties are arbitrary there)
-    return sorted(cands, key=_SAVINGS)
+def sort_by_savings(cands: Sequence[Candidate], env: Env | None = None) -> list[Candidate]:
+    """Savings ratio descending, by name on ties (Go's sort.Slice is not stable: ties are
+    arbitrary there); with ``env``, a list sorted before (the same list object) is not sorted
+    again."""
+    if env is not None and env.sorted_last and env.sorted_last[0][0] is cands:
+        return env.sorted_last[0][1]
+    out = sorted(cands, key=_SAVINGS)
+    if env is not None:
+        env.sorted_last[:] = [(cands, out)]
+    return out
 
 
 # -- filters ----------------------------------------------------------------------------------------
@@ -144,6 +153,13 @@ REASON: Final = {
     "drift": DRIFTED,
     "multi-node-consolidation": UNDERUTILIZED,
     "single-node-consolidation": UNDERUTILIZED,
+}
+
+
+# the methods whose candidate filter is one function (its list is kept for the next of them)
+FILTER: Final = {
+    "multi-node-consolidation": "consolidation",
+    "single-node-consolidation": "consolidation",
 }
 
 
@@ -313,7 +329,7 @@ def _filter_out_same_type(rep: Replacement, cands: Sequence[Candidate]) -> bool:
 
 def multi_node(cands: Sequence[Candidate], budgets: dict[str, int], env: Env) -> list[Command]:
     usable: list[Candidate] = []
-    for c in sort_by_savings(cands):
+    for c in sort_by_savings(cands, env):
         if budgets.get(c.pool_name, 0) == 0:
             continue
         usable.append(c)
@@ -344,12 +360,12 @@ def multi_node(cands: Sequence[Candidate], budgets: dict[str, int], env: Env) ->
     return [best] if best is not None else []
 
 
-def interweave(cands: Sequence[Candidate]) -> Iterator[Candidate]:
+def interweave(cands: Sequence[Candidate], env: Env | None = None) -> Iterator[Candidate]:
     """Sorted by savings ratio, then one per pool in turn (pools in order of first appearance;
     Karpenter takes Go map order, which is random); lazily (single-node consolidation usually
     stops at one of the first)."""
     by_pool: dict[str, list[Candidate]] = {}
-    for c in sort_by_savings(cands):
+    for c in sort_by_savings(cands, env):
         group = by_pool.get(c.pool_name)
         if group is None:
             by_pool[c.pool_name] = [c]
@@ -365,7 +381,7 @@ def interweave(cands: Sequence[Candidate]) -> Iterator[Candidate]:
 
 
 def single_node(cands: Sequence[Candidate], budgets: dict[str, int], env: Env) -> list[Command]:
-    for c in interweave(cands):
+    for c in interweave(cands, env):
         if budgets.get(c.pool_name, 0) == 0:
             continue
         if not env.evaluator.can_pass(c):

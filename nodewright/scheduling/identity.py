@@ -32,8 +32,8 @@ def changed(before: Mapping[int, T], now: Mapping[int, T]) -> tuple[list[T], lis
 
 class Derived(Generic[T, V]):
     """Per object (by identity), a fact derived once, for objects that are never changed in place,
-    kept while the object is among those asked about; the objects are held, so their ids are not
-    reused. Facts that are ``None`` are not kept."""
+    kept between calls over changing collections; the objects are held while asked about, so
+    their ids are not reused. Facts that are ``None`` are not kept."""
 
     def __init__(self, derive: Callable[[T], V | None]) -> None:
         self._derive = derive
@@ -41,16 +41,16 @@ class Derived(Generic[T, V]):
         self._facts: dict[int, V] = {}
 
     def facts(self, objs: Sequence[T]) -> Mapping[int, V]:
-        """The facts of ``objs`` that are not ``None``, by identity; objects not in ``objs`` are
-        forgotten."""
+        """The facts of ``objs`` that are not ``None``, by identity (read it before the next call)."""
         now = by_identity(objs)
         held, facts, derive = self._held, self._facts, self._derive
-        for i in held.keys() - now.keys():
-            del held[i]
-            facts.pop(i, None)
         for i in now.keys() - held.keys():
             held[i] = obj = now[i]
             fact = derive(obj)
             if fact is not None:
                 facts[i] = fact
+        if len(held) != len(now):
+            for i in held.keys() - now.keys():
+                del held[i]
+                facts.pop(i, None)
         return facts

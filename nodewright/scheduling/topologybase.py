@@ -16,7 +16,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Final
 
 from nodewright.algebra.requirements import Requirements
-from nodewright.scheduling.identity import by_identity
+from nodewright.scheduling.identity import by_identity, same_objects
 
 if TYPE_CHECKING:
     from nodewright.algebra.taints import TaintLike
@@ -73,7 +73,8 @@ def required_anti_affinity(pod: Pod) -> list[PodAffinityTerm]:
 
 class TopoViews:
     """Each Node object's :class:`TopoNode`, kept between bases over changing clusters (Nodes are
-    never changed in place); the Nodes are held, so their ids are not reused."""
+    never changed in place); the Nodes are held, so their ids are not reused (those no longer
+    asked about are let go once they outnumber the rest)."""
 
     def __init__(self) -> None:
         self._views: dict[int, TopoNode] = {}
@@ -86,13 +87,10 @@ class TopoViews:
         for i in now.keys() - views.keys():
             views[i] = TopoNode.of(now[i])
             held[i] = now[i]
-        return list(map(views.__getitem__, map(id, nodes)))
-
-    def keep(self, *groups: Sequence[Node]) -> None:
-        """Forget the Nodes outside ``groups``."""
-        present = set().union(*(map(id, g) for g in groups))
-        for i in self._views.keys() - present:
-            del self._views[i], self._held[i]
+        if len(held) > 2 * len(now) + 64:
+            for i in held.keys() - now.keys():
+                del views[i], held[i]
+        return list(map(views.__getitem__, now.keys() if len(now) == len(nodes) else map(id, nodes)))
 
 
 class TopologyBase:
@@ -110,16 +108,17 @@ class TopologyBase:
         affinity_pods: Sequence[Pod] | None = None,
         kept: TopoViews | None = None,
     ) -> None:
-        """``kept``: each Node object's TopoNode from earlier bases (Nodes are never changed in
-        place), pruned to this base's Nodes."""
+        """``kept``: each Node object's TopoNode from earlier bases (see :class:`TopoViews`)."""
         if kept is not None:
-            nodes, all_nodes = list(nodes), list(all_nodes if all_nodes is not None else nodes)
+            nodes = list(nodes)
             views = kept.views(nodes)
             self.nodes: dict[str, TopoNode] = dict(zip(map(_NAME, views), views, strict=True))
-            # where a pod runs: an active node by its name, else the first Node of that name
-            every = kept.views(all_nodes)[::-1]
-            self.lookup = {**dict(zip(map(_NAME, every), every, strict=True)), **self.nodes}
-            kept.keep(nodes, all_nodes)
+            self.lookup = dict(self.nodes)
+            every = list(all_nodes) if all_nodes is not None else nodes
+            if not same_objects(every, nodes):
+                # where a pod runs: an active node by its name, else the first Node of that name
+                others = kept.views(every)[::-1]
+                self.lookup = {**dict(zip(map(_NAME, others), others, strict=True)), **self.nodes}
         else:
             self.nodes = {}
             for node in nodes:
