@@ -74,6 +74,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "a scheduling base patched from the last one still charges a node that left to its NodePool",
     ),
     _m(
+        "world-drops-shifted-nodes",
+        "nodewright",
+        "nodewright/disruption/world.py",
+        "        for i in sorted((at[n] for n in names if n in at), reverse=True):",
+        "        for i in sorted(at[n] for n in names if n in at):",
+        "tests/disruption/test_disrupt_incremental.py",
+        "a completed command drops the leaving nodes by positions that shifted after the first",
+    ),
+    _m(
         "drift-skipped-with-drifted-claims",
         "nodewright",
         "nodewright/disruption/loop.py",

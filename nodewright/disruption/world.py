@@ -12,10 +12,11 @@ which the next reconcile rebuilds from scratch.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
-from operator import attrgetter, is_
+from operator import attrgetter, is_, not_
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from nodewright import labels
@@ -65,6 +66,7 @@ class World:
     _state: list[StateNode] | None = field(default=None, repr=False)
     _index: _PodIndex | None = field(default=None, repr=False)
     _claim_names: dict[int, tuple[NodeClaim, str]] = field(default_factory=dict, repr=False)
+    _counts: _StateIds | None = field(default=None, repr=False)
 
     def cluster(self) -> ClusterState:
         pods = tuple(self.pods)
@@ -106,9 +108,9 @@ class World:
         their pods leave with them. ``launched``: the nodes the command launched (already
         appended). Only the pods of ``origins`` and ``names`` are visited (:class:`_PodIndex`)."""
         prev = self._state
-        self.nodes = self._without(prev, names, launched)
-        claim_name = self._claim_name
-        self.claims = [c for c in self.claims if claim_name(c) not in claim_names]
+        at = self._positions(prev, launched)
+        self.nodes = self._without(prev, at, names)
+        self.claims = self._claims_without(prev, at, names, claim_names)
         idx = self._index
         if idx is None:
             idx = self._index = _PodIndex.of(self.pods)
@@ -146,23 +148,63 @@ class World:
         self.pods = [q for q in pods if q is not None] if dropped else cast("list[Pod]", pods)
         if dropped:
             self._index = None  # positions moved: rebuilt on the next command
-        self._state = None if prev is None else self._next(prev, names, claim_names, pods_of, launched)
+        self._state = (
+            None
+            if prev is None or at is None
+            else self._next(prev, at, names, claim_names, pods_of, launched)
+        )
 
-    def _without(
-        self, prev: list[StateNode] | None, names: Collection[str], launched: Collection[str]
-    ) -> list[Node]:
-        """The nodes not named in ``names``; read from the state's names when the state's nodes are
-        the world's first nodes, in order (the rest: ``launched``)."""
+    def _positions(self, prev: list[StateNode] | None, launched: Collection[str]) -> dict[str, int] | None:
+        """Each state node's position by name, when the state's Nodes are the world's first Nodes in
+        order (the rest: ``launched``) and no two share a name (else None: the state is rebuilt)."""
         nodes = self.nodes
         if (
             prev is None
             or len(nodes) != len(prev) + len(launched)
             or not all(map(is_, map(_NODE, prev), nodes))
         ):
+            return None
+        at = dict(zip(map(_NAME, prev), range(len(prev)), strict=True))
+        return at if len(at) == len(prev) else None
+
+    def _without(
+        self, prev: list[StateNode] | None, at: dict[str, int] | None, names: Collection[str]
+    ) -> list[Node]:
+        """The nodes not named in ``names`` (found by the state's positions when known)."""
+        nodes = self.nodes
+        if prev is None or at is None:
             return [n for n in nodes if n.metadata.name not in names]
-        keep = [name not in names for name in map(_NAME, prev)]
-        keep.extend(n.metadata.name not in names for n in nodes[len(prev) :])
-        return list(compress(nodes, keep))
+        out = list(nodes[: len(prev)])
+        for i in sorted((at[n] for n in names if n in at), reverse=True):
+            del out[i]
+        out.extend(n for n in nodes[len(prev) :] if n.metadata.name not in names)
+        return out
+
+    def _claims_without(
+        self,
+        prev: list[StateNode] | None,
+        at: dict[str, int] | None,
+        names: Collection[str],
+        claim_names: Collection[str],
+    ) -> list[NodeClaim]:
+        """The NodeClaims not named in ``claim_names``. When the state's NodeClaims are the world's
+        and those named are all the leaving nodes', they are dropped by identity."""
+        if prev is not None and at is not None:
+            ids = self._ids_of(prev)
+            leaving = [prev[at[n]] for n in names if n in at]
+            targets = {
+                id(sn.nodeclaim)
+                for sn in leaving
+                if sn.nodeclaim is not None and self._ids(sn)[0] in claim_names
+            }
+            if len(self.claims) == sum(ids.claims.values()) and len(targets) == sum(
+                ids.claims[n] for n in set(claim_names)
+            ):
+                out = list(compress(self.claims, map(not_, map(targets.__contains__, map(id, self.claims)))))
+                if len(out) == len(self.claims) - len(targets):
+                    return out
+        claim_name = self._claim_name
+        return [c for c in self.claims if claim_name(c) not in claim_names]
 
     def _claim_name(self, claim: NodeClaim) -> str:
         """``claim.metadata.name``, kept per NodeClaim object (reading it from each of many NodeClaims
@@ -175,45 +217,45 @@ class World:
     def _next(
         self,
         prev: list[StateNode],
+        at: dict[str, int],
         names: Collection[str],
         claim_names: Collection[str],
         pods_of: Mapping[str, list[Pod]],
         launched: Collection[str],
     ) -> list[StateNode] | None:
-        out: list[StateNode] = []
-        provider_ids: set[str] = set()
-        for sn in prev:
-            node = sn.node
-            if node is None:
-                return None  # a NodeClaim without a Node: rebuilt from scratch
-            name = sn.name
-            if name in names:
-                continue
-            ids = sn.memo.get("world")
-            if ids is None:  # its NodeClaim's name and its provider ID (the objects do not change)
-                claim = sn.nodeclaim
-                ids = sn.memo["world"] = (
-                    claim.metadata.name if claim is not None else None,
-                    node.spec.provider_id or "",
-                )
-            if ids[0] is not None and ids[0] in claim_names:
-                return None
-            provider_ids.add(ids[1])
-            got = pods_of.get(name)
-            out.append(
-                sn if got is None else StateNode(name=name, node=node, nodeclaim=sn.nodeclaim, pods=got)
-            )
+        """The next state: ``prev`` (whose Nodes were the world's first, every state node with a
+        Node, see :meth:`_positions`) without the nodes ``names``, with new state nodes for those
+        whose pods changed and for the ``launched``; None when a check fails (rebuilt)."""
+        ids = self._ids_of(prev)
+        gone = sorted((at[n] for n in names if n in at), reverse=True)
+        claims_left = Counter(ids.claims)
+        pids_left = Counter(ids.provider_ids)
+        for i in gone:
+            cname, pid = self._ids(prev[i])
+            if cname is not None:
+                claims_left[cname] -= 1
+            pids_left[pid] -= 1
+        if any(claims_left[n] > 0 for n in claim_names):
+            return None  # a NodeClaim leaves while its Node stays
+        out = list(prev)
+        for name, got in pods_of.items():
+            j = at.get(name)
+            if j is not None and name not in names:
+                sn = prev[j]
+                out[j] = StateNode(name=name, node=sn.node, nodeclaim=sn.nodeclaim, pods=got)
+        for i in gone:
+            del out[i]
         kept = len(out)
         if len(self.nodes) != kept + len(launched):
             return None
         claims = {c.status.provider_id: c for c in self.claims[len(self.claims) - len(launched) :]}
-        taken = set(map(_NAME, out))
         for node in self.nodes[kept:]:
             name = node.metadata.name
-            claim = claims.get(node.spec.provider_id or "")
+            raw_pid = node.spec.provider_id
+            claim = claims.get(raw_pid or "")
             if (
-                name in taken
-                or node.spec.provider_id in provider_ids
+                (name in at and name not in names)
+                or (raw_pid is not None and pids_left[raw_pid] > 0)
                 or claim is None
                 or name not in launched
             ):
@@ -221,7 +263,41 @@ class World:
             out.append(StateNode(name=name, node=node, nodeclaim=claim, pods=list(pods_of.get(name, []))))
         if not all(map(is_, map(_NODE, out), self.nodes)):
             return None
+        for sn in out[kept:]:
+            cname, pid = self._ids(sn)
+            if cname is not None:
+                claims_left[cname] += 1
+            pids_left[pid] += 1
+        self._counts = _StateIds(out, +claims_left, +pids_left)
         return out
+
+    @staticmethod
+    def _ids(sn: StateNode) -> tuple[str | None, str]:
+        """``sn``'s NodeClaim's name and its Node's provider ID (the objects do not change)."""
+        got: tuple[str | None, str] | None = sn.memo.get("world")
+        if got is None:
+            claim, node = sn.nodeclaim, sn.node
+            got = sn.memo["world"] = (
+                claim.metadata.name if claim is not None else None,
+                (node.spec.provider_id or "") if node is not None else "",
+            )
+        return got
+
+    def _ids_of(self, state: list[StateNode]) -> _StateIds:
+        """How many of ``state``'s nodes have each NodeClaim name and provider ID (kept from the
+        last :meth:`_next`, whose result ``state`` is; else counted)."""
+        got = self._counts
+        if got is not None and got.state is state:
+            return got
+        ids = [self._ids(sn) for sn in state]
+        return _StateIds(state, Counter(c for c, _ in ids if c is not None), Counter(p for _, p in ids))
+
+
+@dataclass
+class _StateIds:
+    state: list[StateNode]  # the state they count (held: compared by identity)
+    claims: Counter[str]
+    provider_ids: Counter[str]
 
 
 def drifted_claim(claim: NodeClaim, at: str) -> NodeClaim:

@@ -26,6 +26,7 @@ from nodewright.disruption.simbase import SimBase
 from nodewright.disruption.simulate import SimContext, Simulation, simulate
 from nodewright.disruption.world import World
 from nodewright.scheduling.existingnode import build_state_nodes
+from nodewright.scheduling.identity import same_objects
 from nodewright.scheduling.plan import PlanOptions
 from nodewright.settings import resolve
 
@@ -342,3 +343,28 @@ def test_the_pod_index_carried_between_commands_equals_a_fresh_one(
 
     monkeypatch.setattr(World, "complete", fresh)
     assert got == run()
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_a_completed_command_drops_the_very_nodes_and_claims_named(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """:meth:`World.complete` finds the leaving Nodes and NodeClaims by the carried state's
+    positions and identities; the lists left are those a filter by name leaves."""
+    real = World.complete
+    by_identity = 0
+
+    def checked(self: World, names: Any, claim_names: Any, *args: Any) -> None:
+        nonlocal by_identity
+        launched = args[-1]
+        nodes = [n for n in self.nodes if n.metadata.name not in names]
+        claims = [c for c in self.claims if c.metadata.name not in claim_names]
+        by_identity += self._positions(self._state, launched) is not None
+        real(self, names, claim_names, *args)
+        assert same_objects(self.nodes, nodes)
+        assert same_objects(self.claims, claims)
+
+    monkeypatch.setattr(World, "complete", checked)
+    _forecast(seed, until_quiet=True)
+    if seed == 0:
+        assert by_identity >= 1
