@@ -18,6 +18,7 @@ every reconcile while most nodes stay as they were).
 from __future__ import annotations
 
 import logging
+from bisect import bisect_left
 from collections.abc import Collection, Mapping, Sequence
 from typing import Final
 
@@ -34,6 +35,7 @@ from nodewright.scheduling.hostports import HostPortUsage, host_ports
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex, iter_bits, satisfies_min_values
 from nodewright.scheduling.nodeclaim import DaemonGroup, Template, template_requirements
 from nodewright.scheduling.nodememo import (
+    ORDER,
     Each,
     NodeMemo,
     built,
@@ -131,6 +133,7 @@ class SchedulerBase:
         if memo is not None and volumes is None:
             memo.nodes = nodes
         existing = self.existing = nodes.existing
+        self._unique = nodes.unique
         # per existing node (by identity): its NodePool and what it takes from the pool's limits
         self.charges = nodes.charges
         self.remaining = nodes.remaining
@@ -172,10 +175,21 @@ class SchedulerBase:
 
     def indexes_of(self, node_names: Collection[str]) -> list[int]:
         """Positions of the existing nodes that have a Node named in ``node_names``."""
+        if self._unique:  # sorted by unique (not initialized, name) keys: found by bisection
+            return sorted(i for name in node_names if (i := self._index_of(name)) is not None)
         if self._by_node_name is None:
             self._by_node_name = {n.name: i for i, n in enumerate(self.existing) if n.state.node is not None}
         got = (self._by_node_name.get(name) for name in node_names)
         return sorted(i for i in got if i is not None)
+
+    def _index_of(self, name: str) -> int | None:
+        """The position of the last existing node named ``name`` that has a Node."""
+        existing = self.existing
+        for key in ((True, name), (False, name)):
+            i = bisect_left(existing, key, key=ORDER)
+            if i < len(existing) and existing[i].order == key and existing[i].state.node is not None:
+                return i
+        return None
 
     def _templates(
         self,
