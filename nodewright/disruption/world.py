@@ -110,7 +110,7 @@ class World:
         prev = self._state
         at = self._positions(prev, launched)
         self.nodes = self._without(prev, at, names)
-        self.claims = self._claims_without(prev, at, names, claim_names)
+        self.claims = self._claims_without(prev, at, names, claim_names, len(launched))
         idx = self._index
         if idx is None:
             idx = self._index = _PodIndex.of(self.pods)
@@ -186,19 +186,24 @@ class World:
         at: dict[str, int] | None,
         names: Collection[str],
         claim_names: Collection[str],
+        launched: int,
     ) -> list[NodeClaim]:
         """The NodeClaims not named in ``claim_names``. When the state's NodeClaims are the world's
-        and those named are all the leaving nodes', they are dropped by identity."""
+        (but the ``launched`` last ones, not named) and those named are all the leaving nodes',
+        they are dropped by identity."""
         if prev is not None and at is not None:
             ids = self._ids_of(prev)
+            tail = self.claims[len(self.claims) - launched :] if launched else []
             leaving = [prev[at[n]] for n in names if n in at]
             targets = {
                 id(sn.nodeclaim)
                 for sn in leaving
                 if sn.nodeclaim is not None and self._ids(sn)[0] in claim_names
             }
-            if len(self.claims) == sum(ids.claims.values()) and len(targets) == sum(
-                ids.claims[n] for n in set(claim_names)
+            if (
+                len(self.claims) == sum(ids.claims.values()) + launched
+                and len(targets) == sum(ids.claims[n] for n in set(claim_names))
+                and not any(self._claim_name(c) in claim_names for c in tail)
             ):
                 out = list(compress(self.claims, map(not_, map(targets.__contains__, map(id, self.claims)))))
                 if len(out) == len(self.claims) - len(targets):
