@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import compress, repeat
 from operator import add, attrgetter, is_not, sub
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Literal
 
 from nodewright import labels
 from nodewright.algebra.resources import requests_for_pod
@@ -228,23 +228,62 @@ class SimBase:
             self.moving_now[sn.name] = mine
             return mine
         datas = self.moving.get(sn.name)
+        if datas is None and key is not None:
+            # a changed node (it received pods): its other pods as they were on it before
+            entries = self._pod_entries(sn.pods, key)
+            if entries is None:
+                return None
+            self.moving[sn.name] = [d for d, _ in entries]
+            self.moving_now[sn.name] = entries
+            sn.memo["simbase"] = (key, entries)
+            return entries
         if datas is None:
-            rnd = self.rnd
             datas = []
             for p in sn.pods:
-                if not podutil.is_reschedulable(p):
-                    continue
-                requests = requests_for_pod(p)
-                if not requests.keys() <= self._names:
+                got_data = self._pod_data(p)
+                if got_data is False:
                     return None
-                d = pod_data(p, space=rnd.space, options=rnd.options, volumes=rnd.volumes, requests=requests)
-                if isinstance(d, PodData):
-                    datas.append(d)
+                if got_data is not None:
+                    datas.append(got_data)
             self.moving[sn.name] = datas
         got = self.moving_now[sn.name] = [(d, self._currently_reschedulable(d.pod)) for d in datas]
         if key is not None:
             sn.memo["simbase"] = (key, got)
         return got
+
+    def _pod_data(self, p: Pod) -> PodData | Literal[False] | None:
+        """``p``'s PodData when it is reschedulable (None: it is not, or invalid; False: it asks
+        for a resource outside the round's resource space)."""
+        if not podutil.is_reschedulable(p):
+            return None
+        requests = requests_for_pod(p)
+        if not requests.keys() <= self._names:
+            return False
+        rnd = self.rnd
+        d = pod_data(p, space=rnd.space, options=rnd.options, volumes=rnd.volumes, requests=requests)
+        return d if isinstance(d, PodData) else None
+
+    def _pod_entries(self, pods: Sequence[Pod], key: tuple[object, ...]) -> list[tuple[PodData, bool]] | None:
+        """:meth:`_moving`'s entries of ``pods``, each pod's kept (per Pod object) while the round's
+        resources, options, PDBs and clock are the same (``key``)."""
+        cache = self.ctx.cache.pod_entries
+        if cache.get("key") != key or len(cache) > 2 * len(self.cluster.pods) + 1024:
+            cache.clear()  # (bounded: entries of pods long gone are dropped together)
+            cache["key"] = key
+        out: list[tuple[PodData, bool]] = []
+        for p in pods:
+            got = cache.get(id(p))
+            if got is None or got[0] is not p:
+                d = self._pod_data(p)
+                got = cache[id(p)] = (
+                    p,
+                    d if d is None or d is False else (d, self._currently_reschedulable(p)),
+                )
+            if got[1] is False:
+                return None
+            if got[1] is not None:
+                out.append(got[1])
+        return out
 
     def _left(self, candidates: Sequence[Candidate]) -> list[StateNode] | None:
         """The candidates' state nodes (None: a simulation the base cannot express)."""

@@ -309,6 +309,8 @@ class SimCache:
     topo_nodes: TopoViews = field(default_factory=TopoViews)
     # what prepare_round keeps between rounds over the same catalogs
     round_kept: dict[str, Any] = field(default_factory=dict)
+    # per Pod object, its entry among a node's moving pods (see SimBase._moving), and their key
+    pod_entries: dict[object, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
