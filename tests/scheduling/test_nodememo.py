@@ -72,7 +72,9 @@ def _unique(specs: list[tuple[int, str, bool, str, str]]) -> list[tuple[int, str
 @given(
     before=st.lists(node_specs, max_size=24).map(_unique),
     steps=st.lists(
-        st.lists(st.tuples(st.sampled_from(["drop", "add", "swap"]), st.integers(0, 40), node_specs), max_size=4),
+        st.lists(
+            st.tuples(st.sampled_from(["drop", "add", "swap"]), st.integers(0, 40), node_specs), max_size=4
+        ),
         min_size=1,
         max_size=4,
     ),
@@ -121,4 +123,7 @@ def test_a_base_over_mostly_the_same_state_nodes_is_patched(monkeypatch: Any) ->
     patched = _facts(_base(states, memo))
     assert used == [False, True]
     assert patched == _facts(_base(states, None))
-    assert patched[1]["node-25"] == ("limited", {"cpu": 8000, "memory": 4 * 1024**3 * 1000, "pods": 20000, "nodes": 1000})
+    assert patched[1]["node-25"] == (
+        "limited",
+        {"cpu": 8000, "memory": 4 * 1024**3 * 1000, "pods": 20000, "nodes": 1000},
+    )
