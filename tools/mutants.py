@@ -83,6 +83,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "a completed command drops the leaving nodes by positions that shifted after the first",
     ),
     _m(
+        "world-hands-a-wrong-daemon-view",
+        "nodewright",
+        "nodewright/disruption/world.py",
+        '                ("daemons", idx.daemons),',
+        '                ("daemons", idx.daemons - idx.affinity if idx.affinity else set()),',
+        "tests/disruption/test_disrupt_incremental.py",
+        "the world hands in a DaemonSet-pod view that is not the scan of its pods",
+    ),
+    _m(
         "drift-skipped-with-drifted-claims",
         "nodewright",
         "nodewright/disruption/loop.py",

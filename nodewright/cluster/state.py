@@ -89,6 +89,12 @@ class ClusterState:
         """The pods with an affinity stanza, in listed order."""
         return self._view("affinity", lambda p: p.spec.affinity is not None)
 
+    def daemon_pods(self) -> tuple[Pod, ...]:
+        """The pods with a DaemonSet among their owners, in listed order."""
+        return self._view(
+            "daemons", lambda p: any(o.kind == "DaemonSet" for o in p.metadata.owner_references)
+        )
+
     def _view(self, name: str, keep: Callable[[Pod], bool]) -> tuple[Pod, ...]:
         got = self._views.get(name)
         if got is not None and got[0] is self.pods:
@@ -110,6 +116,11 @@ class ClusterState:
             f"{self.source}: the cluster state has no nodes and no pods; drift impact and pool health "
             "are empty (wrong file or kube context? capture it with `nodewright cluster snapshot`)"
         )
+
+
+def has_daemonset_owner(pod: Pod) -> bool:
+    """A DaemonSet is among the pod's owners (any API version): :meth:`ClusterState.daemon_pods`."""
+    return any(o.kind == "DaemonSet" for o in pod.metadata.owner_references)
 
 
 def _raw_and_record(documents: Sequence[Document]) -> dict[str, object]:

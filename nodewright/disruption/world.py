@@ -15,15 +15,15 @@ import dataclasses
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import attrgetter, is_, not_
+from itertools import compress, repeat
+from operator import attrgetter, is_, is_not, not_
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from nodewright import labels
 from nodewright.algebra.resources import format_resource_list
 from nodewright.api.core import Condition, Node, Pod
 from nodewright.api.karpenter import NodeClaim
-from nodewright.cluster.state import ClusterState
+from nodewright.cluster.state import ClusterState, has_daemonset_owner
 from nodewright.disruption.methods import DRIFTED
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
@@ -39,21 +39,28 @@ _NAME: Final = attrgetter("name")
 
 @dataclass
 class _PodIndex:
-    """Positions in the world's pod list: per node name ("" for pods without one) and of the pods
-    with an affinity stanza (kept while pods only change their node)."""
+    """Positions in the world's pod list: per node name ("" for pods without one), of the pods
+    with an affinity stanza and of those a DaemonSet owns (kept while pods only change their node
+    or leave: a pod that leaves leaves a hole, so positions do not move)."""
 
     on: dict[str, set[int]]
     affinity: set[int]
+    daemons: set[int]
 
     @classmethod
-    def of(cls, pods: Sequence[Pod]) -> _PodIndex:
+    def of(cls, pods: Sequence[Pod | None]) -> _PodIndex:
         on: dict[str, set[int]] = {}
         affinity: set[int] = set()
+        daemons: set[int] = set()
         for i, p in enumerate(pods):
+            if p is None:
+                continue
             on.setdefault(p.spec.node_name or "", set()).add(i)
             if p.spec.affinity is not None:
                 affinity.add(i)
-        return cls(on, affinity)
+            if has_daemonset_owner(p):
+                daemons.add(i)
+        return cls(on, affinity, daemons)
 
 
 @dataclass
@@ -61,7 +68,7 @@ class World:
     base: ClusterState
     nodes: list[Node]
     claims: list[NodeClaim]
-    pods: list[Pod]
+    pods: list[Pod | None]  # in cluster order; None: a pod that left (positions stay)
     made: int = 0
     _state: list[StateNode] | None = field(default=None, repr=False)
     _index: _PodIndex | None = field(default=None, repr=False)
@@ -69,12 +76,17 @@ class World:
     _counts: _StateIds | None = field(default=None, repr=False)
 
     def cluster(self) -> ClusterState:
-        pods = tuple(self.pods)
+        slots = self.pods
+        pods = cast("tuple[Pod, ...]", tuple(compress(slots, map(is_not, slots, repeat(None)))))
         views: dict[str, tuple[tuple[Pod, ...], tuple[Pod, ...]]] = {}
         idx = self._index
         if idx is not None:
-            views["unbound"] = (pods, tuple(pods[i] for i in sorted(idx.on.get("", ()))))
-            views["affinity"] = (pods, tuple(pods[i] for i in sorted(idx.affinity)))
+            for name, at in (
+                ("unbound", idx.on.get("", ())),
+                ("affinity", idx.affinity),
+                ("daemons", idx.daemons),
+            ):
+                views[name] = (pods, tuple(cast("Pod", slots[i]) for i in sorted(at)))
         return dataclasses.replace(
             self.base,
             nodes=tuple(self.nodes),
@@ -114,9 +126,8 @@ class World:
         idx = self._index
         if idx is None:
             idx = self._index = _PodIndex.of(self.pods)
-        pods: list[Pod | None] = list(self.pods)
+        pods = list(self.pods)
         on = idx.on
-        dropped = False
         visit = sorted(i for n in {*origins, *names} for i in on.get(n, ()))
         for i in visit:
             p = pods[i]
@@ -134,8 +145,8 @@ class World:
             if q is None or now != bound:
                 on[bound].discard(i)
                 if q is None:
-                    dropped = True
                     idx.affinity.discard(i)
+                    idx.daemons.discard(i)
                 else:
                     on.setdefault(now, set()).add(i)
         for n in names:
@@ -145,9 +156,7 @@ class World:
         for t in (*target_of.values(), *origins, *launched):
             if t and t not in names and t not in pods_of:
                 pods_of[t] = [q for i in sorted(on.get(t, ())) if (q := pods[i]) is not None]
-        self.pods = [q for q in pods if q is not None] if dropped else cast("list[Pod]", pods)
-        if dropped:
-            self._index = None  # positions moved: rebuilt on the next command
+        self.pods = pods  # (a pod that left leaves a hole: positions do not move)
         self._state = (
             None
             if prev is None or at is None

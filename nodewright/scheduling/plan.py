@@ -96,14 +96,16 @@ def daemonset_pods(cluster: ClusterState) -> list[Pod]:
     """One pod per DaemonSet: its newest pod if any, else its template; required node affinity
     always from the DaemonSet spec (the daemonset controller overrides it)."""
     out: list[Pod] = []
+    by_owner: dict[tuple[str, str], list[Pod]] = {}
+    if cluster.daemonsets:
+        for p in cluster.daemon_pods():
+            ns = p.metadata.namespace or "default"
+            for o in p.metadata.owner_references:
+                if o.kind == "DaemonSet":
+                    by_owner.setdefault((ns, o.name), []).append(p)
     for ds in cluster.daemonsets:
         ns = ds.metadata.namespace or "default"
-        owned = [
-            p
-            for p in cluster.pods
-            if (p.metadata.namespace or "default") == ns
-            and any(o.kind == "DaemonSet" and o.name == ds.metadata.name for o in p.metadata.owner_references)
-        ]
+        owned = by_owner.get((ns, ds.metadata.name), [])
         tmpl_spec = ds.spec.template.spec
         if owned:
             pod = max(owned, key=lambda p: (p.metadata.creation_timestamp or "", p.metadata.name))

@@ -368,3 +368,27 @@ def test_a_completed_command_drops_the_very_nodes_and_claims_named(
     _forecast(seed, until_quiet=True)
     if seed == 0:
         assert by_identity >= 1
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_the_views_the_world_hands_in_are_the_scans(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pending, affinity and DaemonSet-owned pods :meth:`World.cluster` takes from its pod index
+    (holes where pods left) are what scanning the cluster's pods finds, in order."""
+    real = World.cluster
+    handed = 0
+
+    def checked(self: World) -> ClusterState:
+        nonlocal handed
+        got = real(self)
+        assert None not in got.pods
+        handed += bool(got._views)
+        fresh = dataclasses.replace(got, _views={})
+        assert got.unbound_pods() == fresh.unbound_pods()
+        assert got.affinity_pods() == fresh.affinity_pods()
+        assert got.daemon_pods() == fresh.daemon_pods()
+        return got
+
+    monkeypatch.setattr(World, "cluster", checked)
+    _forecast(seed, until_quiet=True)
+    if seed == 0:
+        assert handed >= 1
