@@ -107,7 +107,59 @@ def _pod(name: str, cpu: str, mem: str, *, node: str | None, app: str) -> dict[s
     }
 
 
-def cluster(pools: int, nodes: int, pending: int, running_per_node: int = 2, seed: int = 7) -> dict[str, Any]:
+def daemonset(k: int) -> dict[str, Any]:
+    """The ``k``-th DaemonSet (a node agent tolerating every taint)."""
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": f"agent-{k}", "namespace": "kube-system", "uid": f"uid-agent-{k}"},
+        "spec": {
+            "selector": {"matchLabels": {"app": f"agent-{k}"}},
+            "template": {"metadata": {"labels": {"app": f"agent-{k}"}}, "spec": _AGENT},
+        },
+    }
+
+
+_AGENT: dict[str, Any] = {
+    "containers": [
+        {
+            "name": "agent",
+            "image": "registry.example.com/agent:1",
+            "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}},
+        }
+    ],
+    "tolerations": [{"operator": "Exists"}],
+}
+
+
+def _agent_pod(k: int, node: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"agent-{k}-{node}",
+            "namespace": "kube-system",
+            "uid": f"uid-agent-{k}-{node}",
+            "labels": {"app": f"agent-{k}"},
+            "creationTimestamp": T0,
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "DaemonSet",
+                    "name": f"agent-{k}",
+                    "uid": f"uid-agent-{k}",
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": {**_AGENT, "nodeName": node},
+        "status": {"phase": "Running"},
+    }
+
+
+def cluster(
+    pools: int, nodes: int, pending: int, running_per_node: int = 2, seed: int = 7, daemonsets: int = 0
+) -> dict[str, Any]:
     rng = random.Random(seed)
     items: list[dict[str, Any]] = []
     hashes = {}
@@ -225,15 +277,23 @@ def cluster(pools: int, nodes: int, pending: int, running_per_node: int = 2, see
         )
         for k in range(running_per_node):
             items.append(_pod(f"run-{n}-{k}", "100m", "128Mi", node=name, app=f"svc-{n % 40}"))
+        items.extend(_agent_pod(k, name) for k in range(daemonsets))
     for p in range(pending):
         cpu = rng.choice(("250m", "500m", "1", "2"))
         mem = rng.choice(("256Mi", "512Mi", "1Gi", "2Gi"))
         items.append(_pod(f"pend-{p}", cpu, mem, node=None, app=f"web-{p % 25}"))
+    items.extend(daemonset(k) for k in range(daemonsets))
     return {"apiVersion": "v1", "kind": "List", "items": items}
 
 
 def write(
-    out: Path, *, pools: int = 100, nodes: int = 10_000, pending: int = 48, running_per_node: int = 2
+    out: Path,
+    *,
+    pools: int = 100,
+    nodes: int = 10_000,
+    pending: int = 48,
+    running_per_node: int = 2,
+    daemonsets: int = 0,
 ) -> None:
     import yaml
 
@@ -242,7 +302,9 @@ def write(
         yaml.safe_dump_all([nodepool(i) for i in range(pools)], sort_keys=False)
     )
     (out / "nodeclasses.yaml").write_text(yaml.safe_dump(NODECLASS, sort_keys=False))
-    (out / "cluster.json").write_text(json.dumps(cluster(pools, nodes, pending, running_per_node)))
+    (out / "cluster.json").write_text(
+        json.dumps(cluster(pools, nodes, pending, running_per_node, daemonsets=daemonsets))
+    )
 
 
 def main() -> None:
@@ -252,8 +314,16 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=10_000)
     ap.add_argument("--pending", type=int, default=48)
     ap.add_argument("--running-per-node", type=int, default=2)
+    ap.add_argument("--daemonsets", type=int, default=0, help="DaemonSets, each with a pod on every node")
     a = ap.parse_args()
-    write(a.out, pools=a.pools, nodes=a.nodes, pending=a.pending, running_per_node=a.running_per_node)
+    write(
+        a.out,
+        pools=a.pools,
+        nodes=a.nodes,
+        pending=a.pending,
+        running_per_node=a.running_per_node,
+        daemonsets=a.daemonsets,
+    )
 
 
 if __name__ == "__main__":

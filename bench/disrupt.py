@@ -7,6 +7,7 @@ time on a shared machine), peak RSS and the forecast's summary. Target: < 30 s a
     python bench/disrupt.py                       # the target row
     python bench/disrupt.py --nodes 500 --pods-per-node 10 --pools 10 --max-rounds 50
     python bench/disrupt.py --input DIR           # a cluster bench/bigcluster.py wrote before
+    python bench/disrupt.py --daemonsets 3        # and three DaemonSets with a pod on every node
     python bench/disrupt.py --max-rounds 20 --profile prof.txt   # py-spy's collapsed stacks too
 
 ``--profile`` runs the command under ``py-spy record`` (collapsed stacks, one a line, for a flame
@@ -36,6 +37,7 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=5_000)
     ap.add_argument("--pods-per-node", type=int, default=10)
     ap.add_argument("--pools", type=int, default=100)
+    ap.add_argument("--daemonsets", type=int, default=0, help="DaemonSets, each with a pod on every node")
     ap.add_argument("--max-rounds", type=int, default=10_000)
     ap.add_argument("--once", action="store_true", help="without --until-quiet")
     ap.add_argument(
@@ -47,7 +49,14 @@ def main() -> None:
         d = Path(tmp)
         src = a.input
         if src is None:
-            write(d, pools=a.pools, nodes=a.nodes, pending=0, running_per_node=a.pods_per_node)
+            write(
+                d,
+                pools=a.pools,
+                nodes=a.nodes,
+                pending=0,
+                running_per_node=a.pods_per_node,
+                daemonsets=a.daemonsets,
+            )
             src = d
         args = [
             "disrupt",
@@ -86,6 +95,7 @@ def main() -> None:
     s = doc["summary"]
     shape = (
         f"{a.nodes} nodes / {a.nodes * a.pods_per_node} pods / {a.pools} pools"
+        + (f" / {a.daemonsets} DaemonSets" if a.daemonsets else "")
         if a.input is None
         else a.input.name
     )
