@@ -74,10 +74,14 @@ class World:
     _index: _PodIndex | None = field(default=None, repr=False)
     _claim_names: dict[int, tuple[NodeClaim, str]] = field(default_factory=dict, repr=False)
     _counts: _StateIds | None = field(default=None, repr=False)
+    _holes: int = field(default=0, repr=False)  # how many pods left (None in ``pods``)
 
     def cluster(self) -> ClusterState:
         slots = self.pods
-        pods = cast("tuple[Pod, ...]", tuple(compress(slots, map(is_not, slots, repeat(None)))))
+        if self._holes:
+            pods = cast("tuple[Pod, ...]", tuple(compress(slots, map(is_not, slots, repeat(None)))))
+        else:
+            pods = cast("tuple[Pod, ...]", tuple(slots))
         views: dict[str, tuple[tuple[Pod, ...], tuple[Pod, ...]]] = {}
         idx = self._index
         if idx is not None:
@@ -147,6 +151,7 @@ class World:
                 if q is None:
                     idx.affinity.discard(i)
                     idx.daemons.discard(i)
+                    self._holes += 1
                 else:
                     on.setdefault(now, set()).add(i)
         for n in names:
