@@ -18,7 +18,7 @@ from operator import add, attrgetter, sub
 from typing import Final
 
 from nodewright.scheduling.existingnode import ExistingNode
-from nodewright.scheduling.identity import by_identity, changed
+from nodewright.scheduling.identity import by_identity, patchable
 from nodewright.scheduling.instancetypes import ResourceSpace
 from nodewright.scheduling.nodeclaim import Template
 
@@ -111,12 +111,10 @@ def _patched(
     names: tuple[str, ...],
     known: frozenset[str],
 ) -> ClaimBounds | None:
-    now = by_identity(existing)
-    if len(now) != len(existing):
+    diff = patchable(prev.by_id, existing)
+    if diff is None:
         return None
-    gone, came = changed(prev.by_id, now)
-    if 4 * (len(gone) + len(came)) > len(existing):
-        return None
+    now, gone, came = diff
     node_names = set(prev.names)
     room = dict(prev.room)
     total = prev.total

@@ -30,6 +30,19 @@ def changed(before: Mapping[int, T], now: Mapping[int, T]) -> tuple[list[T], lis
     return [before[i] for i in before.keys() - now.keys()], [now[i] for i in now.keys() - before.keys()]
 
 
+def patchable(before: Mapping[int, T], objs: Sequence[T]) -> tuple[dict[int, T], list[T], list[T]] | None:
+    """``objs`` by identity and the objects that left and came since ``before`` (see
+    :func:`changed`), when patching what was derived from ``before`` pays: no object twice and at
+    most a quarter of them changed (else None: derive it again)."""
+    now = by_identity(objs)
+    if len(now) != len(objs):
+        return None
+    gone, came = changed(before, now)
+    if 4 * (len(gone) + len(came)) > len(objs):
+        return None
+    return now, gone, came
+
+
 class Derived(Generic[T, V]):
     """Per object (by identity), a fact derived once, for objects that are never changed in place,
     kept between calls over changing collections; the objects are held while asked about, so

@@ -24,7 +24,7 @@ from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
 from nodewright.scheduling.existingnode import ExistingNode, StateNode, daemon_compatible_with_node
 from nodewright.scheduling.fitindex import FitIndex, fit_leaf
-from nodewright.scheduling.identity import by_identity, changed, same_objects
+from nodewright.scheduling.identity import by_identity, patchable, same_objects
 from nodewright.scheduling.nodeclaim import Template
 from nodewright.scheduling.volumes import VolumeIndex, VolumeUsage
 
@@ -265,16 +265,14 @@ def patched(
     prev: Nodes | None, key: tuple[object, ...], state_nodes: Sequence[StateNode], each: Each
 ) -> Nodes | None:
     """``prev`` patched by the state nodes that left and came: the same nodes, order, charges and
-    remaining limits :func:`_built` gives (sums of integers; a sorted list of unique keys), or None
+    remaining limits :func:`built` gives (sums of integers; a sorted list of unique keys), or None
     when a build is as cheap or the patch cannot tell (nodes sharing an order key)."""
     if prev is None or not prev.unique or prev.key != key:
         return None
-    now = by_identity(state_nodes)
-    if len(now) != len(state_nodes):
+    diff = patchable(prev.by_sn, state_nodes)
+    if diff is None:
         return None
-    gone, came = changed(prev.by_sn, now)
-    if 4 * (len(gone) + len(came)) > len(state_nodes):
-        return None
+    now, gone, came = diff
     existing = list(prev.existing)
     leaves = list(prev.leaves)
     keys = Counter(prev.keys)
