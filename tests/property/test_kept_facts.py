@@ -1,0 +1,87 @@
+"""Facts kept from one reconcile to the next and patched by the objects that left and came equal
+the facts derived from scratch:
+
+* :class:`nodewright.scheduling.identity.Derived` gives the facts of exactly the objects asked
+  about, whatever came and went before;
+* :func:`nodewright.disruption.claimbound.claim_bounds` patched from the previous reconcile's room
+  facts holds the room, sums and per-node counts a build from scratch holds.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nodewright.disruption.claimbound import ClaimBounds, claim_bounds
+from nodewright.scheduling.identity import Derived
+from nodewright.scheduling.instancetypes import ResourceSpace
+
+edits = st.lists(st.tuples(st.sampled_from(["drop", "add", "swap"]), st.integers(0, 40)), max_size=6)
+
+
+def _edit(objs: list[Any], ops: list[tuple[str, int]], make: Any) -> list[Any]:
+    out = list(objs)
+    for op, at in ops:
+        if op == "drop" and out:
+            out.pop(at % len(out))
+        elif op == "add":
+            out.insert(at % (len(out) + 1), make(at))
+        elif out:
+            out[at % len(out)] = make(at)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.integers(0, 5), max_size=20), steps=st.lists(edits, min_size=1, max_size=5))
+def test_derived_facts_are_those_of_the_objects_asked_about(values: list[int], steps: list[Any]) -> None:
+    def make(v: int) -> Any:
+        return SimpleNamespace(v=v % 6)
+
+    def derive(o: Any) -> int | None:
+        return o.v if o.v % 2 else None  # the even ones have no fact
+
+    facts: Derived[Any, int] = Derived(derive)
+    objs = [make(v) for v in values]
+    for ops in steps:
+        objs = _edit(objs, ops, make)
+        got = dict(facts.facts(objs))
+        assert got == {id(o): o.v for o in objs if o.v % 2}
+
+
+RESOURCES = ("cpu", "memory", "pods")
+SPACE = ResourceSpace(RESOURCES)
+rooms = st.dictionaries(st.sampled_from(RESOURCES), st.integers(-2, 9), min_size=1, max_size=3)
+
+
+def _node(name: str, remaining: dict[str, int]) -> Any:
+    return SimpleNamespace(name=name, remaining=remaining, state=SimpleNamespace(memo={}))
+
+
+def _facts(b: ClaimBounds, asked: list[tuple[int, ...]]) -> Any:
+    return b.room, b.total, b.cap, [b.holds(least) for least in asked]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    before=st.lists(rooms, min_size=12, max_size=24),  # few changes of many: the patch is taken
+    ops=st.lists(st.tuples(st.sampled_from(["drop", "add", "swap"]), st.integers(0, 40)), max_size=3),
+    fresh=st.lists(rooms, min_size=6, max_size=6),
+    asked=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(1, 3)), min_size=1, max_size=3
+    ),
+)
+def test_claim_bounds_patched_from_the_last_reconcile_are_a_fresh_build(
+    before: list[dict[str, int]], ops: list[tuple[str, int]], fresh: list[dict[str, int]], asked: list[Any]
+) -> None:
+    templates: list[Any] = []
+    names = iter(range(1000))
+    nodes = [_node(f"n{next(names)}", dict(r)) for r in before]
+    previous = claim_bounds(nodes, SPACE, templates, None)
+    for least in asked:  # the least requests the last reconcile asked are carried over
+        previous.holds(least)
+    now = _edit(nodes, ops, lambda at: _node(f"n{next(names)}", dict(fresh[at % len(fresh)])))
+    patched = claim_bounds(now, SPACE, templates, previous)
+    assert _facts(patched, asked) == _facts(claim_bounds(now, SPACE, templates, None), asked)
