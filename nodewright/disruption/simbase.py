@@ -266,10 +266,11 @@ class SimBase:
     def _pod_entries(self, pods: Sequence[Pod], key: tuple[object, ...]) -> list[tuple[PodData, bool]] | None:
         """:meth:`_moving`'s entries of ``pods``, each pod's kept (per Pod object) while the round's
         resources, options, PDBs and clock are the same (``key``)."""
-        cache = self.ctx.cache.pod_entries
-        if cache.get("key") != key or len(cache) > 2 * len(self.cluster.pods) + 1024:
+        kept = self.ctx.cache
+        cache = kept.pod_entries
+        if kept.pod_entries_key != key or len(cache) > 2 * len(self.cluster.pods) + 1024:
             cache.clear()  # (bounded: entries of pods long gone are dropped together)
-            cache["key"] = key
+            kept.pod_entries_key = key
         out: list[tuple[PodData, bool]] = []
         for p in pods:
             got = cache.get(id(p))

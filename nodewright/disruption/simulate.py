@@ -309,8 +309,9 @@ class SimCache:
     topo_nodes: TopoViews = field(default_factory=TopoViews)
     # what prepare_round keeps between rounds over the same catalogs
     round_kept: dict[str, Any] = field(default_factory=dict)
-    # per Pod object, its entry among a node's moving pods (see SimBase._moving), and their key
-    pod_entries: dict[object, Any] = field(default_factory=dict)
+    # per Pod object, its entry among a node's moving pods (see SimBase._moving), under one key
+    pod_entries: dict[int, tuple[Pod, Any]] = field(default_factory=dict)
+    pod_entries_key: tuple[object, ...] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
