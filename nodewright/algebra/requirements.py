@@ -202,6 +202,10 @@ class Requirements:
     def __hash__(self) -> int:
         return hash(frozenset(self._reqs.values()))
 
+    def frozen(self) -> frozenset[tuple[str, Requirement]]:
+        """A hashable snapshot, equal exactly when the Requirements are."""
+        return frozenset(self._reqs.items())
+
     def has_min_values(self) -> bool:
         return any(r.min_values is not None for r in self._reqs.values())
 

@@ -18,7 +18,8 @@ candidate's pod requesting a resource outside the round's resource space.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress, repeat
+from dataclasses import dataclass
+from itertools import chain, compress, repeat
 from operator import add, attrgetter, is_not, sub
 from typing import TYPE_CHECKING, Final, Literal
 
@@ -36,7 +37,7 @@ from nodewright.scheduling.plan import Round, pod_data, prepare_round
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.schedbase import SchedulerBase
 from nodewright.scheduling.scheduler import Scheduler, SchedulerOptions
-from nodewright.scheduling.topology import Topology
+from nodewright.scheduling.topology import Topology, topology_owners
 from nodewright.scheduling.topologybase import TopologyBase
 from nodewright.scheduling.topologydomains import DomainUniverse
 
@@ -139,6 +140,22 @@ class _Same:
         return id(self.obj)
 
 
+@dataclass(frozen=True, slots=True)
+class _Bundle:
+    """Pods a simulation schedules together (one node's moving pods, or the pending ones): their
+    PodData, Pods, keys and topology owners, in order."""
+
+    datas: list[PodData]
+    pods: list[Pod]
+    keys: frozenset[str]
+    owners: list[Pod]
+
+    @staticmethod
+    def of(datas: list[PodData]) -> _Bundle:
+        pods = [d.pod for d in datas]
+        return _Bundle(datas, pods, frozenset(d.key for d in datas), topology_owners(pods))
+
+
 class SimBase:
     """The shared preparation of one reconcile's simulations (see the module docstring)."""
 
@@ -166,6 +183,8 @@ class SimBase:
         deleting = list(compress(states, marked)) if any(marked) else []
         # the pods a round schedules: the pending (and virtual) ones first, then per deleting node
         self.prefix = [d for d in rnd.datas if not d.pod.spec.node_name]
+        # the pending pods among them (every other pod a round schedules is bound: none pending)
+        self.pending = {d.key for d in self.prefix if podutil.is_provisionable(d.pod)}
         self.moving: dict[str, list[PodData]] = {sn.name: [] for sn in deleting}
         for d in rnd.datas:
             if d.pod.spec.node_name:
@@ -206,6 +225,7 @@ class SimBase:
             else (tuple(rnd.space.names), ctx.options, _Same(ctx.pdbs), ctx.now)
         )
         self._bounds: ClaimBounds | None = None
+        self._prefix: _Bundle | None = None
         self.asks: dict[str, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
 
     def _currently_reschedulable(self, pod: Pod) -> bool:
@@ -369,19 +389,43 @@ class SimBase:
             self.asks[sn.name] = got
         return got
 
-    def round(self, candidates: Sequence[Candidate]) -> tuple[list[PodData], Scheduler] | None:
-        """The pods to schedule and the scheduler of a simulation without ``candidates``."""
+    def _prefix_bundle(self) -> _Bundle:
+        got = self._prefix
+        if got is None:
+            got = self._prefix = _Bundle.of(self.prefix)
+        return got
+
+    def _bundle(self, sn: StateNode) -> _Bundle | None:
+        """The pods ``sn`` moves in a simulation (its currently reschedulable ones), as a round
+        takes them (None: a pod outside the round's resource space); kept on the StateNode with
+        its moving pods."""
+        moving = self._moving(sn)
+        if moving is None:
+            return None
+        kept = sn.memo.get("simbase.bundle")
+        if isinstance(kept, tuple) and kept[0] is moving:
+            got: _Bundle = kept[1]
+            return got
+        got = _Bundle.of([d for d, ok in moving if ok])
+        sn.memo["simbase.bundle"] = (moving, got)
+        return got
+
+    def round(self, candidates: Sequence[Candidate]) -> tuple[list[PodData], Scheduler, set[str]] | None:
+        """The pods to schedule, the scheduler of a simulation without ``candidates``, and the keys
+        of the pending pods among those pods."""
         left = self._left(candidates)
         if left is None:
             return None
         order = sorted([*self.deleting, *(self.position[id(sn)] for sn in left)])
-        datas = [d.fresh() for d in self.prefix]
+        bundles = [self._prefix_bundle()]
         states = self.rnd.state_nodes
         for i in order:
-            moving = self._moving(states[i])
-            if moving is None:
+            got = self._bundle(states[i])
+            if got is None:
                 return None
-            datas.extend(d.fresh() for d, ok in moving if ok)
+            bundles.append(got)
+        # the scheduler copies a pod before it changes it: the bundles' PodData are shared
+        datas = list(chain.from_iterable(b.datas for b in bundles))
         left_out: dict[str, Node] = {}
         for sn in left:
             marked = self.marked.get(sn.name)
@@ -391,11 +435,12 @@ class SimBase:
                 left_out[sn.name] = marked
         topology = Topology.over(
             self.topology,
-            batch_pods=[d.pod for d in datas],
-            batch_keys={d.key for d in datas},
+            batch_pods=list(chain.from_iterable(b.pods for b in bundles)),
+            batch_keys=bundles[0].keys.union(*(b.keys for b in bundles[1:])),
+            owners=list(chain.from_iterable(b.owners for b in bundles)),
             left_out=left_out,
             universe=self.universe,
             preference_policy=self.ctx.options.preference_policy,
         )
         excluded = self.scheduler.indexes_of(left_out)
-        return datas, Scheduler.over(self.scheduler, topology, self.options, excluded)
+        return datas, Scheduler.over(self.scheduler, topology, self.options, excluded), self.pending

@@ -263,17 +263,42 @@ class Replacement:
         return out
 
 
-@dataclass
 class Simulation:
     """``scheduling.Results`` as disruption reads them."""
 
-    new: list[Replacement]
-    errors: dict[str, str]  # non-pending pods that would not schedule
-    placements: dict[str, str]  # pod key -> existing node name or "new:<i>"
-    # the nodes the placed pods are bound to now ("" for pending pods)
-    origins: set[str] = field(default_factory=set)
-    # not solved: it would need more new NodeClaims than its limit, or leave a bound pod unscheduled
-    over_limit: bool = False
+    __slots__ = ("_placed", "_placements", "errors", "new", "origins_", "over_limit")
+
+    def __init__(
+        self,
+        *,
+        new: list[Replacement],
+        errors: dict[str, str],  # non-pending pods that would not schedule
+        placed: Sequence[tuple[str, Sequence[PodData]]] = (),
+        over_limit: bool = False,
+    ) -> None:
+        self.new = new
+        self.errors = errors
+        # not solved: it would need more new NodeClaims than its limit, or leave a bound pod unscheduled
+        self.over_limit = over_limit
+        # where the pods went: (existing node name or "new:<i>", its pods), read only by the
+        # command that completes
+        self._placed = placed
+        self._placements: dict[str, str] | None = None
+        self.origins_: set[str] | None = None
+
+    @property
+    def placements(self) -> dict[str, str]:
+        """Pod key -> existing node name or "new:<i>"."""
+        if self._placements is None:
+            self._placements = {pd.key: where for where, pods in self._placed for pd in pods}
+        return self._placements
+
+    @property
+    def origins(self) -> set[str]:
+        """The nodes the placed pods are bound to now ("" for pending pods)."""
+        if self.origins_ is None:
+            self.origins_ = {pd.pod.spec.node_name or "" for _, pods in self._placed for pd in pods}
+        return self.origins_
 
     def all_non_pending_scheduled(self) -> bool:
         return not self.errors
@@ -369,12 +394,16 @@ def simulate(
         if base is None or base.cluster is not cluster:
             base = ctx.cache.base = SimBase(cluster, ctx, state_nodes)
         if claim_limit is not None and base.needs_more_claims(candidates, claim_limit):
-            return Simulation(new=[], errors={}, placements={}, over_limit=True)
+            return Simulation(new=[], errors={}, over_limit=True)
         got = base.round(candidates)
         deleting_keys = base.deleting_keys
     else:
         deleting_keys = deleting_pod_keys(cluster)
-    datas, scheduler = got if got is not None else _scratch(cluster, candidates, ctx)
+    if got is not None:
+        datas, scheduler, pending = got
+    else:
+        datas, scheduler = _scratch(cluster, candidates, ctx)
+        pending = {d.key for d in datas if podutil.is_provisionable(d.pod)}
     if claim_limit is not None and (
         ctx.options.min_values_policy == BEST_EFFORT
         or not any(t.requirements.has_min_values() for t in scheduler.templates)
@@ -382,17 +411,18 @@ def simulate(
         scheduler.claim_limit = claim_limit
     result = scheduler.solve(datas)
     errors: dict[str, str] = {}
-    pending = {d.key for d in datas if podutil.is_provisionable(d.pod)}
     for key, err in result.errors.items():
         if key not in pending:
             errors[key] = err
-    placements: dict[str, str] = {}
-    origins: set[str] = set()
-    for en in result.existing:
+    placed: list[tuple[str, Sequence[PodData]]] = []
+    for en in result.placed_on():
+        if not en.pods:
+            continue
+        placed.append((en.name, en.pods))
+        if en.initialized:
+            continue
         for pd in en.pods:
-            placements[pd.key] = en.name
-            origins.add(pd.pod.spec.node_name or "")
-            if not en.initialized and pd.key not in deleting_keys and pd.key not in pending:
+            if pd.key not in deleting_keys and pd.key not in pending:
                 info = []
                 if en.state.nodeclaim is not None:
                     info.append(f"nodeclaim/{en.state.nodeclaim.name}")
@@ -415,9 +445,7 @@ def simulate(
                         )
                 continue
         ref = claim.template.nodepool.spec.template.spec.node_class_ref
-        for pd in claim.pods:
-            placements[pd.key] = f"new:{len(new)}"
-            origins.add(pd.pod.spec.node_name or "")
+        placed.append((f"new:{len(new)}", claim.pods))
         reqs = claim.requirements.copy()
         # the placeholder hostname is the scheduler's, not a label the node will carry
         reqs = Requirements([r for r in reqs.values() if r.key != labels.HOSTNAME])
@@ -431,4 +459,4 @@ def simulate(
                 taints=list(claim.template.taints),
             )
         )
-    return Simulation(new=new, errors=errors, placements=placements, origins=origins)
+    return Simulation(new=new, errors=errors, placed=placed)

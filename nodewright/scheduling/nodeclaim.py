@@ -422,6 +422,8 @@ class InflightClaim:
         self.requirements = requirements
         self._domains = {}
         topology.register(labels.HOSTNAME, self.hostname)
+        if topology.is_empty():
+            return  # record counts in no group
         for p in pods:
             topology.record(
                 p.current,

@@ -26,6 +26,16 @@ def has_preferred_node_affinity(pod: Pod) -> bool:
     )
 
 
+def claims_volumes(pod: Pod) -> bool:
+    return any(v.persistent_volume_claim is not None or v.ephemeral is not None for v in pod.spec.volumes)
+
+
+# equal twin keys share one class object, so twins are told apart by identity (bounded: on a miss
+# the field comparison decides, alike)
+_TWIN_CLASSES: dict[tuple[object, ...], object] = {}
+_TWIN_CLASSES_MAX = 1 << 16
+
+
 class PodData:
     """Everything the solve loop needs about one pod, cached."""
 
@@ -41,6 +51,7 @@ class PodData:
         "strict",
         "tolerates",
         "topo_sig",
+        "twin",
         "vec",
         "volume_requirements",
     )
@@ -74,6 +85,9 @@ class PodData:
         self.strict: Requirements = Requirements()
         self.tolerates: dict[int, str | None] = {}
         self.topo_sig: str | None = None
+        # the pod's twin class (see scheduling.twins.twin_class): None until asked, and after a
+        # relaxation (the class is of ``current``)
+        self.twin: object | None = None
         self.refresh(pod)
 
     def fresh(self) -> PodData:
@@ -90,6 +104,7 @@ class PodData:
         )
         out.tolerates = {}
         out.topo_sig = None
+        out.twin = self.twin if self.twin is not None else self.twin_class()
         return out
 
     def refresh(self, pod: Pod) -> None:
@@ -103,6 +118,30 @@ class PodData:
         )
         self.tolerates = {}
         self.topo_sig = None
+        self.twin = None
+
+    def twin_class(self) -> object:
+        """The pod's twin class (scheduling.twins): two pods with the same class object ask alike
+        (requests, requirements, tolerations; neither has host ports or volumes). Kept until a
+        relaxation changes ``current``."""
+        got = self.twin
+        if got is not None:
+            return got
+        if self.ports or self.volume_requirements or claims_volumes(self.pod):
+            got = object()  # a twin of no other pod
+        else:
+            key = (
+                frozenset(self.requests.items()),
+                self.requirements.frozen(),
+                tuple(self.current.spec.tolerations),
+            )
+            got = _TWIN_CLASSES.get(key)
+            if got is None:
+                if len(_TWIN_CLASSES) >= _TWIN_CLASSES_MAX:
+                    _TWIN_CLASSES.clear()
+                got = _TWIN_CLASSES[key] = key
+        self.twin = got
+        return got
 
     def topology_signature(self) -> str:
         """What hostname-keyed topology decisions depend on: namespace, labels, spread and pod

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
+from itertools import islice, takewhile
 from typing import Generic, Protocol, TypeVar
 
 
@@ -46,6 +47,8 @@ class Queue(Generic[T]):
     def head_run(self, same: Callable[[T], bool], limit: int) -> list[T]:
         """The pods ``pop`` would return next, in order, while ``same`` holds, at most ``limit``
         (none removed)."""
+        if not self._last_len:  # no pod went round yet: only ``same`` and ``limit`` stop the run
+            return list(takewhile(same, islice(self._pods, max(0, limit))))
         out: list[T] = []
         n = len(self._pods)
         for pod in self._pods:

@@ -66,10 +66,27 @@ class SchedulerOptions:
 @dataclass(kw_only=True)
 class SolveResult:
     new_claims: list[InflightClaim]
-    existing: list[ExistingNode]
     errors: dict[str, str]
     templates: list[Template]
     remaining: dict[str, ResourceList] = field(default_factory=dict)
+    # the solve's existing nodes by position, and the positions left out of it
+    nodes: list[ExistingNode] = field(default_factory=list)
+    excluded: frozenset[int] = frozenset()
+    # the positions of the nodes that took pods, ascending (None: not tracked, any may have)
+    took: list[int] | None = None
+
+    @property
+    def existing(self) -> list[ExistingNode]:
+        """The existing nodes, in order, without those left out."""
+        if not self.excluded:
+            return self.nodes
+        return [n for i, n in enumerate(self.nodes) if i not in self.excluded]
+
+    def placed_on(self) -> list[ExistingNode]:
+        """The existing nodes that took pods, in order (when not tracked: every node)."""
+        if self.took is None:
+            return self.existing
+        return [self.nodes[i] for i in self.took]
 
 
 def _nodepool_ref(name: str) -> str:
@@ -149,15 +166,19 @@ class Scheduler:
         excluded: Sequence[int] = (),
     ) -> Scheduler:
         """A solve from ``base`` without its existing nodes at positions ``excluded`` (ascending):
-        the same decisions as a Scheduler built over the state nodes without them."""
+        the same decisions as a Scheduler built over the state nodes without them. The pods it
+        solves are shared with other solves: it changes a copy of each pod it tries (relaxation,
+        memos) and leaves the others as they are."""
         self = cls.__new__(cls)
         self._start(base, topology, options, excluded)
+        self._shared_pods = True
         return self
 
     def _start(
         self, base: SchedulerBase, topology: Topology, options: SchedulerOptions, excluded: Sequence[int]
     ) -> None:
         clear_interned()
+        self._shared_pods = False
         self.topology = topology
         self.space = base.space
         self.options = options
@@ -218,7 +239,11 @@ class Scheduler:
         queue: Queue[PodData] = Queue(pods)
         limit = self.claim_limit
         self._last = self._last_node = None
+        hooked = type(self)._placed is not Scheduler._placed
+        shared = self._shared_pods
         while (pod := queue.pop()) is not None:
+            if shared:
+                pod = pod.fresh()  # the solve's own copy: trying it may relax and memoise on it
             err = self._try_schedule(pod)
             if limit is not None and len(self.claims) > limit:
                 break  # the caller rejects any result with this many NodeClaims
@@ -231,9 +256,12 @@ class Scheduler:
                     run = self._place_run(queue)
                 elif at is not None and at[0] is pod:
                     run = self._fill_node(queue, at[1])
-                for placed in run:
-                    errors.pop(placed.key, None)
-                    self._placed(placed)
+                if errors:
+                    for placed in run:
+                        errors.pop(placed.key, None)
+                if hooked:
+                    for placed in run:
+                        self._placed(placed)
                 continue
             errors[pod.key] = err
             pod.reset()
@@ -248,12 +276,12 @@ class Scheduler:
         """Finalize every NodeClaim and collect the result."""
         for claim in self.claims:
             claim.finalize()
-        existing = self.existing
-        if self._excluded:
-            existing = [n for i, n in enumerate(existing) if i not in self._excluded]
         return SolveResult(
             new_claims=self.claims,
-            existing=existing,
+            nodes=self.existing,
+            excluded=self._excluded,
+            # copy-on-write: only the nodes cloned in this solve took pods (none left out)
+            took=sorted(self._owned) if self._cow else None,
             errors=errors,
             templates=self.templates,
             remaining=self.remaining,

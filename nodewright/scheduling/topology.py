@@ -32,6 +32,7 @@ Boundary: no instance types, no resources; requirements algebra from
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
@@ -68,6 +69,12 @@ def pretty_map(values: Mapping[str, int], max_items: int) -> str:
     if len(shown) < len(values):
         text += f" and {len(values) - len(shown)} other(s)"
     return text
+
+
+def topology_owners(pods: Iterable[Pod]) -> list[Pod]:
+    """Of ``pods``, in order, those that may own a group (spread constraints or affinity): a pod
+    without either owns none, nothing to derive."""
+    return [p for p in pods if p.spec.topology_spread_constraints or p.spec.affinity is not None]
 
 
 class TopologyError(SchedulingError):
@@ -161,11 +168,13 @@ class Topology:
         left_out: Mapping[str, Node],
         universe: DomainUniverse,
         preference_policy: str = RESPECT,
-        batch_keys: set[str] | None = None,
+        batch_keys: AbstractSet[str] | None = None,
+        owners: Sequence[Pod] | None = None,
     ) -> Topology:
         """A round over ``base``'s cluster without the active nodes of ``left_out`` (by name, each
         with its Node as this round sees it, e.g. marked for deletion): the same groups and counts
-        as a Topology built from the cluster without them."""
+        as a Topology built from the cluster without them. ``batch_keys``: the batch's pod keys;
+        ``owners``: its pods with spread constraints or affinity, in batch order (when known)."""
         self = cls.__new__(cls)
         self._start(
             base,
@@ -176,6 +185,7 @@ class Topology:
             universe=universe,
             left_out=left_out,
             batch_keys=batch_keys,
+            owners=owners,
         )
         return self
 
@@ -189,7 +199,8 @@ class Topology:
         namespace_labels: Mapping[str, Mapping[str, str]] | None,
         universe: DomainUniverse | None,
         left_out: Mapping[str, Node],
-        batch_keys: set[str] | None = None,
+        batch_keys: AbstractSet[str] | None = None,
+        owners: Sequence[Pod] | None = None,
     ) -> None:
         self._respect = preference_policy == RESPECT
         self._universe = universe if universe is not None else DomainUniverse(domain_sources)
@@ -217,10 +228,10 @@ class Topology:
         for pod, bound in base.inverse():
             if pod.key not in excluded:
                 self._update_inverse_anti_affinity(pod, self._left_out.get(bound.name, bound).labels)
-        for pod in batch:
-            # a pod without spread constraints or affinity owns no group: nothing to derive
-            if pod.spec.topology_spread_constraints or pod.spec.affinity is not None:
-                self.update(pod)
+        if owners is None:
+            owners = topology_owners(batch)
+        for pod in owners:
+            self.update(pod)
 
     def _nodes(self) -> dict[str, TopoNode]:
         """The active nodes of this round."""
@@ -264,6 +275,10 @@ class Topology:
     def has_groups_of(self, key: str) -> bool:
         """True when some group (forward or inverse) is keyed on ``key``."""
         return bool(self._by_key.get(key))
+
+    def is_empty(self) -> bool:
+        """True when no group (forward or inverse) exists: every pod is a no-op to topology."""
+        return not self._groups and not self._inverse
 
     def has_groups_for(self, pod: Pod) -> bool:
         """True when some group owns ``pod`` or inversely selects it (else topology is a no-op)."""

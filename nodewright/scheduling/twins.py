@@ -22,10 +22,9 @@ from collections.abc import Callable, Mapping
 from operator import le
 from typing import TYPE_CHECKING
 
-from nodewright.api.core import Pod
 from nodewright.scheduling.instancetypes import InstanceTypeFilterError
 from nodewright.scheduling.nodeclaim import InflightClaim, Placement, filter_instance_types
-from nodewright.scheduling.poddata import PodData
+from nodewright.scheduling.poddata import PodData, claims_volumes
 from nodewright.scheduling.queue import Queue
 
 if TYPE_CHECKING:
@@ -44,8 +43,14 @@ def twin_of(a: PodData) -> Callable[[PodData], bool]:
     if a.ports or a.volume_requirements or claims_volumes(a.pod):
         return _never
     requests, reqs, tolerations = a.requests, a.requirements, a.current.spec.tolerations
+    cls = a.twin_class()
 
     def same(b: PodData) -> bool:
+        got = b.twin
+        if got is None:
+            got = b.twin_class()
+        if got is cls:
+            return True
         return (
             b.requests == requests
             and not b.ports
@@ -60,10 +65,6 @@ def twin_of(a: PodData) -> Callable[[PodData], bool]:
 
 def _never(_b: PodData) -> bool:
     return False
-
-
-def claims_volumes(pod: Pod) -> bool:
-    return any(v.persistent_volume_claim is not None or v.ephemeral is not None for v in pod.spec.volumes)
 
 
 def twin_placement(
@@ -118,6 +119,8 @@ def twin_run(queue: Queue[PodData], prev: PodData, topology: Topology, limit: in
     """The pods next in the queue that are twins of ``prev`` without topology, at most ``limit``
     (none removed)."""
     twin = twin_of(prev)
+    if topology.is_empty():
+        return queue.head_run(twin, limit)
     return queue.head_run(lambda p: twin(p) and not topology.has_groups_for(p.current), limit)
 
 
@@ -139,7 +142,8 @@ def claim_takes(
     reserved offerings or minValues, which the pods' one-by-one scan handles)."""
     if len(run) < 2 or claim.template.has_reserved or claim.requirements.has_min_values():
         return None
-    first = run[0]
+    # a copy tries: the queue's pods may be shared with other solves (memos are per solve)
+    first = run[0].fresh()
     placed = _accepts(claim, first, topology, reservations, strict_reserved)
     if placed is None or placed.requirements.has_min_values():
         return None
