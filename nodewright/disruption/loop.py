@@ -43,7 +43,7 @@ from nodewright.disruption.result import (
     DisruptionForecast,
     Unconsolidatable,
 )
-from nodewright.disruption.simbase import mark_deleting
+from nodewright.disruption.simbase import carry_entries, mark_deleting
 from nodewright.disruption.simulate import Replacement, SimCache, SimContext, simulate
 from nodewright.disruption.world import World, drifted_claim, replacement_objects, state_notes
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
@@ -364,6 +364,7 @@ class _Forecast:
         }
         origins = cmd.sim.origins if cmd.sim is not None else set()
         self.world.complete(names, claims, target_of, origins, new_nodes)
+        carry_entries(self.sim_cache.pod_entries, self.world.rebound)
 
     def _launch(self, rep: Replacement) -> str:
         self.world.made += 1

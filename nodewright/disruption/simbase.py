@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import add, attrgetter, is_not, sub
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from nodewright import labels
 from nodewright.algebra.resources import requests_for_pod
@@ -70,6 +70,23 @@ def _claim_deleting(nc: NodeClaim) -> str | None:
     if nc.metadata.deletion_timestamp is not None and nc.status.node_name:
         return nc.status.node_name
     return None
+
+
+def carry_entries(cache: dict[int, tuple[Pod, Any]], rebound: Sequence[tuple[Pod, Pod]]) -> None:
+    """Give each pod that moved (its old and new object, equal but for the node name) the moving
+    entry its old object has in ``cache`` (``SimCache.pod_entries``): none of the entry's facts
+    reads the node name, so the new object's would be derived alike."""
+    for p, q in rebound:
+        got = cache.get(id(p))
+        if got is None or got[0] is not p:
+            continue
+        entry = got[1]
+        if isinstance(entry, tuple):
+            d, ok = entry
+            moved = d.fresh()
+            moved.pod = moved.current = q
+            entry = (moved, ok)
+        cache[id(q)] = (q, entry)
 
 
 class Deleting:
@@ -179,8 +196,7 @@ class SimBase:
         self.position = dict(zip(map(id, states), range(len(states)), strict=True))
         with_node = list(compress(states, map(is_not, map(_NODE, states), repeat(None))))
         self.by_node_name = dict(zip(map(_NAME, with_node), with_node, strict=True))
-        marked = list(map(StateNode.marked_for_deletion, states))
-        deleting = list(compress(states, marked)) if any(marked) else []
+        deleting = rnd.deleting
         # the pods a round schedules: the pending (and virtual) ones first, then per deleting node
         self.prefix = [d for d in rnd.datas if not d.pod.spec.node_name]
         # the pending pods among them (every other pod a round schedules is bound: none pending)

@@ -75,6 +75,9 @@ class World:
     _claim_names: dict[int, tuple[NodeClaim, str]] = field(default_factory=dict, repr=False)
     _counts: _StateIds | None = field(default=None, repr=False)
     _holes: int = field(default=0, repr=False)  # how many pods left (None in ``pods``)
+    # the last completed command's pods that moved to another node, each with its new object,
+    # when that differs from the old one only in ``spec.nodeName``
+    rebound: list[tuple[Pod, Pod]] = field(default_factory=list, repr=False)
 
     def cluster(self) -> ClusterState:
         slots = self.pods
@@ -132,6 +135,7 @@ class World:
             idx = self._index = _PodIndex.of(self.pods)
         pods = list(self.pods)
         on = idx.on
+        rebound: list[tuple[Pod, Pod]] = []
         visit = sorted(i for n in {*origins, *names} for i in on.get(n, ()))
         for i in visit:
             p = pods[i]
@@ -141,6 +145,8 @@ class World:
             q: Pod | None = p
             if target is not None and target not in names:
                 q = _bind(p, target)
+                if q is not p and _binds_as_is(p):
+                    rebound.append((p, q))
             elif bound in names:
                 # the node's other pods leave with it; those that need a home wait as pending
                 q = _unbind(p) if podutil.is_reschedulable(p) else None
@@ -162,6 +168,7 @@ class World:
             if t and t not in names and t not in pods_of:
                 pods_of[t] = [q for i in sorted(on.get(t, ())) if (q := pods[i]) is not None]
         self.pods = pods  # (a pod that left leaves a hole: positions do not move)
+        self.rebound = rebound
         self._state = (
             None
             if prev is None or at is None
@@ -339,6 +346,11 @@ def state_notes(cluster: ClusterState) -> list[str]:
             "(`nodewright cluster snapshot` and `kubectl get poddisruptionbudgets -A -o json` include them)"
         )
     return out
+
+
+def _binds_as_is(p: Pod) -> bool:
+    """Whether :func:`_bind` changes nothing of ``p`` but its node name (its status already is)."""
+    return p.status.phase == "Running" and not p.status.conditions
 
 
 def _bind(p: Pod, node: str) -> Pod:

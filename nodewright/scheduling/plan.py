@@ -203,6 +203,8 @@ class Round:
     universe: DomainUniverse | None = None
     # every state node of the cluster, in build order (the deleting ones too)
     state_nodes: list[StateNode] = field(default_factory=list)
+    # the deleting ones (marked for deletion), in build order
+    deleting: list[StateNode] = field(default_factory=list)
     type_cache: dict[tuple[object, ...], TypeIndex | None] | None = None
 
     def domain_universe(self) -> DomainUniverse:
@@ -385,6 +387,7 @@ def prepare_round(
         generated=generated,
         buffers=buffers,
         state_nodes=state_nodes,
+        deleting=deleting,
     )
 
 

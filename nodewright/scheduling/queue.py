@@ -7,9 +7,9 @@ cycle without progress: its recorded queue length equals the current one.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable
 from itertools import islice, takewhile
+from operator import attrgetter
 from typing import Generic, Protocol, TypeVar
 
 
@@ -23,35 +23,42 @@ class Queued(Protocol):
 T = TypeVar("T", bound=Queued)
 
 
-class Queue(Generic[T]):
-    """FIFO over the initially sorted pods, with Karpenter's no-progress stop."""
+_SORT_KEY = attrgetter("sort_key")
 
-    __slots__ = ("_last_len", "_pods")
+
+class Queue(Generic[T]):
+    """FIFO over the initially sorted pods, with Karpenter's no-progress stop (a list read from a
+    head index; the part already read is dropped once it is most of the list)."""
+
+    __slots__ = ("_head", "_last_len", "_pods")
 
     def __init__(self, pods: Iterable[T]) -> None:
-        self._pods: deque[T] = deque(sorted(pods, key=lambda p: p.sort_key))
+        self._pods: list[T] = sorted(pods, key=_SORT_KEY)
+        self._head = 0
         self._last_len: dict[str, int] = {}
 
     def __len__(self) -> int:
-        return len(self._pods)
+        return len(self._pods) - self._head
 
     def pop(self) -> T | None:
-        if not self._pods:
+        pods, at = self._pods, self._head
+        if at >= len(pods):
             return None
-        head = self._pods[0]
-        if self._last_len.get(head.key) == len(self._pods):
+        head = pods[at]
+        if self._last_len.get(head.key) == len(pods) - at:
             return None
-        self._pods.popleft()
+        self._head = at + 1
         return head
 
     def head_run(self, same: Callable[[T], bool], limit: int) -> list[T]:
         """The pods ``pop`` would return next, in order, while ``same`` holds, at most ``limit``
         (none removed)."""
+        at = self._head
         if not self._last_len:  # no pod went round yet: only ``same`` and ``limit`` stop the run
-            return list(takewhile(same, islice(self._pods, max(0, limit))))
+            return list(takewhile(same, islice(self._pods, at, at + max(0, limit))))
         out: list[T] = []
-        n = len(self._pods)
-        for pod in self._pods:
+        n = len(self._pods) - at
+        for pod in islice(self._pods, at, None):
             if len(out) >= limit or self._last_len.get(pod.key) == n - len(out) or not same(pod):
                 break
             out.append(pod)
@@ -59,9 +66,12 @@ class Queue(Generic[T]):
 
     def drop(self, n: int) -> None:
         """Remove the first ``n`` pods (those a ``head_run`` returned)."""
-        for _ in range(n):
-            self._pods.popleft()
+        self._head += n
 
     def push(self, pod: T) -> None:
-        self._pods.append(pod)
-        self._last_len[pod.key] = len(self._pods)
+        pods = self._pods
+        if self._head > len(pods) // 2:
+            del pods[: self._head]
+            self._head = 0
+        pods.append(pod)
+        self._last_len[pod.key] = len(pods) - self._head
