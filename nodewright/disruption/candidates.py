@@ -18,7 +18,6 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from operator import itemgetter
 from typing import Any, Final
 
 from nodewright import labels
@@ -250,18 +249,36 @@ class PoolBudget:
         return max(self.allowed - self.disrupting, 0)
 
 
+class PoolTally:
+    """:func:`pool_node_counts` kept between calls: each state node's answer (a StateNode's objects
+    do not change) and the counts, moved by the state nodes that left and came."""
+
+    def __init__(self) -> None:
+        self.derived: Derived[StateNode, tuple[str, bool]] = Derived(pool_count)
+        self.num: Counter[str] = Counter()
+        self.busy: Counter[str] = Counter()
+
+    def counts(self, state_nodes: Sequence[StateNode]) -> tuple[dict[str, int], dict[str, int]]:
+        _, gone, came = self.derived.changes(state_nodes)
+        num, busy = self.num, self.busy
+        for pool, disrupting in gone:
+            num[pool] -= 1
+            if disrupting:
+                busy[pool] -= 1
+        for pool, disrupting in came:
+            num[pool] += 1
+            if disrupting:
+                busy[pool] += 1
+        return {k: v for k, v in num.items() if v > 0}, {k: v for k, v in busy.items() if v > 0}
+
+
 def pool_node_counts(
-    state_nodes: Sequence[StateNode], kept: Derived[StateNode, tuple[str, bool]] | None = None
+    state_nodes: Sequence[StateNode], kept: PoolTally | None = None
 ) -> tuple[dict[str, int], dict[str, int]]:
     """Per pool, its initialized, not terminating nodes, and those of them already disrupting
-    (NotReady or marked for deletion): what every reason's budget mapping counts. ``kept``: each
-    state node's answer from earlier calls (a StateNode's objects do not change)."""
-    if kept is None:
-        kept = Derived(pool_count)
-    counted = kept.facts(state_nodes).values()
-    num = Counter(map(itemgetter(0), counted))
-    disrupting = Counter(pool for pool, busy in counted if busy)
-    return dict(num), dict(disrupting)
+    (NotReady or marked for deletion): what every reason's budget mapping counts. ``kept``: the
+    counts of earlier calls, moved by the state nodes that changed."""
+    return (kept if kept is not None else PoolTally()).counts(state_nodes)
 
 
 def pool_count(sn: StateNode) -> tuple[str, bool] | None:

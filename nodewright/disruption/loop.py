@@ -27,12 +27,12 @@ from nodewright.disruption.candidates import (
     BudgetMemo,
     Candidate,
     CandidateMemo,
+    PoolTally,
     budget_mapping,
     consolidatable,
     get_candidates,
     node_disruption_cost,
     node_price,
-    pool_count,
     pool_node_counts,
 )
 from nodewright.disruption.pods import PdbLimits
@@ -102,9 +102,10 @@ class _Forecast:
         self.sim_cache = SimCache()
         self.candidate_memo = CandidateMemo()
         self._consolidatable: dict[int, tuple[Candidate, bool]] = {}
-        self._should_memo: dict[tuple[str, int], tuple[Candidate, bool, str | None]] = {}
+        # per method, per candidate (by identity): whether its filter keeps it, and its note
+        self._should_memo: dict[str, dict[int, tuple[Candidate, bool, str | None]]] = {}
         self._budgets = BudgetMemo()
-        self._counted: Derived[StateNode, tuple[str, bool]] = Derived(pool_count)
+        self._counted = PoolTally()
         self._drifted: Derived[NodeClaim, bool] = Derived(_drifted_or_none)
         self._node_costs: dict[str, tuple[object, object, tuple[int, ...], object, float, float]] = {}
         self.options = PlanOptions(
@@ -247,9 +248,9 @@ class _Forecast:
         if self.drift_only and method == "emptiness":
             return [c for c in cands if self._should(method, c, env)]
         out: list[Candidate] = []
-        memo = self._should_memo
+        memo = self._should_memo.setdefault(method, {})
         for c in cands:
-            got = memo.get((method, id(c)))
+            got = memo.get(id(c))
             if got is None or got[0] is not c:
                 if self._should(method, c, env):
                     out.append(c)
@@ -268,12 +269,13 @@ class _Forecast:
         """The method's filter, once per candidate and method (its note replayed)."""
         if self.drift_only and method == "emptiness" and not c.condition_true(m.DRIFTED):
             return False
-        got = self._should_memo.get((method, id(c)))
+        memo = self._should_memo.setdefault(method, {})
+        got = memo.get(id(c))
         if got is None or got[0] is not c:
             said: list[str] = []
             mine = dataclasses.replace(env, unconsolidatable=lambda _c, msg: said.append(msg))
             ok = self._should_now(method, c, mine)
-            got = self._should_memo[(method, id(c))] = (c, ok, said[0] if said else None)
+            got = memo[id(c)] = (c, ok, said[0] if said else None)
         if got[2] is not None:
             env.unconsolidatable(c, got[2])
         return got[1]

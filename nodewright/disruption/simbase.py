@@ -191,7 +191,9 @@ class SimBase:
         )
         self.universe = universe_for(rnd, ctx)
         self.rnd = rnd
-        self.deleting_keys = deleting_pod_keys(cluster, ctx.cache.deleting)
+        # every Node and NodeClaim is in a state node, marked when either is deleting: without a
+        # marked one, no pod is a deleting node's
+        self.deleting_keys = deleting_pod_keys(cluster, ctx.cache.deleting) if rnd.deleting else set()
         states = rnd.state_nodes
         self.position = dict(zip(map(id, states), range(len(states)), strict=True))
         with_node = list(compress(states, map(is_not, map(_NODE, states), repeat(None))))

@@ -144,13 +144,32 @@ def _prices(it: InstanceType, ok: Compatibility) -> tuple[float, float]:
 # per list of types (by identity, in order): the types, their offering keys and one offering of
 # each key; per (that list, the keys a Compatibility allows): each type's worst launch price
 _LISTS: dict[tuple[int, ...], tuple[tuple[InstanceType, ...], dict[_OfferKey, Offering]]] = {}
-_WORST: dict[tuple[tuple[int, ...], frozenset[_OfferKey]], tuple[tuple[InstanceType, ...], list[float]]] = {}
+_WORST: dict[
+    tuple[tuple[int, ...], frozenset[_OfferKey]],
+    tuple[tuple[InstanceType, ...], list[float], dict[float, list[InstanceType]]],
+] = {}
 _LISTS_MAX: Final = 2_000
 
 
 def _worst_prices(types: Sequence[InstanceType], ok: Compatibility) -> list[float]:
     """:func:`worst_launch_price` of each of ``types`` (a replacement's options: the same lists
     recur across simulations), kept per list and set of allowed offering keys."""
+    return _worst(types, ok)[1]
+
+
+def _below(types: Sequence[InstanceType], ok: Compatibility, max_price: float) -> list[InstanceType]:
+    """Of ``types``, in order, those whose worst launch price is below ``max_price``: a new list
+    (kept per list, set of allowed offering keys and price, as :func:`_worst_prices`)."""
+    _, worst, below = _worst(types, ok)
+    kept = below.get(max_price)
+    if kept is None:
+        kept = below[max_price] = [it for it, w in zip(types, worst, strict=True) if w < max_price]
+    return list(kept)
+
+
+def _worst(
+    types: Sequence[InstanceType], ok: Compatibility
+) -> tuple[tuple[InstanceType, ...], list[float], dict[float, list[InstanceType]]]:
     ids = tuple(map(id, types))
     known = _LISTS.get(ids)
     if known is None or not same_objects(known[0], types):
@@ -169,8 +188,8 @@ def _worst_prices(types: Sequence[InstanceType], ok: Compatibility) -> list[floa
     allowed = frozenset(k for k in known[1] if seen[k])
     got = _WORST.get((ids, allowed))
     if got is None or got[0] is not known[0]:
-        got = _WORST[(ids, allowed)] = (known[0], [_prices(it, ok)[1] for it in types])
-    return got[1]
+        got = _WORST[(ids, allowed)] = (known[0], [_prices(it, ok)[1] for it in types], {})
+    return got
 
 
 def cheapest_price(it: InstanceType, reqs: Requirements, ok: Compatibility | None = None) -> float:
@@ -209,8 +228,7 @@ class Replacement:
     def remove_by_price_and_min_values(self, max_price: float) -> str | None:
         """Keep the types whose worst-case launch price is below ``max_price``; the minValues
         error text when the rest no longer satisfies them (the replacement is then unusable)."""
-        worst = _worst_prices(self.types, Compatibility(self.requirements))
-        self.types = [it for it, w in zip(self.types, worst, strict=True) if w < max_price]
+        self.types = _below(self.types, Compatibility(self.requirements), max_price)
         _, _, err = satisfies_min_values(self.requirements, self.types)
         return err
 

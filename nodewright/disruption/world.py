@@ -133,7 +133,7 @@ class World:
         idx = self._index
         if idx is None:
             idx = self._index = _PodIndex.of(self.pods)
-        pods = list(self.pods)
+        pods = self.pods  # changed in place: every cluster view holds its own tuple of the pods
         on = idx.on
         rebound: list[tuple[Pod, Pod]] = []
         visit = sorted(i for n in {*origins, *names} for i in on.get(n, ()))
@@ -254,13 +254,14 @@ class World:
         whose pods changed and for the ``launched``; None when a check fails (rebuilt)."""
         ids = self._ids_of(prev)
         gone = sorted((at[n] for n in names if n in at), reverse=True)
-        claims_left = Counter(ids.claims)
-        pids_left = Counter(ids.provider_ids)
+        # counted on in place: kept again only with the state they count
+        self._counts = None
+        claims_left, pids_left = ids.claims, ids.provider_ids
         for i in gone:
             cname, pid = self._ids(prev[i])
             if cname is not None:
-                claims_left[cname] -= 1
-            pids_left[pid] -= 1
+                _less(claims_left, cname)
+            _less(pids_left, pid)
         if any(claims_left[n] > 0 for n in claim_names):
             return None  # a NodeClaim leaves while its Node stays
         out = list(prev)
@@ -294,7 +295,7 @@ class World:
             if cname is not None:
                 claims_left[cname] += 1
             pids_left[pid] += 1
-        self._counts = _StateIds(out, +claims_left, +pids_left)
+        self._counts = _StateIds(out, claims_left, pids_left)
         return out
 
     @staticmethod
@@ -317,6 +318,15 @@ class World:
             return got
         ids = [self._ids(sn) for sn in state]
         return _StateIds(state, Counter(c for c, _ in ids if c is not None), Counter(p for _, p in ids))
+
+
+def _less(counts: Counter[str], key: str) -> None:
+    """One ``key`` fewer; a count that is no longer positive goes (as ``+counts`` drops it)."""
+    n = counts[key] - 1
+    if n > 0:
+        counts[key] = n
+    else:
+        counts.pop(key, None)
 
 
 @dataclass

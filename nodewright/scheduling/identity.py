@@ -55,15 +55,24 @@ class Derived(Generic[T, V]):
 
     def facts(self, objs: Sequence[T]) -> Mapping[int, V]:
         """The facts of ``objs`` that are not ``None``, by identity (read it before the next call)."""
+        return self.changes(objs)[0]
+
+    def changes(self, objs: Sequence[T]) -> tuple[Mapping[int, V], list[V], list[V]]:
+        """:meth:`facts`, with the facts of the objects that left and came since the last call."""
         now = by_identity(objs)
         held, facts, derive = self._held, self._facts, self._derive
+        gone: list[V] = []
+        came: list[V] = []
         for i in now.keys() - held.keys():
             held[i] = obj = now[i]
             fact = derive(obj)
             if fact is not None:
                 facts[i] = fact
+                came.append(fact)
         if len(held) != len(now):
             for i in held.keys() - now.keys():
                 del held[i]
-                facts.pop(i, None)
-        return facts
+                was = facts.pop(i, None)
+                if was is not None:
+                    gone.append(was)
+        return facts, gone, came

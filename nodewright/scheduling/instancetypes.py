@@ -39,6 +39,9 @@ _ONE_MILLION_CPU_MILLI: Final = 1_000_000_000
 _UNPRICED: Final = float("inf")
 
 
+_BY_MASK_MAX: Final = 4_096
+
+
 class ResourceSpace:
     """A fixed order of resource names; resource lists become tuples of ints in that order."""
 
@@ -131,6 +134,8 @@ class TypeIndex:
         self._launch: dict[object, dict[int, Launch]] = {}
         self._fit_cache: dict[tuple[int, ...], int] = {}
         self._price_order: dict[object, list[int]] = {}
+        # per (price order key, options mask): the options in that order (callers do not change it)
+        self._by_mask: dict[tuple[object, int], list[int]] = {}
 
     @staticmethod
     def _threshold_masks(
@@ -266,7 +271,8 @@ class TypeIndex:
         self, mask: int, reqs: Requirements, exclude: frozenset[str] = frozenset()
     ) -> list[int]:
         """Karpenter ``OrderByPrice``: cheapest compatible available offering first, ties by name
-        (reserved offerings of the reservation IDs in ``exclude`` do not count)."""
+        (reserved offerings of the reservation IDs in ``exclude`` do not count). The list is kept:
+        read it, do not change it."""
         key = self.project(reqs)
         memo_key = (key, exclude) if exclude else key
         order = self._price_order.get(memo_key)
@@ -277,9 +283,15 @@ class TypeIndex:
                 key=lambda i: (self.launch(i, reqs, table, exclude).price, self.types[i].name),
             )
             self._price_order[memo_key] = order
-        bits = bin(mask)[:1:-1]  # bits[i] is bit i: a string test beats shifting a wide mask
-        n = len(bits)
-        return [i for i in order if i < n and bits[i] == "1"]
+        got = self._by_mask.get((memo_key, mask))
+        if got is None:
+            bits = bin(mask)[:1:-1]  # bits[i] is bit i: a string test beats shifting a wide mask
+            n = len(bits)
+            got = [i for i in order if i < n and bits[i] == "1"]
+            if len(self._by_mask) >= _BY_MASK_MAX:
+                self._by_mask.clear()
+            self._by_mask[(memo_key, mask)] = got
+        return got
 
 
 # -- minValues -------------------------------------------------------------------------------------

@@ -101,13 +101,23 @@ def limits_of(memo: NodeMemo | None, np: NodePool) -> ResourceList:
     return got[1]
 
 
-def node_keys(memo: NodeMemo | None, existing: list[ExistingNode]) -> dict[str, int]:
+def node_keys(
+    memo: NodeMemo | None,
+    existing: list[ExistingNode],
+    delta: tuple[list[ExistingNode], list[ExistingNode], list[ExistingNode]] | None = None,
+) -> dict[str, int]:
     """How many of ``existing`` define each requirement key; with ``memo`` (a shared base's nodes,
-    never changed in place), counted from the last base's by the nodes that left and came."""
+    never changed in place), counted from the last base's by the nodes that left and came (those
+    of ``delta`` when it was patched from that base's nodes: see Nodes)."""
     if memo is None:
         return dict(Counter(chain.from_iterable(n.requirements for n in existing)))
     before, counts = memo.node_keys
-    if len(before) + len(existing) < 64 or not before:
+    if delta is not None and delta[0] is before and before:
+        counts = Counter(counts)
+        counts.subtract(chain.from_iterable(_requirement_keys(n, True) for n in delta[1]))
+        counts.update(chain.from_iterable(_requirement_keys(n, True) for n in delta[2]))
+        counts = +counts  # keys no node defines any more are dropped, as a fresh count has them
+    elif len(before) + len(existing) < 64 or not before:
         counts = Counter(chain.from_iterable(_requirement_keys(n, True) for n in existing))
     else:
         now = dict(zip(map(id, existing), existing, strict=True))
@@ -187,6 +197,8 @@ class Nodes:
     keys: Counter[str]
     dims: tuple[str, ...]
     leaves: list[tuple[int, ...]]
+    # when patched: the nodes it was patched from, and those that left and came
+    delta: tuple[list[ExistingNode], list[ExistingNode], list[ExistingNode]] | None = None
 
 
 @dataclass(slots=True)
@@ -280,8 +292,11 @@ def patched(
     charges = dict(prev.charges)
     taken = dict(prev.taken)
     touched: set[str] = set()
+    left: list[ExistingNode] = []
+    new: list[ExistingNode] = []
     for sn in gone:
         node = node_of.pop(id(sn))
+        left.append(node)
         i = bisect_left(existing, node.order, key=ORDER)
         if i == len(existing) or existing[i] is not node:
             return None
@@ -297,6 +312,7 @@ def patched(
         if i < len(existing) and existing[i].order == node.order:
             return None
         existing.insert(i, node)
+        new.append(node)
         leaves.insert(i, fit_leaf(node.remaining, prev.dims))
         keys.update(node.remaining.keys())
         node_of[id(sn)] = node
@@ -312,4 +328,17 @@ def patched(
     dims = tuple(sorted(keys))
     if dims != prev.dims:
         leaves = [fit_leaf(n.remaining, dims) for n in existing]
-    return Nodes(key, now, node_of, existing, charges, taken, remaining, True, keys, dims, leaves)
+    return Nodes(
+        key,
+        now,
+        node_of,
+        existing,
+        charges,
+        taken,
+        remaining,
+        True,
+        keys,
+        dims,
+        leaves,
+        (prev.existing, left, new),
+    )

@@ -149,7 +149,7 @@ class SchedulerBase:
         # how many existing nodes define each requirement key: a pod requiring (In/Exists/Gt/Lt) a
         # key no node defines is refused by every node's requirements check (Requirements.is_compatible
         # with no undefined keys allowed), so none of them is tried
-        self.node_keys: dict[str, int] = node_keys(memo, existing)
+        self.node_keys: dict[str, int] = node_keys(memo, existing, nodes.delta)
         self._by_node_name: dict[str, int] | None = None
 
     def _type_facts(

@@ -392,3 +392,101 @@ def test_the_views_the_world_hands_in_are_the_scans(seed: int, monkeypatch: pyte
     _forecast(seed, until_quiet=True)
     if seed == 0:
         assert handed >= 1
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_simulations_leave_the_pods_they_share_as_they_were(seed: int) -> None:
+    """A reconcile's simulations share each moving pod's scheduling data (one object per pod, kept
+    between reconciles): a solve copies a pod before it relaxes or memoises on it. Run in the
+    reverse order, every simulation decides the same, and the shared data is untouched."""
+    state, common, sns, found = _seeded(seed)
+    rng = random.Random(3000 + seed)
+    ctx = SimContext(**common)
+    batches = [[c] for c in found]
+    for _ in range(6):
+        if found:
+            batches.append(rng.sample(found, rng.randint(1, len(found))))
+    first = [_view(simulate(state, batch, ctx, state_nodes=sns)) for batch in batches]
+    again = [_view(simulate(state, batch, ctx, state_nodes=sns)) for batch in reversed(batches)]
+    assert again[::-1] == first
+    shared = [e[1][0] for e in ctx.cache.pod_entries.values() if isinstance(e[1], tuple)]
+    base = ctx.cache.base
+    assert base is not None
+    shared += base.prefix + [d for datas in base.moving.values() for d in datas]
+    assert shared or not found
+    for d in shared:
+        assert d.current is d.pod and not d.tolerates, d.key
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_a_moved_pod_keeps_the_entry_a_fresh_derivation_gives(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pod that moves keeps its scheduling entry (a completed command re-binds it): its new object
+    differs from the old one only in the node name, and the carried entry holds what deriving it
+    afresh gives. The forecast carries some (the check is not vacuous)."""
+    _, state, _ = random_state(seed)
+    pdbs = PdbLimits(state.pdbs)
+    real = loop.carry_entries
+    carried: list[int] = []
+
+    def checked(cache: Any, rebound: Any) -> None:
+        real(cache, rebound)
+        for p, q in rebound:
+            assert q.spec.node_name != p.spec.node_name
+            assert (
+                p.model_copy(update={"spec": p.spec.model_copy(update={"node_name": q.spec.node_name})}) == q
+            )
+            got = cache.get(id(q))
+            if got is None:
+                continue
+            assert got[0] is q
+            entry = got[1]
+            if isinstance(entry, tuple):
+                d, ok = entry
+                assert d.pod is q and d.current is q and d.key == q.key
+                assert ok == pdbs.is_currently_reschedulable(q, AT)
+                carried.append(1)
+
+    monkeypatch.setattr(loop, "carry_entries", checked)
+    want = _forecast(seed, until_quiet=True)
+    monkeypatch.setattr(loop, "carry_entries", lambda cache, rebound: None)
+    assert _forecast(seed, until_quiet=True) == want
+    if seed == 0:
+        assert carried
+
+
+def test_a_run_of_twins_onto_a_new_claim_leaves_the_shared_pods_as_they_were() -> None:
+    """Twins moving together to a new NodeClaim are placed as a run (tried once, on a copy of the
+    first): the pods shared with the reconcile's other simulations keep no memo of it, and the
+    same simulation again decides the same."""
+    big, small = itype("big", 2.0, cpu="16", memory="64Gi"), itype("small", 0.4, cpu="8", memory="32Gi")
+    items = [*managed("n1", big), *(pod(f"w{i}", "n1", labels={"app": "w"}) for i in range(6))]
+    state = cluster(items)
+    pools = [nodepool()]
+    pdbs = PdbLimits(state.pdbs)
+    ctx = SimContext(
+        nodepools=pools,
+        catalog_for=lambda _np: [big, small],
+        options=PlanOptions.of(resolve(flags={})),
+        pdbs=pdbs,
+        now=AT,
+    )
+    sns = build_state_nodes(state.nodes, state.nodeclaims, state.pods)
+    found, _ = get_candidates(
+        sns,
+        pools={p.name: p for p in pools},
+        types={p.name: {"big": big, "small": small} for p in pools},
+        pdbs=pdbs,
+        now=AT,
+        disruption_class=GRACEFUL,
+        memo=CandidateMemo(),
+    )
+    assert [c.name for c in found] == ["n1"]
+    first = _view(simulate(state, found, ctx, state_nodes=sns))
+    assert [len(r.pods) for r in simulate(state, found, ctx, state_nodes=sns).new] == [6]
+    assert _view(simulate(state, found, ctx, state_nodes=sns)) == first
+    shared = [e[1][0] for e in ctx.cache.pod_entries.values() if isinstance(e[1], tuple)]
+    assert len(shared) == 6
+    for d in shared:
+        assert d.current is d.pod and not d.tolerates, d.key

@@ -3,18 +3,22 @@ the facts derived from scratch:
 
 * :class:`nodewright.scheduling.identity.Derived` gives the facts of exactly the objects asked
   about, whatever came and went before;
+* :class:`nodewright.disruption.candidates.PoolTally` moves its per-pool node counts by the facts
+  that left and came;
 * :func:`nodewright.disruption.claimbound.claim_bounds` patched from the previous reconcile's room
   facts holds the room, sums and per-node counts a build from scratch holds.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from types import SimpleNamespace
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nodewright.disruption.candidates import PoolTally
 from nodewright.disruption.claimbound import ClaimBounds, claim_bounds
 from nodewright.scheduling.identity import Derived
 from nodewright.scheduling.instancetypes import ResourceSpace
@@ -49,6 +53,31 @@ def test_derived_facts_are_those_of_the_objects_asked_about(values: list[int], s
         objs = _edit(objs, ops, make)
         got = dict(facts.facts(objs))
         assert got == {id(o): o.v for o in objs if o.v % 2}
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.integers(0, 7), max_size=20), steps=st.lists(edits, min_size=1, max_size=5))
+def test_pool_counts_moved_by_what_left_and_came_are_a_fresh_count(
+    values: list[int], steps: list[Any]
+) -> None:
+    """:class:`PoolTally` (the budgets' node counts per pool, moved each reconcile by the facts of
+    the state nodes that left and came) counts what a count from scratch counts."""
+
+    def make(v: int) -> Any:
+        return SimpleNamespace(v=v % 8)
+
+    def derive(o: Any) -> tuple[str, bool] | None:
+        return None if o.v == 0 else (f"pool-{o.v % 3}", o.v >= 5)  # 0: a node no budget counts
+
+    tally = PoolTally()
+    tally.derived = Derived(derive)
+    objs = [make(v) for v in values]
+    for ops in steps:
+        objs = _edit(objs, ops, make)
+        facts = [f for f in map(derive, {id(o): o for o in objs}.values()) if f is not None]
+        num = Counter(p for p, _ in facts)
+        busy = Counter(p for p, b in facts if b)
+        assert tally.counts(objs) == (dict(num), dict(busy))
 
 
 RESOURCES = ("cpu", "memory", "pods")

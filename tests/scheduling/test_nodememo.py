@@ -61,7 +61,7 @@ def _base(states: list[StateNode], memo: NodeMemo | None) -> SchedulerBase:
 def _facts(base: SchedulerBase) -> tuple[Any, ...]:
     names = [n.name for n in base.existing]
     charges = {n.name: base.charges.get(id(n)) for n in base.existing}
-    return names, charges, base.remaining, base.fit.dims, base.fit.tree
+    return names, charges, base.remaining, base.fit.dims, base.fit.tree, base.node_keys
 
 
 def _unique(specs: list[tuple[int, str, bool, str, str]]) -> list[tuple[int, str, bool, str, str]]:

@@ -13,6 +13,7 @@ existing nodes and under NodePool limits that run out.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -193,3 +194,88 @@ def test_head_run_stops_where_pop_would() -> None:
         assert got is not None
         q.push(got)
     assert q.head_run(lambda p: True, 10) == [] and q.pop() is None
+
+
+class _Q:
+    def __init__(self, key: str, cpu: int) -> None:
+        self.key = key
+        self.sort_key = (-cpu, 0, "", "", key)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cpus=st.lists(st.integers(0, 3), max_size=12),
+    ops=st.lists(st.tuples(st.sampled_from(["pop", "push", "run", "drop"]), st.integers(0, 5)), max_size=60),
+)
+def test_the_queue_behaves_as_the_deque_it_replaces(cpus: list[int], ops: list[tuple[str, int]]) -> None:
+    """The queue (a list read from a head index, compacted as it goes) pops, pushes, runs and drops
+    as Karpenter's FIFO over the sorted pods with its no-progress stop, modelled here on a deque."""
+    pods = [_Q(f"p{i}", c) for i, c in enumerate(cpus)]
+    q: Queue[_Q] = Queue(pods)
+    model = deque(sorted(pods, key=lambda p: p.sort_key))
+    last: dict[str, int] = {}
+    held: list[_Q] = []
+
+    def model_run(same: Any, limit: int) -> list[_Q]:
+        out: list[_Q] = []
+        for p in model:
+            if len(out) >= limit or last.get(p.key) == len(model) - len(out) or not same(p):
+                break
+            out.append(p)
+        return out
+
+    for op, n in ops:
+        if op == "pop":
+            want = None if not model or last.get(model[0].key) == len(model) else model.popleft()
+            got = q.pop()
+            assert got is want
+            if got is not None:
+                held.append(got)
+        elif op == "push" and held:
+            p = held.pop(n % len(held))
+            q.push(p)
+            model.append(p)
+            last[p.key] = len(model)
+        elif op == "run":
+            cpu = -(n % 4)
+            same = (lambda p, cpu=cpu: p.sort_key[0] == cpu) if n % 2 else (lambda p: True)
+            assert q.head_run(same, n) == model_run(same, n)
+        elif op == "drop":
+            run = model_run(lambda p: True, n)
+            q.drop(len(run))
+            for _ in run:
+                held.append(model.popleft())
+        assert len(q) == len(model)
+
+
+def test_twin_classes_are_shared_exactly_by_pods_the_scheduler_treats_alike() -> None:
+    """A pod's twin class object is shared by the pods that ask alike (requests, requirements,
+    tolerations; no host ports or volumes) and by no other, and follows a relaxation."""
+    from nodewright.api.core import Pod
+    from nodewright.scheduling.instancetypes import ResourceSpace
+    from nodewright.scheduling.poddata import PodData
+    from nodewright.scheduling.twins import twins
+
+    space = ResourceSpace(["cpu", "memory", "pods"])
+
+    def data(name: str, **kw: Any) -> PodData:
+        return PodData(Pod.model_validate(pod(name, **kw)), space=space)
+
+    a, b = data("a", cpu="1"), data("b", cpu="1")
+    others = [
+        data("c", cpu="2"),
+        data("d", cpu="1", node_selector={ARCH: "arm64"}),
+        data("e", cpu="1", tolerations=[{"key": "k", "operator": "Exists"}]),
+        data("f", cpu="1", ports=[{"containerPort": 80, "hostPort": 8080}]),
+    ]
+    assert a.twin_class() is b.twin_class() and twins(a, b)
+    for o in others:
+        assert o.twin_class() is not a.twin_class() and not twins(a, o) and not twins(o, a)
+    f = others[-1]
+    assert (
+        f.twin_class() is not data("g", cpu="1", ports=[{"containerPort": 80, "hostPort": 8080}]).twin_class()
+    )
+    assert a.fresh().twin is a.twin_class()
+    relaxed = Pod.model_validate(pod("a", cpu="1", node_selector={ARCH: "arm64"}))
+    a.refresh(relaxed)
+    assert a.twin is None and a.twin_class() is others[1].twin_class()
