@@ -397,6 +397,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/disruption",
         "pods of deleting nodes are taken for pods of live nodes",
     ),
+    _m(
+        "claim-bound-sums-of-another-list",
+        "nodewright",
+        "nodewright/disruption/simbase.py",
+        "        if sums is None or not all(map(is_, candidates[: len(sums.cands)], sums.cands[:k])):",
+        "        if sums is None:",
+        "tests/disruption/test_disrupt_incremental.py",
+        "the claim bound answers a question about one candidate list with the sums of another",
+    ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
         "nodepool-order-tiebreak",

@@ -334,6 +334,8 @@ def multi_node(cands: Sequence[Candidate], budgets: dict[str, int], env: Env) ->
             continue
         usable.append(c)
         budgets[c.pool_name] -= 1
+        if len(usable) > MULTI_NODE_MAX:
+            break  # the search below reads at most the first MULTI_NODE_MAX + 1
     if len(usable) < 2:
         return []
     hi = min(len(usable), MULTI_NODE_MAX)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
-from operator import add, attrgetter, is_not, sub
+from operator import add, attrgetter, is_, is_not, sub
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from nodewright import labels
@@ -157,6 +157,21 @@ class _Same:
         return id(self.obj)
 
 
+@dataclass(slots=True)
+class _Sums:
+    """For the first ``i`` candidates of one list (``cands``), with the deleting nodes: the sum and
+    per-resource least of the requests of their currently reschedulable pods, and how many, at
+    ``need[i]``, ``least[i]``, ``count[i]``; ``left``: their state nodes; ``bad``: the index of the
+    first candidate with no answer."""
+
+    cands: list[Candidate]
+    left: list[StateNode]
+    need: list[tuple[int, ...]]
+    least: list[tuple[int, ...] | None]
+    count: list[int]
+    bad: int | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class _Bundle:
     """Pods a simulation schedules together (one node's moving pods, or the pending ones): their
@@ -244,6 +259,7 @@ class SimBase:
         )
         self._bounds: ClaimBounds | None = None
         self._prefix: _Bundle | None = None
+        self._sums: _Sums | None = None
         self.asks: dict[str, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
 
     def _currently_reschedulable(self, pod: Pod) -> bool:
@@ -347,8 +363,8 @@ class SimBase:
         ``limit`` times the largest allocatable of any NodePool's instance type. Existing nodes only
         fill up during a solve and a NodeClaim never holds more than its type's allocatable, so
         such a solve cannot place them all with ``limit`` NodeClaims. False: no answer."""
-        left = self._left(candidates)
-        if left is None:
+        sums = self._sums_for(candidates)
+        if sums is None:
             return False
         bounds = self._bounds
         if bounds is None:
@@ -357,32 +373,76 @@ class SimBase:
             bounds = self._bounds = cache.bounds = claim_bounds(
                 scheduler.existing, self.rnd.space, scheduler.templates, cache.bounds
             )
-        room, total, cap = bounds.room, bounds.total, bounds.cap
-        need = [0] * len(cap)
-        least: tuple[int, ...] | None = None  # per resource, the least any of the pods asks
-        count = 0
-        states = self.rnd.state_nodes
-        for sn in [*(states[i] for i in self.deleting), *left]:
-            got = self._asks(sn)
-            if got is None:
-                return False
-            if got[2]:
-                need = list(map(add, need, got[0]))
-                least = got[1] if least is None else tuple(map(min, least, got[1]))
-                count += got[2]
+        k = len(candidates)
+        left = sums.left[:k]
+        need, least, count = sums.need[k], sums.least[k], sums.count[k]
         if least is None:
             return False
-        free = list(total)
+        free = list(bounds.total)
+        room = bounds.room
         for sn in left:
             mine = room.get(sn.name)
             if mine is not None:
                 free = list(map(sub, free, mine))
+        cap = bounds.cap
         if any(n > f + limit * c for n, f, c in zip(need, free, cap, strict=True)):
             return True
         # by count: a node holds at most as many of them as it has room for pods of ``least``
         per_node, held = bounds.holds(least)
         held -= sum(per_node.get(sn.name, 0) for sn in left)
         return count > held + limit * fits_times(least, cap)
+
+    def _sums_for(self, candidates: Sequence[Candidate]) -> _Sums | None:
+        """The moving pods' sums of the deleting nodes and the first candidates, for a prefix of
+        ``candidates`` (multi-node consolidation asks about prefixes of one list: kept and extended
+        while the candidates asked about begin with those summed). None: no answer (a candidate
+        the base cannot express, or a pod outside the round's resource space)."""
+        sums = self._sums
+        k = len(candidates)
+        if sums is None or not all(map(is_, candidates[: len(sums.cands)], sums.cands[:k])):
+            sums = self._sums = self._sums_start()
+            if sums is None:
+                return None
+        for c in candidates[len(sums.cands) : k]:
+            if sums.bad is not None:
+                break
+            got = self._left([c])
+            asks = self._asks(got[0]) if got else None
+            if got is None or asks is None:
+                sums.bad = len(sums.cands)
+                sums.cands.append(c)
+                continue
+            sn = got[0]
+            sums.cands.append(c)
+            sums.left.append(sn)
+            need, least, count = sums.need[-1], sums.least[-1], sums.count[-1]
+            if asks[2]:
+                need = tuple(map(add, need, asks[0]))
+                least = asks[1] if least is None else tuple(map(min, least, asks[1]))
+                count += asks[2]
+            sums.need.append(need)
+            sums.least.append(least)
+            sums.count.append(count)
+        if sums.bad is not None and sums.bad < k:
+            return None
+        return sums
+
+    def _sums_start(self) -> _Sums | None:
+        """The deleting nodes' part of every sum (None: one asks outside the resource space)."""
+        dims = len(self.rnd.space.names)
+        need: tuple[int, ...] = (0,) * dims
+        least: tuple[int, ...] | None = None
+        count = 0
+        states = self.rnd.state_nodes
+        for i in self.deleting:
+            got = self._asks(states[i])
+            if got is None:
+                return None
+            if got[2]:
+                need = tuple(map(add, need, got[0]))
+                least = got[1] if least is None else tuple(map(min, least, got[1]))
+                count += got[2]
+        return _Sums([], [], [need], [least], [count])
 
     def _asks(self, sn: StateNode) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
         """Of ``sn``'s currently reschedulable pods: the sum and the per-resource least of their

@@ -490,3 +490,24 @@ def test_a_run_of_twins_onto_a_new_claim_leaves_the_shared_pods_as_they_were() -
     assert len(shared) == 6
     for d in shared:
         assert d.current is d.pod and not d.tolerates, d.key
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_claim_bound_over_prefixes_of_one_list_answers_as_asked_alone(seed: int) -> None:
+    """Multi-node consolidation asks the claim bound about prefixes of one candidate list (its
+    binary search): the sums kept and extended between the questions answer what a base asked
+    about that prefix alone answers, in any order of questions and for any limit."""
+    state, common, sns, found = _seeded(seed)
+    rng = random.Random(4000 + seed)
+    if len(found) < 2:
+        return
+    base = SimBase(state, SimContext(**common), sns)
+    order = list(found)
+    rng.shuffle(order)
+    for _ in range(12):
+        k = rng.randint(1, len(order))
+        limit = rng.randint(0, 2)
+        alone = SimBase(state, SimContext(**common), sns)
+        assert base.needs_more_claims(order[:k], limit) == alone.needs_more_claims(order[:k], limit)
+        if rng.random() < 0.2:
+            rng.shuffle(order)  # another list: the kept sums start again
