@@ -288,6 +288,10 @@ def _ordered(nodepools: Sequence[NodePool], kept: dict[str, Any] | None) -> list
     return list(pools)
 
 
+def _marked_or_none(sn: StateNode) -> bool | None:
+    return True if sn.marked_for_deletion() else None
+
+
 def prepare_round(
     *,
     nodepools: Sequence[NodePool],
@@ -307,8 +311,14 @@ def prepare_round(
     facts kept between rounds over the same catalogs (a forecast's many rounds)."""
     if state_nodes is None:
         state_nodes = build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
-    marked = list(map(StateNode.marked_for_deletion, state_nodes))
-    if any(marked):
+    if kept is not None:
+        # which state nodes are marked, kept per StateNode (its objects do not change)
+        marks: Derived[StateNode, bool] = kept.setdefault("marked", Derived(_marked_or_none))
+        any_marked = bool(marks.facts(state_nodes))
+    else:
+        any_marked = any(map(StateNode.marked_for_deletion, state_nodes))
+    if any_marked:
+        marked = list(map(StateNode.marked_for_deletion, state_nodes))
         deleting = [s for s, m in zip(state_nodes, marked, strict=True) if m]
         active = [s for s, m in zip(state_nodes, marked, strict=True) if not m]
     else:
@@ -346,7 +356,17 @@ def prepare_round(
         reserved = kept.setdefault("reserved", reserved)
     for rid in reserved.facts(active).values():  # (a StateNode's objects do not change)
         used[rid] = used.get(rid, 0) + 1
-    catalogs = {np.name: catalog_for(np) for np in pools}
+    if kept is not None:
+        # per NodePool object, its catalog (a forecast's ``catalog_for`` answers one pool alike)
+        held: dict[int, tuple[NodePool, Sequence[InstanceType]]] = kept.setdefault("catalogs", {})
+        catalogs = {}
+        for np in pools:
+            pair = held.get(id(np))
+            if pair is None or pair[0] is not np:
+                pair = held[id(np)] = (np, catalog_for(np))  # holds the pool: its id is not reused
+            catalogs[np.name] = pair[1]
+    else:
+        catalogs = {np.name: catalog_for(np) for np in pools}
     types_by_pool: dict[str, Sequence[InstanceType]] = {
         name: consume_reservations(types, used) for name, types in catalogs.items()
     }
