@@ -406,6 +406,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/disruption/test_disrupt_incremental.py",
         "the claim bound answers a question about one candidate list with the sums of another",
     ),
+    _m(
+        "kept-marks-miss-a-deleting-node",
+        "nodewright",
+        "nodewright/scheduling/plan.py",
+        "        any_marked = bool(marks.facts(state_nodes))",
+        "        any_marked = False",
+        "tests/disruption/test_disrupt_incremental.py",
+        "a forecast's round takes a node marked for deletion for an active one",
+    ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
         "nodepool-order-tiebreak",
