@@ -415,6 +415,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/disruption/test_disrupt_incremental.py",
         "a forecast's round takes a node marked for deletion for an active one",
     ),
+    _m(
+        "interweave-drops-a-pool-of-two",
+        "nodewright",
+        "nodewright/disruption/methods.py",
+        "    groups = [g for g in by_pool.values() if len(g) > 1]",
+        "    groups = [g for g in by_pool.values() if len(g) > 2]",
+        "tests/disruption/test_disrupt_drift_more.py",
+        "single-node consolidation never reaches the second candidate of a pool with two",
+    ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
         "nodepool-order-tiebreak",

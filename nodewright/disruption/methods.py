@@ -371,10 +371,11 @@ def interweave(cands: Sequence[Candidate], env: Env | None = None) -> Iterator[C
         group = by_pool.get(c.pool_name)
         if group is None:
             by_pool[c.pool_name] = [c]
+            yield c  # the first turn: each pool's first, as the pools first appear
         else:
             group.append(c)
-    groups = list(by_pool.values())
-    i = 0
+    groups = [g for g in by_pool.values() if len(g) > 1]
+    i = 1
     while groups:
         for group in groups:
             yield group[i]

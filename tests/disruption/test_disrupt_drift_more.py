@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import timedelta
+from types import SimpleNamespace
+from typing import Any
 
 from disrupt_support import AT, cluster, disrupted, itype, managed, nodepool, pod, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.fake import new_instance_type
@@ -197,3 +201,20 @@ def test_single_node_sorts_by_savings_ratio_with_different_costs() -> None:
     cands = [dataclasses.replace(c, reschedule_cost=costs[c.name.split("-")[1]]) for c in cands]
     got = list(interweave(list(reversed(cands))))
     assert [c.reschedule_cost for c in got] == [1.0] * 3 + [5.0] * 3 + [20.0] * 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 9)), max_size=30, unique_by=lambda t: t[1]))
+def test_interweave_is_one_per_pool_in_turn_over_the_savings_order(specs: list[tuple[int, int]]) -> None:
+    """Single-node consolidation's order, yielded lazily (the first turn as the scan meets each
+    pool): the savings order, then one candidate per pool in turn, pools in order of first
+    appearance, as grouping them all first gives."""
+    cands = [SimpleNamespace(pool_name=f"p{pool}", savings_key=(-key, f"n{key}")) for pool, key in specs]
+    ordered = sorted(cands, key=lambda c: c.savings_key)
+    groups: dict[str, list[Any]] = {}
+    for c in ordered:
+        groups.setdefault(c.pool_name, []).append(c)
+    want = [
+        g[i] for i in range(max(map(len, groups.values()), default=0)) for g in groups.values() if i < len(g)
+    ]
+    assert list(interweave(cands)) == want  # type: ignore[arg-type]
