@@ -284,7 +284,7 @@ class Replacement:
 class Simulation:
     """``scheduling.Results`` as disruption reads them."""
 
-    __slots__ = ("_placed", "_placements", "errors", "new", "origins_", "over_limit")
+    __slots__ = ("_origins", "_placed", "_placements", "errors", "new", "over_limit")
 
     def __init__(
         self,
@@ -302,7 +302,7 @@ class Simulation:
         # command that completes
         self._placed = placed
         self._placements: dict[str, str] | None = None
-        self.origins_: set[str] | None = None
+        self._origins: set[str] | None = None
 
     @property
     def placements(self) -> dict[str, str]:
@@ -314,9 +314,9 @@ class Simulation:
     @property
     def origins(self) -> set[str]:
         """The nodes the placed pods are bound to now ("" for pending pods)."""
-        if self.origins_ is None:
-            self.origins_ = {pd.pod.spec.node_name or "" for _, pods in self._placed for pd in pods}
-        return self.origins_
+        if self._origins is None:
+            self._origins = {pd.pod.spec.node_name or "" for _, pods in self._placed for pd in pods}
+        return self._origins
 
     def all_non_pending_scheduled(self) -> bool:
         return not self.errors

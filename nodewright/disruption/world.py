@@ -133,7 +133,9 @@ class World:
         idx = self._index
         if idx is None:
             idx = self._index = _PodIndex.of(self.pods)
-        pods = self.pods  # changed in place: every cluster view holds its own tuple of the pods
+        # changed in place (a pod that leaves leaves a hole: positions do not move); every cluster
+        # view holds its own tuple of the pods
+        pods = self.pods
         on = idx.on
         rebound: list[tuple[Pod, Pod]] = []
         visit = sorted(i for n in {*origins, *names} for i in on.get(n, ()))
@@ -167,7 +169,6 @@ class World:
         for t in (*target_of.values(), *origins, *launched):
             if t and t not in names and t not in pods_of:
                 pods_of[t] = [q for i in sorted(on.get(t, ())) if (q := pods[i]) is not None]
-        self.pods = pods  # (a pod that left leaves a hole: positions do not move)
         self.rebound = rebound
         self._state = (
             None

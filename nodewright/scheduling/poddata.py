@@ -85,8 +85,8 @@ class PodData:
         self.strict: Requirements = Requirements()
         self.tolerates: dict[int, str | None] = {}
         self.topo_sig: str | None = None
-        # the pod's twin class (see scheduling.twins.twin_class): None until asked, and after a
-        # relaxation (the class is of ``current``)
+        # the pod's twin class (see twin_class): None until asked, and after a relaxation (the
+        # class is of ``current``)
         self.twin: object | None = None
         self.refresh(pod)
 
