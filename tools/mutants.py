@@ -424,6 +424,33 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/disruption/test_disrupt_drift_more.py",
         "single-node consolidation never reaches the second candidate of a pool with two",
     ),
+    _m(
+        "pod-shapes-marks-a-bad-spec-clean",
+        "nodewright",
+        "nodewright/api/validation.py",
+        "        if len(c.problems) == found:",
+        "        if True:",
+        "tests/cluster/test_cluster_loading.py",
+        "a spec shared by several pods is reported at its first pod only",
+    ),
+    _m(
+        "replaced-forgets-the-set-fields",
+        "nodewright",
+        "nodewright/api/base.py",
+        '    _setattr(new, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys())',
+        '    _setattr(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))',
+        "tests/api/test_model_base.py",
+        "a re-bound pod's changed fields are not counted as set (to_k8s would drop a node name set to a default)",
+    ),
+    _m(
+        "private-defaults-shared-between-objects",
+        "nodewright",
+        "nodewright/api/base.py",
+        '        object.__setattr__(self, "__pydantic_private__", _PRIVATE_DEFAULTS.copy())',
+        '        object.__setattr__(self, "__pydantic_private__", _PRIVATE_DEFAULTS)',
+        "tests/api/test_model_base.py",
+        "every object read shares one origin: setting a pod's file and path sets every object's",
+    ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
         "nodepool-order-tiebreak",

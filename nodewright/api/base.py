@@ -9,10 +9,31 @@ ignore extras. Every model is frozen: computations derive new values, never muta
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 from pydantic.alias_generators import to_camel
+
+M = TypeVar("M", bound=BaseModel)
+
+_new = object.__new__
+_setattr = object.__setattr__
+
+
+def replaced(model: M, update: Mapping[str, Any]) -> M:
+    """``model.model_copy(update=update)`` (a shallow copy, ``update`` set unvalidated, its keys
+    counted as set) for models that forbid or ignore extra fields, without pydantic's generic
+    steps: a forecast re-binds pods tens of thousands of times."""
+    new = _new(type(model))
+    fields = model.__dict__.copy()
+    fields.update(update)
+    _setattr(new, "__dict__", fields)
+    extra = model.__pydantic_extra__
+    _setattr(new, "__pydantic_extra__", None if extra is None else extra.copy())
+    _setattr(new, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys())
+    private = getattr(model, "__pydantic_private__", None)
+    _setattr(new, "__pydantic_private__", None if private is None else private.copy())
+    return new
 
 
 class KubeModel(BaseModel):
@@ -54,14 +75,27 @@ class TopLevel(KubeModel):
     _written: Mapping[str, Any] | None = PrivateAttr(default=None)
     _stored: Mapping[str, Any] | None = PrivateAttr(default=None)
 
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.__private_attributes__.keys() == _PRIVATE_DEFAULTS.keys():
+            cls.model_post_init = _init_private  # type: ignore[method-assign]
+
     def set_origin(self, file: str, path: str) -> None:
-        self._file = file
-        self._path = path
+        private = self._private()
+        private["_file"] = file
+        private["_path"] = path
 
     def set_bodies(self, written: Mapping[str, Any], stored: Mapping[str, Any]) -> None:
         """Remember the object as written and as the API server stores it (pruned, defaulted)."""
-        self._written = written
-        self._stored = stored
+        private = self._private()
+        private["_written"] = written
+        private["_stored"] = stored
+
+    def _private(self) -> dict[str, Any]:
+        private = self.__pydantic_private__
+        assert private is not None  # set by model_post_init on every instance
+        return private
 
     @property
     def written_body(self) -> Mapping[str, Any] | None:
@@ -84,3 +118,23 @@ class TopLevel(KubeModel):
         if not self._path:
             return sub
         return f"{self._path}{sub}" if sub.startswith("[") else f"{self._path}.{sub}"
+
+
+_PRIVATE_DEFAULTS: Final[dict[str, Any]] = {
+    "_file": "<input>",
+    "_path": "",
+    "_written": None,
+    "_stored": None,
+}
+"""TopLevel's private attributes and their defaults (the PrivateAttr declarations above)."""
+
+
+def _init_private(self: BaseModel, context: Any, /) -> None:
+    """pydantic's private-attribute initialisation of a TopLevel model, without its per-attribute
+    default look-ups (tens of thousands of pods and nodes a cluster state: a tenth of reading it)."""
+    if getattr(self, "__pydantic_private__", None) is None:
+        object.__setattr__(self, "__pydantic_private__", _PRIVATE_DEFAULTS.copy())
+
+
+if TopLevel.__private_attributes__.keys() == _PRIVATE_DEFAULTS.keys():
+    TopLevel.model_post_init = _init_private  # type: ignore[method-assign]

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -297,6 +297,10 @@ def unbound_pods(body: Mapping[str, Any]) -> bool:
     return not ((type(spec) is dict or isinstance(spec, Mapping)) and spec.get("nodeName"))
 
 
+_UNIQUE_NAMES: Final = frozenset({"NodePool", "EC2NodeClass", "NodeClaim", "Node", "NodeOverlay"})
+"""The kinds whose names must be unique in an input (a repeated name is an error)."""
+
+
 def objects_from_documents(
     docs: Iterable[Document],
     *,
@@ -324,6 +328,7 @@ def objects_from_documents(
     seen: dict[tuple[str, str, str], Document] = {}
     olds = base_index(base) if base is not None else None
     pod_parts: PodParts = {}
+    pod_shape = validation.PodShapes()
     documents_append = out.documents.append
     for doc in docs:
         documents_append(doc)
@@ -407,25 +412,25 @@ def objects_from_documents(
             continue
         if validator is not None:
             c = Collector(doc.file)
-            validator(obj, c)
+            if isinstance(obj, Pod):
+                pod_shape(obj, c)
+            else:
+                validator(obj, c)
             problems.extend(c.problems)
-        meta = getattr(obj, "metadata", None)
-        ident = (kind, getattr(meta, "namespace", None) or "", getattr(meta, "name", "") or "")
-        if (
-            ident[2]
-            and ident in seen
-            and kind in ("NodePool", "EC2NodeClass", "NodeClaim", "Node", "NodeOverlay")
-        ):
-            first = seen[ident]
-            problems.append(
-                Problem(
-                    file=doc.file,
-                    path=doc.at("metadata.name"),
-                    message=f'duplicate {kind} "{ident[2]}" (first at {first.file}:{first.path or "<root>"}); names must be unique',
+        if kind in _UNIQUE_NAMES:
+            meta = getattr(obj, "metadata", None)
+            ident = (kind, getattr(meta, "namespace", None) or "", getattr(meta, "name", "") or "")
+            first = seen.get(ident) if ident[2] else None
+            if first is not None:
+                problems.append(
+                    Problem(
+                        file=doc.file,
+                        path=doc.at("metadata.name"),
+                        message=f'duplicate {kind} "{ident[2]}" (first at {first.file}:{first.path or "<root>"}); names must be unique',
+                    )
                 )
-            )
-            continue
-        seen[ident] = doc
+                continue
+            seen[ident] = doc
         getattr(out, _BUCKET[kind]).append(obj)
     if olds is not None:
         present = {object_key(d) for d in out.documents if d.kind in crd.API_VERSIONS}

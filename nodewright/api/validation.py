@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nodewright.algebra.quantity import is_quantity
-from nodewright.api.core import Pod
+from nodewright.api.core import Pod, PodSpec
 from nodewright.errors import Collector, typo_hint
 
 
@@ -33,9 +33,34 @@ def check_quantity(c: Collector, path: str, value: Any) -> None:
 
 def check_pod_shape(pod: Pod, c: Collector) -> None:
     """Shape checks for a cluster-state Pod (semantic pod validation is the scheduler's)."""
-    at = pod.origin_path
     if not pod.metadata.name:
-        c.add(at("metadata.name"), "a Pod needs metadata.name")
+        c.add(pod.origin_path("metadata.name"), "a Pod needs metadata.name")
+    _check_pod_spec(pod, c)
+
+
+class PodShapes:
+    """:func:`check_pod_shape` over the pods of one input: a ``spec`` object found clean is not
+    checked again (the pods of a workload share one validated spec, :mod:`nodewright.api.pods`);
+    it is held, so its id is not reused."""
+
+    def __init__(self) -> None:
+        self._clean: dict[int, PodSpec] = {}
+
+    def __call__(self, pod: Pod, c: Collector) -> None:
+        if not pod.metadata.name:
+            c.add(pod.origin_path("metadata.name"), "a Pod needs metadata.name")
+        spec = pod.spec
+        if self._clean.get(id(spec)) is spec:
+            return
+        found = len(c.problems)
+        _check_pod_spec(pod, c)
+        if len(c.problems) == found:
+            self._clean[id(spec)] = spec
+
+
+def _check_pod_spec(pod: Pod, c: Collector) -> None:
+    """The quantities of ``pod.spec`` (a function of the spec alone, but for the paths it names)."""
+    at = pod.origin_path
     for group, containers in (
         ("containers", pod.spec.containers),
         ("initContainers", pod.spec.init_containers),

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 from nodewright import labels
 from nodewright.algebra.resources import format_resource_list
+from nodewright.api.base import replaced
 from nodewright.api.core import Condition, Node, Pod
 from nodewright.api.karpenter import NodeClaim
 from nodewright.cluster.state import ClusterState, has_daemonset_owner
@@ -367,16 +368,16 @@ def _binds_as_is(p: Pod) -> bool:
 def _bind(p: Pod, node: str) -> Pod:
     if p.spec.node_name == node:
         return p
-    spec = p.spec.model_copy(update={"node_name": node})
-    status = p.status.model_copy(update={"phase": "Running", "conditions": []})
-    return p.model_copy(update={"spec": spec, "status": status})
+    spec = replaced(p.spec, {"node_name": node})
+    status = replaced(p.status, {"phase": "Running", "conditions": []})
+    return replaced(p, {"spec": spec, "status": status})
 
 
 def _unbind(p: Pod) -> Pod:
-    spec = p.spec.model_copy(update={"node_name": None})
+    spec = replaced(p.spec, {"node_name": None})
     cond = Condition(type="PodScheduled", status="False", reason="Unschedulable")
-    status = p.status.model_copy(update={"phase": "Pending", "conditions": [cond]})
-    return p.model_copy(update={"spec": spec, "status": status})
+    status = replaced(p.status, {"phase": "Pending", "conditions": [cond]})
+    return replaced(p, {"spec": spec, "status": status})
 
 
 def replacement_objects(name: str, rep: Replacement, *, up: bool, at: str) -> tuple[NodeClaim, Node | None]:

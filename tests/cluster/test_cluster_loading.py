@@ -62,6 +62,55 @@ def test_pod_with_bad_quantity_names_path(tmp_path: Path) -> None:
     assert line.startswith(f"{path}:items[0].spec.containers[0].resources.requests.cpu: invalid quantity")
 
 
+def test_pods_sharing_a_spec_each_report_their_own_problems(tmp_path: Path) -> None:
+    """Pods of one workload share their validated spec: a clean spec is checked once, a bad one is
+    reported at every pod, and a later pod's missing name is still found."""
+    good = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}
+    bad = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1..5"}}}]}
+
+    def pod(name: str | None, spec: dict[str, object]) -> dict[str, object]:
+        meta = {"namespace": "default", **({"name": name} if name else {})}
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+
+    items = [pod("a", good), pod("b", bad), pod("c", good), pod("d", bad), pod(None, good), pod("e", good)]
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    with pytest.raises(NodewrightError) as info:
+        load_cluster(path)
+    assert [line.removeprefix(f"{path}:").split(":")[0] for line in info.value.lines()] == [
+        "items[1].spec.containers[0].resources.requests.cpu",
+        "items[3].spec.containers[0].resources.requests.cpu",
+        "items[4].metadata.name",
+    ]
+    path.write_text(
+        json.dumps({"apiVersion": "v1", "kind": "List", "items": items[:1] + items[2:3] + items[5:]})
+    )
+    assert [p.metadata.name for p in load_cluster(path).pods] == ["a", "c", "e"]
+
+
+def test_pod_shapes_equal_the_one_pod_check() -> None:
+    """PodShapes (over many pods) says what check_pod_shape says of each pod alone."""
+    from nodewright.api.core import Pod
+    from nodewright.api.validation import PodShapes, check_pod_shape
+    from nodewright.errors import Collector
+
+    specs = [
+        {"containers": [{"name": "c", "resources": {"requests": {"cpu": v}}}]} for v in ("1", "x", "2Gi", "-")
+    ]
+    shared = [Pod.model_validate({"spec": s}).spec for s in specs]
+    pods = [
+        Pod.model_validate({"metadata": {"name": n}}).model_copy(update={"spec": shared[i % len(shared)]})
+        for i, n in enumerate(["a", "", "c", "d", "", "f", "g", "h", "i"])
+    ]
+    many = PodShapes()
+    for i, p in enumerate(pods):
+        p.set_origin("f", f"items[{i}]")
+        alone, together = Collector("f"), Collector("f")
+        check_pod_shape(p, alone)
+        many(p, together)
+        assert together.problems == alone.problems
+
+
 def test_pod_without_name(tmp_path: Path) -> None:
     path = tmp_path / "cluster.json"
     path.write_text(
