@@ -451,6 +451,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/api/test_model_base.py",
         "every object read shares one origin: setting a pod's file and path sets every object's",
     ),
+    _m(
+        "drift-check-stops-while-a-claim-is-drifted",
+        "nodewright",
+        "nodewright/disruption/loop.py",
+        "        self._none_drifted = not got",
+        "        self._none_drifted = True",
+        "tests/disruption/test_disrupt_drift.py",
+        "the drift methods are skipped from the second reconcile on, though NodeClaims are still Drifted",
+    ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
         "nodepool-order-tiebreak",

@@ -107,6 +107,7 @@ class _Forecast:
         self._budgets = BudgetMemo()
         self._counted = PoolTally()
         self._drifted: Derived[NodeClaim, bool] = Derived(_drifted_or_none)
+        self._none_drifted = False
         self._node_costs: dict[str, tuple[object, object, tuple[int, ...], object, float, float]] = {}
         self.options = PlanOptions(
             preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy
@@ -262,8 +263,13 @@ class _Forecast:
         return out
 
     def _any_drifted(self) -> bool:
-        """Whether a NodeClaim of the world is ``Drifted=True`` (answered per NodeClaim object)."""
-        return bool(self._drifted.facts(self.world.claims))
+        """Whether a NodeClaim of the world is ``Drifted=True`` (per NodeClaim object). Once none is,
+        none becomes so: marks are made before the first reconcile, never on claims made later."""
+        if self._none_drifted:
+            return False
+        got = bool(self._drifted.facts(self.world.claims))
+        self._none_drifted = not got
+        return got
 
     def _should(self, method: str, c: Candidate, env: m.Env) -> bool:
         """The method's filter, once per candidate and method (its note replayed)."""

@@ -205,3 +205,42 @@ def test_candidate_pods_may_not_use_uninitialized_nodes() -> None:
     why = {b.node: b.reason for b in r.blocked}
     assert "would schedule against uninitialized nodeclaim/n2-claim" in why["n1"]
     assert why["n2"] == "Node isn't initialized"
+
+
+def test_once_no_nodeclaim_is_drifted_none_becomes_so() -> None:
+    """The forecast stops asking every NodeClaim whether it is Drifted once none is
+    (``_Forecast._any_drifted``): at every reconcile of runs that roll drifted nodes (marked on the
+    claims and by ``drifted=``, completing or not) and then consolidate, its answer is the full
+    check's."""
+    from nodewright.disruption import loop
+
+    real = loop._Forecast._any_drifted
+    asked: list[bool] = []
+
+    def checked(self: loop._Forecast) -> bool:
+        got = real(self)
+        full = any(
+            (cond := c.condition("Drifted")) is not None and cond.status == "True" for c in self.world.claims
+        )
+        assert got == full
+        asked.append(got)
+        return got
+
+    items = [
+        *managed("n1", BIG, drifted_at=D1),
+        *managed("n2", BIG),
+        *managed("n3", SMALL),
+        *managed("n4", BIG),
+        pod("p1", "n1", cpu="3"),
+        pod("p2", "n2", cpu="1"),
+        pod("p4", "n4", cpu="1"),
+    ]
+    pools = [_pool(after="0s")]
+    try:
+        loop._Forecast._any_drifted = checked  # type: ignore[method-assign]
+        for until_quiet in (False, True):
+            r = run(pools, items, TYPES, until_quiet=until_quiet, drifted=["n4"])
+            assert "drift" in methods(r), methods(r)
+    finally:
+        loop._Forecast._any_drifted = real  # type: ignore[method-assign]
+    assert True in asked and False in asked
