@@ -460,6 +460,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/disruption/test_disrupt_drift.py",
         "the drift methods are skipped from the second reconcile on, though NodeClaims are still Drifted",
     ),
+    _m(
+        "topology-inverse-without-the-node-lookup",
+        "nodewright",
+        "nodewright/scheduling/topologybase.py",
+        "            lookup = self.lookup if with_affinity else {}",
+        "            lookup = self._lookup",
+        "tests/scheduling/test_topology_base_views.py",
+        "bound anti-affinity pods are not found on their nodes while the base's views are not made yet",
+    ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
         "nodepool-order-tiebreak",

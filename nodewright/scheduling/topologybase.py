@@ -108,33 +108,58 @@ class TopologyBase:
         affinity_pods: Sequence[Pod] | None = None,
         kept: TopoViews | None = None,
     ) -> None:
-        """``kept``: each Node object's TopoNode from earlier bases (see :class:`TopoViews`)."""
-        if kept is not None:
-            nodes = list(nodes)
-            views = kept.views(nodes)
-            self.nodes: dict[str, TopoNode] = dict(zip(map(_NAME, views), views, strict=True))
-            self.lookup = dict(self.nodes)
-            every = list(all_nodes) if all_nodes is not None else nodes
-            if not same_objects(every, nodes):
-                # where a pod runs: an active node by its name, else the first Node of that name
-                others = kept.views(every)[::-1]
-                self.lookup = {**dict(zip(map(_NAME, others), others, strict=True)), **self.nodes}
-        else:
-            self.nodes = {}
-            for node in nodes:
-                t = TopoNode.of(node)
-                self.nodes[t.name] = t
-            self.lookup = dict(self.nodes)
-            for api_node in all_nodes or ():
-                name = api_node.metadata.name
-                if name not in self.lookup:
-                    self.lookup[name] = TopoNode.of(api_node)
+        """``kept``: each Node object's TopoNode from earlier bases (see :class:`TopoViews`). The
+        nodes' views are made when first read (a round whose pods ask nothing of topology never
+        reads them)."""
+        self._sources: tuple[Sequence[Node], Sequence[Node] | None, TopoViews | None] | None = (
+            nodes if isinstance(nodes, Sequence) else list(nodes),
+            all_nodes if all_nodes is None or isinstance(all_nodes, Sequence) else list(all_nodes),
+            kept,
+        )
+        self._nodes: dict[str, TopoNode] = {}
+        self._lookup: dict[str, TopoNode] = {}
         self.pods = cluster_pods if isinstance(cluster_pods, Sequence) else list(cluster_pods)
         self._extra_namespaces = set(namespaces)
         self._namespaces: set[str] | None = None
         self._counted: dict[str, list[CountedPod]] | None = None
         self._inverse: list[tuple[Pod, TopoNode]] | None = None
         self._affinity_pods = affinity_pods
+
+    @property
+    def nodes(self) -> dict[str, TopoNode]:
+        """The active nodes by name."""
+        if self._sources is not None:
+            self._views()
+        return self._nodes
+
+    @property
+    def lookup(self) -> dict[str, TopoNode]:
+        """Where a pod runs: an active node by its name, else the first Node of that name."""
+        if self._sources is not None:
+            self._views()
+        return self._lookup
+
+    def _views(self) -> None:
+        assert self._sources is not None
+        nodes, all_nodes, kept = self._sources
+        self._sources = None
+        if kept is not None:
+            views = kept.views(nodes)
+            self._nodes = dict(zip(map(_NAME, views), views, strict=True))
+            self._lookup = dict(self._nodes)
+            every = all_nodes if all_nodes is not None else nodes
+            if not same_objects(every, nodes):
+                others = kept.views(every)[::-1]
+                self._lookup = {**dict(zip(map(_NAME, others), others, strict=True)), **self._nodes}
+            return
+        for node in nodes:
+            t = TopoNode.of(node)
+            self._nodes[t.name] = t
+        self._lookup = dict(self._nodes)
+        for api_node in all_nodes or ():
+            name = api_node.metadata.name
+            if name not in self._lookup:
+                self._lookup[name] = TopoNode.of(api_node)
 
     def namespaces(self) -> set[str]:
         if self._namespaces is None:
@@ -159,11 +184,11 @@ class TopologyBase:
         """In cluster order, the bound, non-terminal pods with required anti-affinity terms, and
         their nodes."""
         if self._inverse is None:
-            lookup = self.lookup
             out = []
             with_affinity = self._affinity_pods
             if with_affinity is None:
                 with_affinity = [p for p in self.pods if p.spec.affinity is not None]
+            lookup = self.lookup if with_affinity else {}
             for pod in with_affinity:
                 bound = lookup.get(pod.spec.node_name or "")
                 if (
