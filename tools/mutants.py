@@ -469,6 +469,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/scheduling/test_topology_base_views.py",
         "bound anti-affinity pods are not found on their nodes while the base's views are not made yet",
     ),
+    _m(
+        "successor-misses-a-replaced-node",
+        "nodewright",
+        "nodewright/disruption/world.py",
+        "                left.append(sn)\n",
+        "",
+        "tests/disruption/test_disrupt_incremental.py::test_the_state_kept_between_reconciles_equals_a_rebuilt_one",
+        "the next state says a node whose pods changed came, but not that its old state node left",
+    ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
         "nodepool-order-tiebreak",

@@ -45,6 +45,7 @@ class ClaimBounds:
     cap: Vec
     held: dict[Vec, tuple[dict[str, int], int]] = field(default_factory=dict)
     asked: list[Vec] = field(default_factory=list)  # the least requests asked, oldest first
+    seen: Sequence[ExistingNode] | None = None  # the existing nodes it was derived from (held)
 
     def holds(self, least: Vec) -> tuple[dict[str, int], int]:
         """How many pods asking ``least`` each existing node has room for, and their sum."""
@@ -101,7 +102,7 @@ def claim_bounds(
         cap = list(map(max, cap, tmpl.types.max_alloc(tmpl.types.all)))
     all_names = set(map(_NAME, existing))
     unique = all_names if len(all_names) == len(existing) else set()
-    return ClaimBounds(key, by_identity(existing), unique, room, tuple(total), tuple(cap))
+    return ClaimBounds(key, by_identity(existing), unique, room, tuple(total), tuple(cap), seen=existing)
 
 
 def _patched(
@@ -111,7 +112,7 @@ def _patched(
     names: tuple[str, ...],
     known: frozenset[str],
 ) -> ClaimBounds | None:
-    diff = patchable(prev.by_id, existing)
+    diff = patchable(prev.by_id, existing, prev.seen)
     if diff is None:
         return None
     now, gone, came = diff
@@ -134,7 +135,7 @@ def _patched(
         if vec is not None:
             room[n.name] = fresh[n.name] = vec
             total = tuple(map(add, total, vec))
-    out = ClaimBounds((names, prev.key[1]), now, node_names, room, total, prev.cap)
+    out = ClaimBounds((names, prev.key[1]), now, node_names, room, total, prev.cap, seen=existing)
     for least in prev.asked[-_KEEP_HELD:]:
         per_node, held = prev.held[least]
         per_node = dict(per_node)

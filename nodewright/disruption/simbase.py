@@ -201,7 +201,7 @@ class SimBase:
             cluster=cluster,
             catalog_for=ctx.catalog_for,
             options=ctx.options,
-            state_nodes=None if state_nodes is None else list(state_nodes),
+            state_nodes=None if state_nodes is None else _as_list(state_nodes),
             kept=ctx.cache.round_kept,
         )
         self.universe = universe_for(rnd, ctx)
@@ -522,3 +522,9 @@ class SimBase:
         )
         excluded = self.scheduler.indexes_of(left_out)
         return datas, Scheduler.over(self.scheduler, topology, self.options, excluded), self.pending
+
+
+def _as_list(state_nodes: Sequence[StateNode]) -> list[StateNode]:
+    """``state_nodes`` as a list: itself when it is one (read only: a round never changes it, and a
+    :class:`~nodewright.scheduling.identity.Successor` keeps what it says of its predecessor)."""
+    return state_nodes if isinstance(state_nodes, list) else list(state_nodes)

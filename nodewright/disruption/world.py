@@ -28,6 +28,7 @@ from nodewright.cluster.state import ClusterState, has_daemonset_owner
 from nodewright.disruption.methods import DRIFTED
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes
+from nodewright.scheduling.identity import Successor
 
 if TYPE_CHECKING:
     from nodewright.disruption.simulate import Replacement
@@ -267,11 +268,15 @@ class World:
         if any(claims_left[n] > 0 for n in claim_names):
             return None  # a NodeClaim leaves while its Node stays
         out = list(prev)
+        left = [prev[i] for i in gone]
+        came: list[StateNode] = []
         for name, got in pods_of.items():
             j = at.get(name)
             if j is not None and name not in names:
                 sn = prev[j]
                 out[j] = StateNode(name=name, node=sn.node, nodeclaim=sn.nodeclaim, pods=got)
+                left.append(sn)
+                came.append(out[j])
         for i in gone:
             del out[i]
         kept = len(out)
@@ -297,8 +302,10 @@ class World:
             if cname is not None:
                 claims_left[cname] += 1
             pids_left[pid] += 1
-        self._counts = _StateIds(out, claims_left, pids_left)
-        return out
+        came.extend(out[kept:])
+        state = Successor(out, prev, left, came)  # what is kept of ``prev`` is patched by these
+        self._counts = _StateIds(state, claims_left, pids_left)
+        return state
 
     @staticmethod
     def _ids(sn: StateNode) -> tuple[str | None, str]:

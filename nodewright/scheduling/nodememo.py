@@ -24,7 +24,7 @@ from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
 from nodewright.scheduling.existingnode import ExistingNode, StateNode, daemon_compatible_with_node
 from nodewright.scheduling.fitindex import FitIndex, fit_leaf
-from nodewright.scheduling.identity import by_identity, patchable, same_objects
+from nodewright.scheduling.identity import Successor, by_identity, patchable, same_objects
 from nodewright.scheduling.nodeclaim import Template
 from nodewright.scheduling.volumes import VolumeIndex, VolumeUsage
 
@@ -199,6 +199,7 @@ class Nodes:
     leaves: list[tuple[int, ...]]
     # when patched: the nodes it was patched from, and those that left and came
     delta: tuple[list[ExistingNode], list[ExistingNode], list[ExistingNode]] | None = None
+    seen: Sequence[StateNode] | None = None  # the state nodes it was derived from (held)
 
 
 @dataclass(slots=True)
@@ -270,7 +271,9 @@ def built(key: tuple[object, ...], state_nodes: Sequence[StateNode], each: Each)
     dims = tuple(sorted(keys))
     leaves = [fit_leaf(n.remaining, dims) for n in existing]
     state = by_identity(state_nodes)
-    return Nodes(key, state, node_of, existing, charges, taken, remaining, unique, keys, dims, leaves)
+    return Nodes(
+        key, state, node_of, existing, charges, taken, remaining, unique, keys, dims, leaves, seen=state_nodes
+    )
 
 
 def patched(
@@ -281,7 +284,7 @@ def patched(
     when a build is as cheap or the patch cannot tell (nodes sharing an order key)."""
     if prev is None or not prev.unique or prev.key != key:
         return None
-    diff = patchable(prev.by_sn, state_nodes)
+    diff = patchable(prev.by_sn, state_nodes, prev.seen)
     if diff is None:
         return None
     now, gone, came = diff
@@ -332,7 +335,8 @@ def patched(
         key,
         now,
         node_of,
-        existing,
+        # what the claim bound (and anyone holding the previous list) patches by
+        Successor(existing, prev.existing, left, new),
         charges,
         taken,
         remaining,
@@ -341,4 +345,5 @@ def patched(
         dims,
         leaves,
         (prev.existing, left, new),
+        seen=state_nodes,
     )

@@ -322,7 +322,7 @@ def prepare_round(
         deleting = [s for s, m in zip(state_nodes, marked, strict=True) if m]
         active = [s for s, m in zip(state_nodes, marked, strict=True) if not m]
     else:
-        deleting, active = [], list(state_nodes)
+        deleting, active = [], state_nodes  # (read only)
 
     generated, buffers = round_pods(
         cluster, workloads, capacity_buffer=options.feature_gates.capacity_buffer, scales=scales

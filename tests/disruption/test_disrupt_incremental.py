@@ -26,7 +26,7 @@ from nodewright.disruption.simbase import SimBase
 from nodewright.disruption.simulate import SimContext, Simulation, simulate
 from nodewright.disruption.world import World
 from nodewright.scheduling.existingnode import build_state_nodes
-from nodewright.scheduling.identity import same_objects
+from nodewright.scheduling.identity import Successor, same_objects
 from nodewright.scheduling.plan import PlanOptions
 from nodewright.settings import resolve
 
@@ -246,7 +246,8 @@ def test_the_state_kept_between_reconciles_equals_a_rebuilt_one(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The state nodes :class:`nodewright.disruption.world.World` carries over from a completed
-    command are the ones ``build_state_nodes`` makes of the changed cluster."""
+    command are the ones ``build_state_nodes`` makes of the changed cluster, and what it says left
+    and came since the previous state (a ``Successor``) is exactly the difference."""
     kept = 0
     real = World.state
 
@@ -257,6 +258,11 @@ def test_the_state_kept_between_reconciles_equals_a_rebuilt_one(
         if carried:
             kept += 1
             assert got == build_state_nodes(cluster.nodes, cluster.nodeclaims, cluster.pods)
+        if isinstance(got, Successor) and got.before is not None:
+            before, gone, came = {*map(id, got.before)}, [*map(id, got.gone)], [*map(id, got.came)]
+            assert len({*gone}) == len(gone) and len({*came}) == len(came)
+            assert {*gone} <= before and not {*came} & (before - {*gone})
+            assert {*map(id, got)} == (before - {*gone}) | {*came} and len(got) == len({*map(id, got)})
         return got
 
     monkeypatch.setattr(World, "state", checked)
