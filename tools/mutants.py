@@ -478,6 +478,24 @@ MUTANTS: tuple[Mutant, ...] = (
         "tests/disruption/test_disrupt_incremental.py::test_the_state_kept_between_reconciles_equals_a_rebuilt_one",
         "the next state says a node whose pods changed came, but not that its old state node left",
     ),
+    _m(
+        "kept-filter-forgets-the-notes-of-unchanged-candidates",
+        "nodewright",
+        "nodewright/disruption/filtered.py",
+        "                say(c, said)",
+        "                pass",
+        "tests/property/test_kept_candidate_lists.py",
+        "a filter's note overwritten by a method is not said again while its candidate is unchanged",
+    ),
+    _m(
+        "kept-savings-order-places-a-tie-first",
+        "nodewright",
+        "nodewright/disruption/filtered.py",
+        "            if key[0] != key[0] or (i < len(out) and not key < out[i].savings_key):",
+        "            if key[0] != key[0]:",
+        "tests/property/test_kept_candidate_lists.py",
+        "a candidate that comes with the savings key of one already ordered is ordered before it",
+    ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
         "nodepool-order-tiebreak",

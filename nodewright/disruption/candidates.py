@@ -30,7 +30,7 @@ from nodewright.drift.rollout import allowed_disruptions
 from nodewright.goduration import DurationError, parse_duration
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode
-from nodewright.scheduling.identity import Derived
+from nodewright.scheduling.identity import Derived, Successor, by_identity, step
 from nodewright.scheduling.podutil import eviction_cost
 
 GRACEFUL: Final = "graceful"
@@ -362,6 +362,12 @@ class CandidateMemo:
 
     def __init__(self) -> None:
         self._by_key: dict[tuple[str, str], _Verdict] = {}
+        # per disruption class: the state last asked about, its nodes and their candidates (by
+        # identity), for a state that says what left and came since (identity.Successor)
+        self.last: dict[
+            str,
+            tuple[Sequence[StateNode], dict[int, StateNode], dict[int, Candidate | None], list[Candidate]],
+        ] = {}
 
     def get(self, sn: StateNode, disruption_class: str, slot: str | None = None) -> _Verdict | None:
         """``slot``: ``"candidate-" + disruption_class``, when known."""
@@ -403,28 +409,52 @@ def get_candidates(
     (unless ``want_blocked`` is false: then none). ``memo``: verdicts kept from earlier calls of the
     same forecast."""
     blocked: list[Blocked] = []
-    out = []
     slot = "candidate-" + disruption_class
-    for sn in state:
+
+    def verdict(sn: StateNode) -> Candidate | None:
         got = memo.get(sn, disruption_class, slot) if memo is not None else None
         if got is not None:
             if want_blocked and got.blocked:
                 blocked.extend(got.blocked)
-            c = got.candidate
-        else:
-            mine: list[Blocked] = []
-            c = new_candidate(
-                sn,
-                pools=pools,
-                types=types,
-                pdbs=pdbs,
-                now=now,
-                disruption_class=disruption_class,
-                blocked=mine.append,
-            )
-            blocked.extend(mine)
-            if memo is not None:
-                memo.put(sn, disruption_class, c, mine)
-        if c is not None:
-            out.append(c)
+            return got.candidate
+        mine: list[Blocked] = []
+        c = new_candidate(
+            sn,
+            pools=pools,
+            types=types,
+            pdbs=pdbs,
+            now=now,
+            disruption_class=disruption_class,
+            blocked=mine.append,
+        )
+        blocked.extend(mine)
+        if memo is not None:
+            memo.put(sn, disruption_class, c, mine)
+        return c
+
+    last = memo.last.get(disruption_class) if memo is not None and not want_blocked else None
+    known = step(last[1], last[0], state) if last is not None else None
+    out: list[Candidate]
+    if last is not None and known is not None:
+        # what left and came since the state last asked about: only those are visited (the others'
+        # verdicts are kept, and blocked ones are not wanted); the list says what left and came
+        _, held, of, before = last
+        left = {id(c): c for sn in known[0] if (c := of.pop(id(sn))) is not None}
+        for sn in known[0]:
+            del held[id(sn)]
+        came: dict[int, Candidate] = {}
+        for sn in known[1]:
+            held[id(sn)] = sn
+            c = of[id(sn)] = verdict(sn)
+            if c is not None and left.pop(id(c), None) is None:
+                came[id(c)] = c
+        cands = [c for c in map(of.__getitem__, map(id, state)) if c is not None]
+        out = Successor(cands, before, list(left.values()), list(came.values()))
+    else:
+        held, of = by_identity(state), {}
+        for sn in state:
+            of[id(sn)] = verdict(sn)
+        out = [c for c in map(of.__getitem__, map(id, state)) if c is not None]
+    if memo is not None:
+        memo.last[disruption_class] = (state, held, of, out)
     return out, blocked

@@ -35,6 +35,7 @@ from nodewright.disruption.candidates import (
     node_price,
     pool_node_counts,
 )
+from nodewright.disruption.filtered import Filtered, Sorted
 from nodewright.disruption.pods import PdbLimits
 from nodewright.disruption.result import (
     BlockedNode,
@@ -108,6 +109,8 @@ class _Forecast:
         self._counted = PoolTally()
         self._drifted: Derived[NodeClaim, bool] = Derived(_drifted_or_none)
         self._none_drifted = False
+        self._filtered: dict[str, Filtered] = {}  # per method, its filter kept between reconciles
+        self._sorted: dict[str, Sorted] = {}  # per disruption class, its savings order
         self._node_costs: dict[str, tuple[object, object, tuple[int, ...], object, float, float]] = {}
         self.options = PlanOptions(
             preference_policy=settings.preference_policy, min_values_policy=settings.min_values_policy
@@ -162,7 +165,9 @@ class _Forecast:
                     )
         return out
 
-    def env(self, cluster: ClusterState, all_cands: Sequence[Candidate], state: Sequence[StateNode]) -> m.Env:
+    def env(
+        self, cluster: ClusterState, all_cands: Sequence[Candidate], state: Sequence[StateNode], cls: str
+    ) -> m.Env:
         ctx = SimContext(
             nodepools=self.pools,
             catalog_for=self.catalog_for,
@@ -188,6 +193,7 @@ class _Forecast:
             spot_to_spot=self.settings.feature_gates.spot_to_spot_consolidation,
             # the totals are read only for Balanced pools' moves
             evaluator=Evaluator(self._totals(all_cands, state) if self._any_balanced else None),
+            sorted_kept=self._sorted.setdefault(cls, Sorted()),
         )
 
     def _totals(self, cands: Sequence[Candidate], state: Sequence[StateNode]) -> dict[str, Totals]:
@@ -221,7 +227,7 @@ class _Forecast:
                     continue  # its filter keeps only drifted nodes: nothing to find, nothing to note
             if cls not in by_class:
                 found = self.candidates(state, method)
-                by_class[cls] = (found, self.env(cluster, found, state))
+                by_class[cls] = (found, self.env(cluster, found, state, cls))
             all_cands, env = by_class[cls]
             fkey = (cls, m.FILTER.get(method, method))
             cands = filtered.get(fkey)
@@ -248,19 +254,18 @@ class _Forecast:
         """The candidates the method's filter keeps, with its notes (each decided once, see _should)."""
         if self.drift_only and method == "emptiness":
             return [c for c in cands if self._should(method, c, env)]
-        out: list[Candidate] = []
         memo = self._should_memo.setdefault(method, {})
-        for c in cands:
+
+        def verdict(c: Candidate) -> tuple[bool, str | None]:
             got = memo.get(id(c))
             if got is None or got[0] is not c:
-                if self._should(method, c, env):
-                    out.append(c)
-                continue
-            if got[2] is not None:
+                self._should(method, c, env)  # says its note
+                got = memo[id(c)]
+            elif got[2] is not None:
                 env.unconsolidatable(c, got[2])
-            if got[1]:
-                out.append(c)
-        return out
+            return got[1], got[2]
+
+        return self._filtered.setdefault(method, Filtered()).run(cands, verdict, env.unconsolidatable)
 
     def _any_drifted(self) -> bool:
         """Whether a NodeClaim of the world is ``Drifted=True`` (per NodeClaim object). Once none is,

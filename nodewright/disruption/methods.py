@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import Final, Protocol
 
 from nodewright import labels
@@ -24,6 +23,7 @@ from nodewright.algebra.quantity import parse_quantity
 from nodewright.algebra.requirements import Requirements as Reqs
 from nodewright.disruption.balanced import Evaluator, ScoreResult
 from nodewright.disruption.candidates import EVENTUAL, GRACEFUL, Candidate, consolidate_after_ns
+from nodewright.disruption.filtered import SAVINGS, Sorted
 from nodewright.disruption.simulate import Replacement, Simulation, cheapest_price
 from nodewright.scheduling.instancetypes import satisfies_min_values
 
@@ -76,23 +76,18 @@ class Env:
     drift_blocked: Note
     spot_to_spot: bool
     evaluator: Evaluator
-    # the last candidate list sorted by savings and its order (methods of one reconcile share it)
-    sorted_last: list[tuple[Sequence[Candidate], list[Candidate]]] = field(default_factory=list)
-
-
-_SAVINGS: Final = attrgetter("savings_key")
+    # the candidate lists sorted by savings, kept between reconciles (methods of one reconcile
+    # share the last one)
+    sorted_kept: Sorted = field(default_factory=Sorted)
 
 
 def sort_by_savings(cands: Sequence[Candidate], env: Env | None = None) -> list[Candidate]:
     """Savings ratio descending, by name on ties (Go's sort.Slice is not stable: ties are
-    arbitrary there); with ``env``, a list sorted before (the same list object) is not sorted
-    again."""
-    if env is not None and env.sorted_last and env.sorted_last[0][0] is cands:
-        return env.sorted_last[0][1]
-    out = sorted(cands, key=_SAVINGS)
+    arbitrary there); with ``env``, a list sorted before (the same list object, or the previous
+    list's successor) is not sorted again (the list returned is shared: read it only)."""
     if env is not None:
-        env.sorted_last[:] = [(cands, out)]
-    return out
+        return env.sorted_kept.sort(cands)
+    return sorted(cands, key=SAVINGS)
 
 
 # -- filters ----------------------------------------------------------------------------------------
