@@ -498,6 +498,15 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
+        "reschedulable-keeps-any-terminating-pod",
+        "karpenter",
+        "nodewright/scheduling/podutil.py",
+        "    return statefulset and terminating",
+        "    return terminating",
+        "tests/scheduling/test_podutil_predicates.py",
+        "a terminating pod of a Deployment is rescheduled (only a StatefulSet's is)",
+    ),
+    _m(
         "nodepool-order-tiebreak",
         "karpenter",
         "nodewright/scheduling/plan.py",

@@ -212,13 +212,15 @@ class ExistingNode:
         self.initialized = state.initialized()
         self.order = (not self.initialized, self.name)
         self.taints = state.taints()
-        bound = state.daemonset_requests()
+        active = state.active_pods()  # (read once: StateNode.daemonset_requests and available, inline)
+        bound = add({}, *(requests_for_pod(p) for p in active if podutil.is_owned_by_daemonset(p)))
         missing = {k: max(0, v) for k, v in subtract(daemon_requests, bound).items()}
-        self.remaining: ResourceList = subtract(state.available(), missing)
+        used = add({}, *(requests_for_pod(p) for p in active))
+        self.remaining: ResourceList = subtract(subtract(state.allocatable(), used), missing)
         self.requirements = Requirements.from_labels(state.labels())
         self.requirements.add(Requirement.new(labels.HOSTNAME, "In", (self.hostname,)))
         self.ports = HostPortUsage()
-        for p in state.active_pods():
+        for p in active:
             self.ports.add(p.key, host_ports(p))
         self.volumes = volume_usage
         self.pods: list[PodData] = []

@@ -33,7 +33,10 @@ def is_preempting(pod: Pod) -> bool:
 
 
 def _owned_by(pod: Pod, api_version: str, kind: str) -> bool:
-    return any(o.api_version == api_version and o.kind == kind for o in pod.metadata.owner_references)
+    for o in pod.metadata.owner_references:  # (a loop: these run per pod, many times a forecast)
+        if o.api_version == api_version and o.kind == kind:
+            return True
+    return False
 
 
 def is_owned_by_daemonset(pod: Pod) -> bool:
@@ -58,7 +61,8 @@ def is_terminating(pod: Pod) -> bool:
 
 
 def is_active(pod: Pod) -> bool:
-    return not is_terminal(pod) and not is_terminating(pod)
+    """Neither terminal nor terminating."""
+    return pod.status.phase not in ("Failed", "Succeeded") and pod.metadata.deletion_timestamp is None
 
 
 def is_provisionable(pod: Pod) -> bool:
@@ -74,12 +78,21 @@ def is_provisionable(pod: Pod) -> bool:
 
 
 def is_reschedulable(pod: Pod) -> bool:
-    """Pods of a deleting node that need a new home (terminating StatefulSet pods included)."""
-    return (
-        (is_active(pod) or (is_owned_by_statefulset(pod) and is_terminating(pod)))
-        and not is_owned_by_daemonset(pod)
-        and not is_owned_by_node(pod)
-    )
+    """Pods of a deleting node that need a new home (terminating StatefulSet pods included):
+    active, or a terminating StatefulSet pod; never a DaemonSet's or a mirror pod (one pass over
+    the owner references)."""
+    statefulset = False
+    for o in pod.metadata.owner_references:
+        if o.api_version == _APPS_V1:
+            if o.kind == "DaemonSet":
+                return False
+            statefulset = statefulset or o.kind == "StatefulSet"
+        elif o.api_version == _CORE_V1 and o.kind == "Node":
+            return False
+    terminating = pod.metadata.deletion_timestamp is not None
+    if not terminating and pod.status.phase not in ("Failed", "Succeeded"):
+        return True
+    return statefulset and terminating
 
 
 DELETION_COST: Final = "controller.kubernetes.io/pod-deletion-cost"
