@@ -33,7 +33,7 @@ def is_preempting(pod: Pod) -> bool:
 
 
 def _owned_by(pod: Pod, api_version: str, kind: str) -> bool:
-    for o in pod.metadata.owner_references:  # (a loop: these run per pod, many times a forecast)
+    for o in pod.metadata.owner_references:  # noqa: SIM110 - a loop: per pod, many times a forecast
         if o.api_version == api_version and o.kind == kind:
             return True
     return False

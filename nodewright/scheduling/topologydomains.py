@@ -97,13 +97,23 @@ class DomainUniverse:
     """Domains per topology key, each with the taint sets of the NodePools that offer it."""
 
     def __init__(self, sources: Iterable[DomainSource] = ()) -> None:
-        self._domains: dict[str, dict[str, _Domain]] = {}
+        self._domains_built: dict[str, dict[str, _Domain]] = {}
         self._sequences: dict[tuple[object, ...], list[tuple[str, list[str]]]] = {}
-        for source in sources:
-            self._add_source(source)
+        # the domains are made when first asked about (a forecast whose pods ask nothing of
+        # topology never asks: a tenth of its first reconcile at 100 NodePools)
+        self._pending: list[DomainSource] | None = list(sources)
+
+    @property
+    def _domains(self) -> dict[str, dict[str, _Domain]]:
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            for source in pending:
+                self._add_source(source)
+        return self._domains_built
 
     def _insert(self, key: str, values: Iterable[str], taints: tuple[TaintLike, ...]) -> None:
-        domains = self._domains.setdefault(key, {})
+        domains = self._domains_built.setdefault(key, {})
         for value in values:
             entry = domains.get(value)
             if entry is None:
