@@ -10,30 +10,10 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_kept_facts import _edit, _successor, edits
 
 from nodewright.disruption.filtered import SAVINGS, Filtered, Sorted
-from nodewright.scheduling.identity import Successor, by_identity
-
-edits = st.lists(st.tuples(st.sampled_from(["drop", "add", "swap"]), st.integers(0, 60)), max_size=6)
-
-
-def _edit(objs: list[Any], ops: list[tuple[str, int]], make: Any) -> list[Any]:
-    out = list(objs)
-    for op, at in ops:
-        if op == "drop" and out:
-            out.pop(at % len(out))
-        elif op == "add":
-            out.insert(at % (len(out) + 1), make(at))
-        elif out:
-            out[at % len(out)] = make(at)
-    return out
-
-
-def _successor(before: list[Any], after: list[Any]) -> Successor[Any]:
-    was, now = by_identity(before), by_identity(after)
-    return Successor(
-        after, before, [was[i] for i in was.keys() - now.keys()], [now[i] for i in now.keys() - was.keys()]
-    )
+from nodewright.scheduling.identity import Successor
 
 
 class _Maker:
