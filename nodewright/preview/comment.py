@@ -108,6 +108,13 @@ _SHORT: Final = {
 }
 
 
+def _entry(inputs: object, key: str, sub: str) -> str:
+    """``inputs[key][sub]`` as text, or "" where any level is not a mapping (a declared input of
+    another shape, as a change may make it)."""
+    outer = inputs.get(key) if isinstance(inputs, Mapping) else None
+    return str(outer.get(sub, "")) if isinstance(outer, Mapping) else ""
+
+
 def _ops_by_pool(
     doc: Mapping[str, Any], base: Mapping[str, Any] | None, changes: list[ResourceChange]
 ) -> dict[str, dict[tuple[str, str], int]]:
@@ -117,9 +124,9 @@ def _ops_by_pool(
         for r in d.get("resources", []):
             inputs = r.get("inputs") or {}
             if r["type"] == "kubernetes:karpenter.sh/v1:NodePool":
-                pool_of[(r["type"], r["name"])] = str((inputs.get("metadata") or {}).get("name", ""))
+                pool_of[(r["type"], r["name"])] = _entry(inputs, "metadata", "name")
             elif r["type"] in _SHORT:
-                pool_of[(r["type"], r["name"])] = str((inputs.get("tags") or {}).get(NODEPOOL, ""))
+                pool_of[(r["type"], r["name"])] = _entry(inputs, "tags", NODEPOOL)
     out: dict[str, dict[tuple[str, str], int]] = {}
     for c in changes:
         pool = pool_of.get((c.type, c.name))

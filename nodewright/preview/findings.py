@@ -61,15 +61,19 @@ def source_index(docs: Iterable[Document], base_dir: Path) -> dict[str, dict[str
 
 
 def _source_name(kind: str, resource: Mapping[str, Any]) -> str:
-    inputs = resource.get("inputs") or {}
+    inputs = resource.get("inputs")
+    if not isinstance(inputs, Mapping):
+        return ""
     if resource["type"].startswith("kubernetes:"):
-        return str((inputs.get("metadata") or {}).get("name", ""))
+        meta = inputs.get("metadata")
+        return str(meta.get("name", "")) if isinstance(meta, Mapping) else ""
     if resource["type"] == "nodewright:index:NodePool":
         return str(inputs.get("nodePool", ""))
     if resource["type"] == "nodewright:index:NodeClass":
         return str(inputs.get("nodeClass", ""))
-    tags = inputs.get("tags") or {}
-    return str(tags.get(labels.EC2NODECLASS if kind == "EC2NodeClass" else labels.NODEPOOL, ""))
+    tags = inputs.get("tags")
+    key = labels.EC2NODECLASS if kind == "EC2NodeClass" else labels.NODEPOOL
+    return str(tags.get(key, "")) if isinstance(tags, Mapping) else ""
 
 
 def _message(text: str, resource: str) -> str:
