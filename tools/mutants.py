@@ -498,6 +498,15 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # -- ports of Karpenter behaviour ---------------------------------------------------------------
     _m(
+        "existing-node-forgets-daemonset-overhead",
+        "karpenter",
+        "nodewright/scheduling/existingnode.py",
+        "        self.remaining: ResourceList = subtract(state.available(active), missing)",
+        "        self.remaining: ResourceList = state.available(active)",
+        "tests/scheduling/test_plan_recorded.py",
+        "an existing node keeps no room for the DaemonSet pods that will still land on it",
+    ),
+    _m(
         "reschedulable-keeps-any-terminating-pod",
         "karpenter",
         "nodewright/scheduling/podutil.py",

@@ -149,12 +149,16 @@ class StateNode:
     def active_pods(self) -> list[Pod]:
         return [p for p in self.pods if not podutil.is_terminal(p)]
 
-    def available(self) -> ResourceList:
-        used = add({}, *(requests_for_pod(p) for p in self.active_pods()))
-        return subtract(self.allocatable(), used)
+    def available(self, active: Sequence[Pod] | None = None) -> ResourceList:
+        """Allocatable minus the active pods' requests (``active``: :meth:`active_pods`, when the
+        caller already has them)."""
+        pods = self.active_pods() if active is None else active
+        return subtract(self.allocatable(), add({}, *(requests_for_pod(p) for p in pods)))
 
-    def daemonset_requests(self) -> ResourceList:
-        return add({}, *(requests_for_pod(p) for p in self.active_pods() if podutil.is_owned_by_daemonset(p)))
+    def daemonset_requests(self, active: Sequence[Pod] | None = None) -> ResourceList:
+        """The requests of the active DaemonSet pods (``active``: as for :meth:`available`)."""
+        pods = self.active_pods() if active is None else active
+        return add({}, *(requests_for_pod(p) for p in pods if podutil.is_owned_by_daemonset(p)))
 
     def nodepool(self) -> str | None:
         return self.labels().get(labels.NODEPOOL)
@@ -212,11 +216,10 @@ class ExistingNode:
         self.initialized = state.initialized()
         self.order = (not self.initialized, self.name)
         self.taints = state.taints()
-        active = state.active_pods()  # (read once: StateNode.daemonset_requests and available, inline)
-        bound = add({}, *(requests_for_pod(p) for p in active if podutil.is_owned_by_daemonset(p)))
+        active = state.active_pods()  # read once for the three uses below
+        bound = state.daemonset_requests(active)
         missing = {k: max(0, v) for k, v in subtract(daemon_requests, bound).items()}
-        used = add({}, *(requests_for_pod(p) for p in active))
-        self.remaining: ResourceList = subtract(subtract(state.allocatable(), used), missing)
+        self.remaining: ResourceList = subtract(state.available(active), missing)
         self.requirements = Requirements.from_labels(state.labels())
         self.requirements.add(Requirement.new(labels.HOSTNAME, "In", (self.hostname,)))
         self.ports = HostPortUsage()
