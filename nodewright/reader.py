@@ -34,11 +34,14 @@ import yaml
 
 from nodewright import yamlfast
 from nodewright.decoding import (
+    _UNPROVEN,
+    FAST_FROM,
     MAX_DEPTH,
     MAX_INT_DIGITS,
     _deeper_than,
     _duplicate_at,
     _DuplicateKey,
+    _fast_loads,
     _json_constant,
     _json_float,
     _json_int,
@@ -313,6 +316,19 @@ def load_yaml(text: str, *, file: str) -> Any:
     if len(docs) > 1:
         raise InputError(f"expected one YAML document, found {len(docs)}", file=file)
     return docs[0] if docs else None
+
+
+_JSON_START: Final = re.compile(rb"[ \t\r\n]*[\[{]")
+
+
+def parse_bytes(data: bytes, *, file: str) -> list[Any]:
+    """:func:`parse_text` of the UTF-8 ``data``; a big JSON text (a cluster state) is decoded
+    straight from its bytes when :func:`~nodewright.decoding._fast_loads` proves the result."""
+    if len(data) >= FAST_FROM and _JSON_START.match(data):
+        value = _fast_loads(data)
+        if value is not _UNPROVEN:
+            return [value]
+    return parse_text(decode(data, file=file), file=file)
 
 
 def parse_text(text: str, *, file: str) -> list[Any]:

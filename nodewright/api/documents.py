@@ -91,13 +91,18 @@ def expand_paths(paths: Iterable[str | Path]) -> list[str | Path]:
 def read_input(path: str | Path) -> str:
     """The UTF-8 text of a user file (``-``: standard input), within :mod:`nodewright.reader`'s limits."""
     if str(path) == STDIN:
-        text = read_stdin()
-        if len(text) > reader.MAX_BYTES:
-            raise InputError(
-                f"input larger than {reader.MAX_BYTES // (1024 * 1024)} MiB; refusing to read it", file=STDIN
-            )
-        return text
+        return read_stdin_input()
     return reader.read_text(path)
+
+
+def read_stdin_input() -> str:
+    """Standard input within :mod:`nodewright.reader`'s size limit."""
+    text = read_stdin()
+    if len(text) > reader.MAX_BYTES:
+        raise InputError(
+            f"input larger than {reader.MAX_BYTES // (1024 * 1024)} MiB; refusing to read it", file=STDIN
+        )
+    return text
 
 
 def _unpack(raw: Any, *, file: str, path: str) -> Iterator[Document]:
@@ -128,7 +133,10 @@ def _unpack(raw: Any, *, file: str, path: str) -> Iterator[Document]:
 
 def documents_from_text(text: str, *, file: str) -> list[Document]:
     """Every object in ``text``, ``kind: List`` unpacked, each with its JSON path."""
-    raws = reader.parse_text(text, file=file)
+    return _documents(reader.parse_text(text, file=file), file=file)
+
+
+def _documents(raws: list[Any], *, file: str) -> list[Document]:
     docs: list[Document] = []
     for i, raw in enumerate(raws):
         if isinstance(raw, list):
@@ -140,25 +148,29 @@ def documents_from_text(text: str, *, file: str) -> list[Document]:
     return docs
 
 
-_PARSED: dict[str, tuple[str, list[Document]]] = {}
+_PARSED: dict[str, tuple[str | bytes, list[Document]]] = {}
 _PARSED_MAX = 4
 
 
 def _documents_of_file(path: str | Path) -> list[Document]:
-    """The documents of one file, parsed once per process for the same text (a preview reads the
-    cluster state for health, drift and the program: a big file is decoded once). The text is kept
-    with its documents and compared whole (a memory compare: cheaper than hashing it). Bodies are
-    shared: readers never mutate them (copies are made where a body is changed)."""
-    text = read_input(path)
+    """The documents of one file, parsed once per process for the same content (a preview reads
+    the cluster state for health, drift and the program: a big file is decoded once). The content
+    is kept with its documents and compared whole (a memory compare: cheaper than hashing it).
+    Bodies are shared: readers never mutate them (copies are made where a body is changed). A file
+    is parsed from its bytes (:func:`~nodewright.reader.parse_bytes`), standard input as text."""
+    content: str | bytes = read_stdin_input() if str(path) == STDIN else reader.read_bytes(path)
     entry = _PARSED.get(str(path))
-    if entry is not None and entry[0] == text:
+    if entry is not None and entry[0] == content:
         return list(entry[1])
-    docs = documents_from_text(text, file=str(path))
-    if len(text) > 1 << 20:  # only big files are worth keeping
+    if isinstance(content, str):
+        docs = documents_from_text(content, file=str(path))
+    else:
+        docs = _documents(reader.parse_bytes(content, file=str(path)), file=str(path))
+    if len(content) > 1 << 20:  # only big files are worth keeping
         _PARSED.pop(str(path), None)
         while len(_PARSED) >= _PARSED_MAX:
             _PARSED.pop(next(iter(_PARSED)))
-        _PARSED[str(path)] = (text, docs)
+        _PARSED[str(path)] = (content, docs)
     return list(docs)
 
 
