@@ -3,8 +3,9 @@
 Nesting depth and integer length are refused while decoding (the C decoder's recursion is
 bounded, a number's digits are checked as it is parsed); a JSON object repeating a key is
 refused, found without a Python call per object in the common case. A big text (a cluster
-state) is first decoded by pydantic-core's parser (jiter), which shares repeated strings; its
-result is kept only when it is provably the standard decoder's (:func:`_fast_loads`).
+state) is first decoded by jiter (the pydantic project's JSON parser, in Rust), which shares
+repeated strings; its result is kept only when it is provably the standard decoder's
+(:func:`_fast_loads`).
 :func:`nodewright.reader.load_json` turns what is raised here into one located
 :class:`~nodewright.errors.InputError`.
 """
@@ -180,22 +181,24 @@ encodes exactly when it nests at most MAX_DEPTH deep."""
 
 
 def _fast_loads(text: str | bytes) -> Any:
-    """``text`` decoded by pydantic-core's JSON parser (jiter; its string cache shares repeated
-    values, so a 42 MB cluster state decodes in a fifth less time and a quarter less memory), or
-    ``_UNPROVEN`` unless the result is provably what the standard decoder gives: jiter refuses
-    what it cannot read (NaN, lone surrogates, deep nesting) and then the standard decoder answers
-    as always; the result encoded again by orjson (C) must succeed inside ``_WRAP`` lists (no
-    nesting deeper than MAX_DEPTH, no integer beyond 64 bits, so none longer than MAX_INT_DIGITS),
-    keep every key (:func:`_kept_every_key`) and hold no float that overflowed to infinity: those
-    encode as ``null``, two ``l`` more than the text has (a ``l`` written ``\\u006c`` also adds one,
-    and is merely not proven). The text may be the file's UTF-8 bytes (jiter checks
-    them; colons and ``l`` are ASCII, so they count the same), which spares decoding them."""
+    """``text`` decoded by jiter (its string cache shares repeated values: a 42 MB cluster state
+    decodes in two thirds of the time and memory of ``json.loads``), or ``_UNPROVEN`` unless the
+    result is provably what the standard decoder gives. jiter refuses what it cannot read (NaN,
+    lone surrogates, deep nesting) and then the standard decoder answers as always; the result,
+    encoded again by orjson (C) inside ``_WRAP`` lists, must encode (no nesting deeper than
+    MAX_DEPTH, no integer beyond 64 bits, so none longer than MAX_INT_DIGITS), keep every key
+    (:func:`_kept_every_key`) and hold no float that overflowed to infinity: those encode as
+    ``null``, two ``l`` more than the text has (a ``l`` written ``\\u006c`` also adds one, and is
+    merely not proven). The text is best the file's UTF-8 bytes (jiter checks them; colons and
+    ``l`` are ASCII, so they count the same): that spares decoding them."""
     if _orjson is None:
         return _UNPROVEN
     try:
-        from pydantic_core import from_json
+        from jiter import from_json
 
-        data = from_json(text, allow_inf_nan=False, cache_strings=True)
+        data = from_json(
+            text if isinstance(text, bytes) else text.encode("utf-8"), allow_inf_nan=False, cache_mode="all"
+        )
         wrapped: Any = data
         for _ in range(_WRAP):
             wrapped = [wrapped]

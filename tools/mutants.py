@@ -260,7 +260,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "_WRAP: Final = 254 - MAX_DEPTH",
         "_WRAP: Final = 0",
         "tests/property/test_json_fast_decoder_prop.py",
-        "a big JSON text nested deeper than MAX_DEPTH is decoded whenever pydantic-core's parser allows it",
+        "a big JSON text nested deeper than MAX_DEPTH is decoded whenever jiter allows it",
     ),
     _m(
         "drift-rollout-one-wave",

@@ -1,4 +1,4 @@
-"""The big-text JSON path (pydantic-core's parser, kept only when proven) answers exactly as the
+"""The big-text JSON path (jiter's parser, kept only when proven) answers exactly as the
 standard decoder does: the same data, of the same types, in the same order, or the same error.
 
 Texts are generated to sit on every edge the proof guards: repeated keys, colons and ``l`` in
@@ -165,12 +165,12 @@ def test_what_the_proof_cannot_show_goes_to_the_standard_decoder(body: str, why:
 def test_the_depth_bound_holds_whatever_the_parser_allows(
     depth: int, fast: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """pydantic-core's own nesting limit sits near MAX_DEPTH today; the bound does not lean on it."""
+    """jiter's own nesting limit sits near MAX_DEPTH today; the bound does not lean on it."""
     import json
 
-    import pydantic_core
+    import jiter
 
-    monkeypatch.setattr(pydantic_core, "from_json", lambda text, **_: json.loads(text))
+    monkeypatch.setattr(jiter, "from_json", lambda text, **_: json.loads(text))
     for body in (_nested(depth), _nested(depth, objects=True)):
         assert (decoding._fast_loads(body) is not decoding._UNPROVEN) is fast, (depth, body[:3])
 
