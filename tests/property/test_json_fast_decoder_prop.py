@@ -151,6 +151,8 @@ def test_the_fast_path_decodes_a_cluster_state_and_shares_repeated_strings() -> 
         ("[1e400]", "a float that overflows"),
         ('["\\u006c"]', "an escaped l"),
         ('{"x\\u003a": 1}', "an escaped colon"),
+        ('{"a": 1, "a": "\\u003a"}', "a repeated key whose lost colon an escaped one makes up for"),
+        ('{"a": 1, "a": [], "b": "\\u003a"}', "the same, further on"),
         ("[18446744073709551616]", "an integer beyond 64 bits"),
         (_nested(201), "nesting deeper than MAX_DEPTH"),
         ("[NaN]", "NaN"),
