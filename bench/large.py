@@ -46,7 +46,7 @@ def run(name: str, args: list[str]) -> None:
     cpu = usage.ru_utime + usage.ru_stime
     rss = usage.ru_maxrss / 1024
     note = "" if code in (0, 1) else f"exit {code}: {err[-200:]}"
-    print(f"| {name} | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {note} |", flush=True)
+    print(f"| {name} | {wall:.2f} | {cpu:.2f} | {rss:.0f} | {note} |", flush=True)
 
 
 def _project(d: Path) -> None:
