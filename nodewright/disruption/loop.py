@@ -35,6 +35,7 @@ from nodewright.disruption.candidates import (
     node_price,
     pool_node_counts,
 )
+from nodewright.disruption.deleting import mark_deleting
 from nodewright.disruption.filtered import Filtered, Sorted
 from nodewright.disruption.pods import PdbLimits
 from nodewright.disruption.result import (
@@ -44,7 +45,7 @@ from nodewright.disruption.result import (
     DisruptionForecast,
     Unconsolidatable,
 )
-from nodewright.disruption.simbase import carry_entries, mark_deleting
+from nodewright.disruption.simbase import carry_entries
 from nodewright.disruption.simulate import Replacement, SimCache, SimContext, simulate
 from nodewright.disruption.world import World, drifted_claim, replacement_objects, state_notes
 from nodewright.scheduling.existingnode import StateNode, build_state_nodes

@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from nodewright import labels
 from nodewright.algebra.resources import requests_for_pod
-from nodewright.api.core import Node, Pod, Taint
-from nodewright.api.karpenter import NodeClaim
+from nodewright.api.core import Node, Pod
 from nodewright.cluster.state import ClusterState
 from nodewright.disruption.candidates import Candidate
 from nodewright.disruption.claimbound import ClaimBounds, claim_bounds, fits_times
+from nodewright.disruption.deleting import deleting_pod_keys, mark_deleting
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode
-from nodewright.scheduling.identity import Derived, same_objects
+from nodewright.scheduling.identity import same_objects
 from nodewright.scheduling.plan import Round, pod_data, prepare_round
 from nodewright.scheduling.poddata import PodData
 from nodewright.scheduling.schedbase import SchedulerBase
@@ -47,29 +47,6 @@ if TYPE_CHECKING:
 
 _NODE: Final = attrgetter("node")
 _NAME: Final = attrgetter("name")
-_DISRUPTED: Final = Taint(key=labels.DISRUPTED_TAINT_KEY, effect="NoSchedule")
-
-
-def mark_deleting(node: Node) -> Node:
-    """A copy of ``node`` with Karpenter's ``karpenter.sh/disrupted:NoSchedule`` taint."""
-    if any(t.key == labels.DISRUPTED_TAINT_KEY for t in node.spec.taints):
-        return node
-    spec = node.spec.model_copy(update={"taints": [*node.spec.taints, _DISRUPTED]})
-    return node.model_copy(update={"spec": spec})
-
-
-def _node_deleting(n: Node) -> str | None:
-    if n.metadata.deletion_timestamp is not None or any(
-        t.key == labels.DISRUPTED_TAINT_KEY for t in n.spec.taints
-    ):
-        return n.metadata.name
-    return None
-
-
-def _claim_deleting(nc: NodeClaim) -> str | None:
-    if nc.metadata.deletion_timestamp is not None and nc.status.node_name:
-        return nc.status.node_name
-    return None
 
 
 def carry_entries(cache: dict[int, tuple[Pod, Any]], rebound: Sequence[tuple[Pod, Pod]]) -> None:
@@ -87,32 +64,6 @@ def carry_entries(cache: dict[int, tuple[Pod, Any]], rebound: Sequence[tuple[Pod
             moved.pod = moved.current = q
             entry = (moved, ok)
         cache[id(q)] = (q, entry)
-
-
-class Deleting:
-    """Per Node and NodeClaim object, the node name it makes deleting (see
-    :func:`deleting_pod_keys`), kept between calls over changing clusters."""
-
-    def __init__(self) -> None:
-        self._nodes = Derived(_node_deleting)
-        self._claims = Derived(_claim_deleting)
-
-    def names(self, nodes: Sequence[Node], claims: Sequence[NodeClaim]) -> set[str]:
-        return {*self._nodes.facts(nodes).values(), *self._claims.facts(claims).values()}
-
-
-def deleting_pod_keys(cluster: ClusterState, memo: Deleting | None = None) -> set[str]:
-    """Pods of nodes already deleting (deletion timestamp or Karpenter's disrupted taint, or a
-    deleting NodeClaim's node): placing them on an uninitialized node is no error. ``memo``: the
-    answers per Node and NodeClaim object from earlier calls."""
-    if memo is not None:
-        names = memo.names(cluster.nodes, cluster.nodeclaims)
-    else:
-        names = {n for n in map(_node_deleting, cluster.nodes) if n}
-        names.update(n for n in map(_claim_deleting, cluster.nodeclaims) if n)
-    if not names:
-        return set()
-    return {p.key for p in cluster.pods if p.spec.node_name and p.spec.node_name in names}
 
 
 def universe_for(rnd: Round, ctx: SimContext) -> DomainUniverse:

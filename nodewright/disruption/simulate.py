@@ -27,8 +27,9 @@ from nodewright.catalog.model import InstanceType, Offering
 from nodewright.cluster.state import ClusterState
 from nodewright.disruption.candidates import Candidate
 from nodewright.disruption.claimbound import ClaimBounds
+from nodewright.disruption.deleting import Deleting, deleting_pod_keys, mark_deleting
 from nodewright.disruption.pods import PdbLimits
-from nodewright.disruption.simbase import Deleting, SimBase, deleting_pod_keys, mark_deleting, universe_for
+from nodewright.disruption.simbase import SimBase, universe_for
 from nodewright.scheduling import podutil
 from nodewright.scheduling.existingnode import StateNode
 from nodewright.scheduling.identity import same_objects
