@@ -11,7 +11,6 @@ back of the queue, which stops after a full cycle without progress.
 
 from __future__ import annotations
 
-import bisect
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from nodewright.algebra.resources import ResourceList
 from nodewright.api.core import Pod
 from nodewright.api.karpenter import NodePool
 from nodewright.catalog.model import InstanceType
+from nodewright.scheduling.claimorder import ClaimOrder
 from nodewright.scheduling.existingnode import ExistingNode, StateNode, twins_that_fit
 from nodewright.scheduling.instancetypes import ResourceSpace, TypeIndex
 from nodewright.scheduling.nodeclaim import (
@@ -91,40 +91,6 @@ class SolveResult:
 
 def _nodepool_ref(name: str) -> str:
     return f" (NodePool={name})"
-
-
-class _ClaimOrder:
-    """In-flight NodeClaims ordered by (pod count, creation index), as bitmasks of claim indices.
-
-    Each pod count has one ``int`` whose bit *i* is claim *i*; a scan walks counts ascending and,
-    within a count, indices ascending (lowest set bit first), skipping whole sets of claims with
-    one AND-NOT instead of visiting them.
-    """
-
-    def __init__(self) -> None:
-        self.buckets: dict[int, int] = {}
-        self.counts: list[int] = []
-
-    def add(self, claim: InflightClaim) -> None:
-        self._insert(len(claim.pods), 1 << claim.index)
-
-    def _insert(self, count: int, bit: int) -> None:
-        mask = self.buckets.get(count)
-        if mask is None:
-            bisect.insort(self.counts, count)
-            self.buckets[count] = bit
-        else:
-            self.buckets[count] = mask | bit
-
-    def moved(self, claim: InflightClaim, old_count: int) -> None:
-        bit = 1 << claim.index
-        mask = self.buckets[old_count] & ~bit
-        if mask:
-            self.buckets[old_count] = mask
-        else:
-            del self.buckets[old_count]
-            self.counts.remove(old_count)
-        self._insert(len(claim.pods), bit)
 
 
 class Scheduler:
@@ -214,7 +180,7 @@ class Scheduler:
         self.claims: list[InflightClaim] = []
         # a solve may stop once it has opened more NodeClaims than this (see drain)
         self.claim_limit: int | None = None
-        self._order = _ClaimOrder()
+        self._order = ClaimOrder()
         self._hostnames = 0
         self._hostname_blocked: dict[str, int] = {}
         self._domain_index: dict[str, dict[Requirement, int]] = {}
