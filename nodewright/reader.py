@@ -23,6 +23,7 @@ to text; what the data means (Kubernetes objects, validation) belongs to :mod:`n
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -401,18 +402,27 @@ _RESOLVER: Final[Any] = yaml.resolver.Resolver()
 _STR_TAG: Final = "tag:yaml.org,2002:str"
 
 
+@functools.lru_cache(maxsize=8192)
 def _resolves_to_str(text: str) -> bool:
+    """Whether PyYAML reads the plain scalar ``text`` back as a string (its resolver's regexes;
+    remembered: outputs repeat their words, e.g. 2,000 launch templates' NodeConfigs)."""
     return bool(_RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG)
 
 
-def dump_yaml(data: Any, *, sort_keys: bool = False) -> str:
+def dump_yaml(data: Any, *, sort_keys: bool = False, width: int | None = None) -> str:
     """Block-style YAML: :mod:`nodewright.yamlfast` for plain data (most outputs), else PyYAML's C
-    dumper when available (the same text as PyYAML's pure-Python one)."""
+    dumper when available (the same text as PyYAML's pure-Python one). ``width``: where PyYAML
+    folds long strings at their spaces (default 80; the fast path's words have no space to fold at)."""
     fast = yamlfast.dump_block(data, sort_keys=sort_keys, resolves_to_str=_resolves_to_str)
     if fast is not None:
         return fast
     text: str = yaml.dump(
-        data, Dumper=_BaseDumper, sort_keys=sort_keys, allow_unicode=True, default_flow_style=False
+        data,
+        Dumper=_BaseDumper,
+        sort_keys=sort_keys,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=width,
     )
     return text
 

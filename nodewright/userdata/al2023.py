@@ -38,20 +38,14 @@ HEADER: Final = "# Karpenter Generated NodeConfig\n"
 NODEADM_API_VERSION: Final = "node.eks.aws/v1alpha1"
 
 
-class _GoYAMLDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """Block style, sorted keys, sequences not indented under their key: what go-yaml v2 writes
-    (libyaml's emitter when PyYAML has it: the same text, several times faster)."""
-
-
 def _dump(data: Any) -> str:
-    return yaml.dump(
-        data,
-        Dumper=_GoYAMLDumper,
-        sort_keys=True,
-        default_flow_style=False,
-        width=1 << 30,
-        allow_unicode=True,
-    )
+    """Block style, sorted keys, sequences not indented under their key, no line folding: what
+    go-yaml v2 writes (:func:`nodewright.reader.dump_yaml`: its fast path for plain words, else
+    libyaml's emitter)."""
+    return reader.dump_yaml(data, sort_keys=True, width=_NO_FOLDING)
+
+
+_NO_FOLDING: Final = 1 << 30
 
 
 def node_config(options: Options) -> dict[str, Any]:
