@@ -206,3 +206,13 @@ def test_a_big_file_parses_from_its_bytes_as_from_its_text(before: str, body: st
             return "error", exc.message
 
     assert parsed(reader.parse_bytes, data) == parsed(reader.parse_text, reader.decode(data, file="c.json"))
+
+
+def test_without_jiter_the_standard_decoder_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """jiter is a dependency, but an environment without it still reads every file."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "jiter", None)  # import jiter -> ImportError
+    text = '{"items": [' + ", ".join(['{"k": "v"}'] * 120_000) + "]}"
+    assert decoding._fast_loads(text.encode()) is decoding._UNPROVEN
+    assert len(reader.parse_bytes(text.encode(), file="c.json")[0]["items"]) == 120_000
