@@ -189,12 +189,11 @@ def _fast_loads(text: str | bytes) -> Any:
     lone surrogates, deep nesting) and then the standard decoder answers as always; the result,
     encoded again by orjson (C) inside ``_WRAP`` lists, must encode (no nesting deeper than
     MAX_DEPTH, no integer beyond 64 bits, so none longer than MAX_INT_DIGITS), keep every key
-    (as many colons, none escaped: :func:`_may_repeat_keys` says why that proves it) and hold
-    no float that overflowed to infinity: those encode as
-    ``null``, two ``l`` more than the text has (a ``l`` written ``\\u006c`` also adds one, and is
-    merely not proven); a backslash sends the text to the escaped-colon search. The text is best
-    the file's UTF-8 bytes (jiter checks them; colons and ``l`` are ASCII, so they count the
-    same): that spares decoding them."""
+    (as many colons, none escaped: :func:`_may_repeat_keys` says why that proves it) and hold no
+    float that overflowed to infinity: those encode as ``null``, two ``l`` more than the text has
+    (a ``l`` written ``\\u006c`` also adds one, and is merely not proven); a backslash sends the
+    text to the escaped-colon search. The text is best the file's UTF-8 bytes (jiter checks them;
+    colons and ``l`` are ASCII, so they count the same): that spares decoding them."""
     if _orjson is None:
         return _UNPROVEN
     try:

@@ -402,11 +402,17 @@ _RESOLVER: Final[Any] = yaml.resolver.Resolver()
 _STR_TAG: Final = "tag:yaml.org,2002:str"
 
 
-@functools.lru_cache(maxsize=8192)
 def _resolves_to_str(text: str) -> bool:
     """Whether PyYAML reads the plain scalar ``text`` back as a string (its resolver's regexes;
-    remembered: outputs repeat their words, e.g. 2,000 launch templates' NodeConfigs)."""
+    short words remembered: outputs repeat them, e.g. 2,000 launch templates' NodeConfigs)."""
+    return _short_resolves_to_str(text) if len(text) <= 256 else _resolve_str(text)
+
+
+def _resolve_str(text: str) -> bool:
     return bool(_RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG)
+
+
+_short_resolves_to_str: Final = functools.lru_cache(maxsize=8192)(_resolve_str)
 
 
 def dump_yaml(data: Any, *, sort_keys: bool = False, width: int | None = None) -> str:
