@@ -21,7 +21,6 @@ ALLOWED: dict[str, str] = {
     "nodewright/crd/admission.py": "memo and list-map keys",
     "nodewright/crd/ratchet.py": "list-map keys",
     "nodewright/crd/values.py": "JSON normalisation of values (round trip), not output",
-    "nodewright/userdata/al2023.py": "the NodeConfig YAML, as Karpenter renders it into user data",
     "nodewright/userdata/launch_template.py": "the launch template's identity hash text",
     "nodewright/osc/nodeplan.py": "TOML string quoting in containerd's hosts.toml",
     "nodewright/osc/render_ignition.py": "the Ignition config, as Gardener renders it",
