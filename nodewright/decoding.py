@@ -227,13 +227,7 @@ def _may_repeat_keys(text: str, data: Any) -> bool:
         encoded = _orjson.dumps(data)
     except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError; big ints, surrogates
         return True
-    return not _kept_every_key(text, encoded)
-
-
-def _kept_every_key(text: str, encoded: bytes) -> bool:
-    """Whether ``encoded`` (orjson's encoding of ``text`` decoded, perhaps inside lists, which add
-    no colon) provably kept every key of ``text``: no escaped colon, and as many colons."""
-    return not _ESCAPED_COLON.search(text) and encoded.count(b":") == text.count(":")
+    return bool(_ESCAPED_COLON.search(text)) or encoded.count(b":") != text.count(":")
 
 
 def _line_col(text: str, offset: int) -> str:

@@ -38,14 +38,14 @@ HEADER: Final = "# Karpenter Generated NodeConfig\n"
 NODEADM_API_VERSION: Final = "node.eks.aws/v1alpha1"
 
 
+_NO_FOLDING: Final = 1 << 30
+
+
 def _dump(data: Any) -> str:
     """Block style, sorted keys, sequences not indented under their key, no line folding: what
     go-yaml v2 writes (:func:`nodewright.reader.dump_yaml`: its fast path for plain words, else
     libyaml's emitter)."""
     return reader.dump_yaml(data, sort_keys=True, width=_NO_FOLDING)
-
-
-_NO_FOLDING: Final = 1 << 30
 
 
 def node_config(options: Options) -> dict[str, Any]:
